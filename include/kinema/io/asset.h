@@ -1,0 +1,107 @@
+// kinema/io/asset.h — what an importer produces and an exporter consumes.
+//
+// An Asset is a skeleton (every transform node of the source: joints, and for glTF also mesh
+// and helper nodes, parents-first), zero or more clips on that skeleton, meshes with skin
+// weights and morph targets, skins (which joints a mesh is bound to, with inverse bind
+// matrices), an optional humanoid bone map (VRM), and a record of the source's units and axes.
+// Importers convert to kinema's conventions — metres, right-handed, +Y up, +Z forward — and
+// record what the source used in `source`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kinema/clip/clip.h"
+#include "kinema/math/euler.h"
+#include "kinema/math/mat4.h"
+#include "kinema/math/vec3.h"
+#include "kinema/skeleton/skeleton.h"
+
+namespace kinema {
+
+/// What the importer found and what it converted.
+struct SourceInfo {
+  std::string path;
+  std::string format;           ///< "bvh", "gltf", "glb", "vrm0", "vrm1", "fbx", "collada", …
+  std::string generator;        ///< the writing tool, when the file says
+  double unit_in_meters = 1.0;  ///< one source length unit, in metres (CMU ASF: 0.05644)
+  std::string unit_name = "m";  ///< "m", "cm", "inch", "cmu-asf", …
+  bool unit_detected = false;   ///< true when guessed from a plausible human height
+  std::string up_axis = "+Y";   ///< the source's up axis before conversion
+  std::string forward_axis = "+Z";
+  std::vector<std::string> warnings;  ///< things accepted but worth knowing (shown by `info`)
+};
+
+struct MorphTarget {
+  std::string name;
+  std::vector<Vec3f> position_deltas;  ///< one per vertex, metres
+  std::vector<Vec3f> normal_deltas;    ///< empty or one per vertex
+};
+
+/// A triangle mesh. Skinning influences are stored `influences` per vertex; joint indices refer
+/// to Skin::joints of the mesh's skin (not to skeleton joints directly), as in glTF.
+struct Mesh {
+  std::string name;
+  int node = -1;  ///< skeleton joint (node) the mesh hangs from; -1 for none
+  int skin = -1;  ///< index into Asset::skins, -1 when rigid
+  std::vector<Vec3f> positions;
+  std::vector<Vec3f> normals;               ///< empty or one per vertex
+  std::vector<std::array<float, 2>> uvs;    ///< empty or one per vertex
+  std::vector<uint32_t> indices;            ///< triangle list
+  int influences = 0;                       ///< 0 (rigid), 4 or 8
+  std::vector<uint16_t> joints;             ///< influences × vertex count
+  std::vector<float> weights;               ///< influences × vertex count, each vertex sums to 1
+  std::vector<MorphTarget> morph_targets;
+  std::vector<double> default_weights;      ///< one per morph target
+
+  size_t vertex_count() const { return positions.size(); }
+};
+
+struct Skin {
+  std::string name;
+  std::vector<int> joints;         ///< skeleton joint indices
+  std::vector<Mat4> inverse_bind;  ///< one per joint (identity when the file has none)
+  int skeleton_root = -1;          ///< skeleton joint, or -1
+};
+
+/// VRM humanoid: VRM bone name (VRM 1.0 spelling, e.g. "hips", "leftUpperLeg") → skeleton joint.
+struct Humanoid {
+  std::vector<std::pair<std::string, int>> bones;
+  /// Joint of a VRM bone name, or -1.
+  int find(std::string_view bone) const {
+    for (const auto& [name, joint] : bones)
+      if (name == bone) return joint;
+    return -1;
+  }
+};
+
+/// Opaque copy of the source glTF document, kept so that a VRM/glTF round trip can preserve
+/// what kinema does not model (materials, textures, spring bones, extensions).
+struct GltfDocument;
+
+/// How a BVH joint's channels were laid out in the source, so a BVH written back keeps them.
+struct BvhJointLayout {
+  std::vector<std::string> channels;  ///< e.g. {"Xposition", …, "Zrotation", "Xrotation", …}
+  bool has_end_site = false;
+  Vec3 end_site{0, 0, 0};  ///< End Site offset, metres
+};
+
+struct Asset {
+  Skeleton skeleton;
+  std::vector<Clip> clips;
+  std::vector<Mesh> meshes;
+  std::vector<Skin> skins;
+  std::optional<Humanoid> humanoid;
+  SourceInfo source;
+  /// Per-joint BVH layout (empty unless read from BVH); indexed like the skeleton.
+  std::vector<BvhJointLayout> bvh_layout;
+  std::shared_ptr<const GltfDocument> gltf;
+};
+
+}  // namespace kinema

@@ -1,0 +1,27 @@
+# Installs the built kinema into a scratch prefix, then builds and runs tests/consumer against it.
+file(REMOVE_RECURSE ${KINEMA_SCRATCH})
+set(prefix ${KINEMA_SCRATCH}/prefix)
+set(config ${KINEMA_CONFIG})
+if(NOT config)
+  set(config Release)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${KINEMA_BUILD_DIR} --prefix ${prefix} --config ${config}
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${KINEMA_CONSUMER_SOURCE} -B ${KINEMA_SCRATCH}/build
+                        -G ${KINEMA_GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${config}
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the consumer failed (${rc})")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${KINEMA_SCRATCH}/build RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the consumer failed (${rc})")
+endif()
+execute_process(COMMAND ${KINEMA_SCRATCH}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message(STATUS "${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the consumer exited with ${rc}")
+endif()
