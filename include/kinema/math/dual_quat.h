@@ -35,9 +35,7 @@ struct DualQuatT {
     return {real * b.real, real * b.dual + dual * b.real};
   }
   constexpr DualQuatT operator*(T s) const { return {real * s, dual * s}; }
-  constexpr DualQuatT operator+(const DualQuatT& b) const {
-    return {real + b.real, dual + b.dual};
-  }
+  constexpr DualQuatT operator+(const DualQuatT& b) const { return {real + b.real, dual + b.dual}; }
 
   /// Applies the rigid motion to a point.
   constexpr Vec3T<T> transform_point(const Vec3T<T>& p) const {

@@ -23,12 +23,18 @@ enum class EulerOrder { XYZ, XZY, YXZ, YZX, ZXY, ZYX };
 /// The three axis indices (0 = X, 1 = Y, 2 = Z) of an order, left to right.
 constexpr std::array<int, 3> euler_axes(EulerOrder order) {
   switch (order) {
-    case EulerOrder::XYZ: return {0, 1, 2};
-    case EulerOrder::XZY: return {0, 2, 1};
-    case EulerOrder::YXZ: return {1, 0, 2};
-    case EulerOrder::YZX: return {1, 2, 0};
-    case EulerOrder::ZXY: return {2, 0, 1};
-    case EulerOrder::ZYX: return {2, 1, 0};
+    case EulerOrder::XYZ:
+      return {0, 1, 2};
+    case EulerOrder::XZY:
+      return {0, 2, 1};
+    case EulerOrder::YXZ:
+      return {1, 0, 2};
+    case EulerOrder::YZX:
+      return {1, 2, 0};
+    case EulerOrder::ZXY:
+      return {2, 0, 1};
+    case EulerOrder::ZYX:
+      return {2, 1, 0};
   }
   return {0, 1, 2};
 }

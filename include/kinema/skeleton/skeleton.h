@@ -22,9 +22,9 @@ inline constexpr int kNoParent = -1;
 
 struct Joint {
   std::string name;
-  int parent = kNoParent;           ///< index of the parent joint, or kNoParent for a root
-  Transform rest;                   ///< rest (bind) pose, local to the parent, metres/radians
-  std::optional<Mat4> inverse_bind; ///< inverse of the joint's model-space bind matrix, if known
+  int parent = kNoParent;            ///< index of the parent joint, or kNoParent for a root
+  Transform rest;                    ///< rest (bind) pose, local to the parent, metres/radians
+  std::optional<Mat4> inverse_bind;  ///< inverse of the joint's model-space bind matrix, if known
 };
 
 class Skeleton {
