@@ -1,0 +1,108 @@
+// tools/kinema/cli.h — what the `kinema` verbs share: global options, exit codes, progress
+// reporting, humanoid lookup and small formatting helpers.
+//
+// Each verb lives in its own verb_<name>.cpp and registers itself with register_<name>(), which
+// adds a CLI11 subcommand and returns the function that runs it after parsing. Verbs report
+// failures by throwing: kinema::Error (bad input, I/O: exit 2) or UsageError (exit 1); main()
+// turns every exception into a message on stderr and an exit code.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "kinema/io/asset.h"
+
+namespace CLI {
+class App;
+}
+
+namespace kinema::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUsage = 1;
+inline constexpr int kExitFailure = 2;
+
+/// A command line that parses but makes no sense (OUT equal to IN, a clip that does not exist
+/// given by the user…): main() prints it and exits with 1.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Options every verb sees (set on the main app, accepted before or after the verb).
+struct GlobalOptions {
+  bool quiet = false;           ///< no summaries, no progress; errors only
+  bool force_progress = false;  ///< progress bars even when stderr is not a terminal
+  bool no_progress = false;     ///< never show progress bars
+  /// True when progress bars should be drawn on stderr.
+  bool progress_enabled() const;
+};
+
+/// The function a verb runs once the command line is parsed; returns the exit code.
+using VerbRun = std::function<int()>;
+
+VerbRun register_info(CLI::App& app, const GlobalOptions& global);
+VerbRun register_convert(CLI::App& app, const GlobalOptions& global);
+VerbRun register_demo(CLI::App& app, const GlobalOptions& global);
+
+/// A one-line progress bar on stderr ("label [#####.....]  50%"), drawn only when enabled,
+/// redrawn at most ~20 times per second, and erased by done() (or the destructor).
+class Progress {
+ public:
+  Progress(std::string label, long total, bool enabled);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  void update(long done);
+  void done();
+
+ private:
+  std::string label_;
+  long total_;
+  bool enabled_;
+  bool drawn_ = false;
+  int last_percent_ = -1;
+  double last_draw_ = -1;
+};
+
+/// The humanoid map of an asset: its own (VRM), else guessed from joint names when the library
+/// can. `guessed` is set to true in the second case.
+std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed = nullptr);
+
+/// Prints the human-readable summary `kinema info` shows: counts, clips, source, humanoid, and
+/// (when `show_tree`) the joint tree with humanoid-mapped joints marked.
+void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree);
+
+/// True when the library provides humanoid guessing and retargeting.
+bool humanoid_support_available();
+
+/// Retargets clip `clip` of `source` onto `target` by humanoid bone names. Both need a humanoid
+/// (their own or a guessed one); throws kinema::Error naming the file that does not map.
+Clip retarget_onto(const Asset& source, int clip, const Asset& target);
+
+/// Metres per unit for a CLI unit name ("m", "cm", "mm", "inch", "cmu"); throws UsageError.
+double unit_from_name(const std::string& name);
+
+/// Index of a clip given by name or index; throws UsageError listing the clips when it is not
+/// there.
+int find_clip(const Asset& asset, const std::string& name_or_index, const std::string& file);
+
+/// True when two paths name the same file (after resolving links, or lexically when neither
+/// exists yet).
+bool same_file(const std::string& a, const std::string& b);
+
+/// "2.86", "0.5": a number with up to `digits` decimals, trailing zeros removed.
+std::string format_number(double value, int digits = 3);
+
+/// "1.2 MB", "340 kB", "12 B".
+std::string format_bytes(unsigned long long bytes);
+
+/// Frames, duration and rate of a clip as "343 frames, 2.86 s at 120 fps".
+std::string describe_clip(const Clip& clip);
+
+}  // namespace kinema::cli

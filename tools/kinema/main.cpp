@@ -1,0 +1,92 @@
+// tools/kinema/main.cpp — the `kinema` command: verb registration and error handling.
+//
+// Exit codes: 0 success, 1 usage (unknown flag, missing argument, nonsensical combination),
+// 2 bad input or I/O failure. Every error is one line on stderr, "kinema: error: …", naming the
+// file, the place and the reason when the library knows them.
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli.h"
+#include "kinema/core/error.h"
+
+namespace {
+
+using namespace kinema::cli;
+
+int print_error(const std::string& message, int code) {
+  std::cout.flush();
+  std::fprintf(stderr, "kinema: error: %s\n", message.c_str());
+  return code;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "kinema — character animation toolkit.\n"
+      "Reads BVH, glTF/GLB, VRM, FBX and Collada; writes BVH, glTF/GLB and VRM.",
+      "kinema"};
+  app.set_version_flag("--version", "kinema 0.1.0");
+  app.require_subcommand(1);
+  app.fallthrough();  // global flags may follow the verb
+
+  GlobalOptions global;
+  app.add_flag("-q,--quiet", global.quiet, "Print nothing but errors (and what a verb outputs)");
+  app.add_flag("--progress", global.force_progress,
+               "Draw progress bars on stderr even when it is not a terminal");
+  app.add_flag("--no-progress", global.no_progress, "Never draw progress bars");
+
+  const std::vector<std::pair<std::string, VerbRun>> verbs = {
+      {"info", register_info(app, global)},
+      {"convert", register_convert(app, global)},
+      {"demo", register_demo(app, global)},
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help/version to stdout, errors to stderr
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  for (const auto& [name, run_verb] : verbs)
+    if (app.get_subcommand(name)->parsed()) return run_verb();
+  return print_error("no verb given (try kinema --help)", kExitUsage);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A closed pipe (kinema info x.bvh | head) must not kill the process with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  int code = kExitFailure;
+  try {
+    code = run(argc, argv);
+  } catch (const UsageError& e) {
+    code = print_error(e.what(), kExitUsage);
+  } catch (const kinema::Error& e) {
+    code = print_error(e.what(), kExitFailure);
+  } catch (const std::bad_alloc&) {
+    code = print_error("out of memory (the input is too large or malformed)", kExitFailure);
+  } catch (const std::exception& e) {
+    code = print_error(e.what(), kExitFailure);
+  } catch (...) {
+    code = print_error("unexpected failure", kExitFailure);
+  }
+  std::cout.flush();
+  if (!std::cout.good() || std::fflush(stdout) != 0) {
+    // Standard output could not be written (a full disk, /dev/full): that is an I/O failure,
+    // unless the reader just went away (EPIPE), which is not worth reporting.
+    if (code == kExitOk && errno != EPIPE) {
+      std::fprintf(stderr, "kinema: error: cannot write to standard output\n");
+      code = kExitFailure;
+    }
+  }
+  return code;
+}

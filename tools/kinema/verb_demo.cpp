@@ -1,0 +1,254 @@
+// tools/kinema/verb_demo.cpp — `kinema demo [MOTION [CHARACTER]] [-o OUT_DIR]`.
+//
+// A tour of what kinema does today, on the bundled data (data/demo: a CMU walk and a small
+// skinned character) or on the user's files: summarize both, convert the motion to GLB and back
+// to BVH, measure the round trip (max joint world-position error over every frame), retarget
+// the motion onto the character by humanoid bone names, and list what was written.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli.h"
+#include "kinema/core/error.h"
+#include "kinema/io/bvh.h"
+#include "kinema/io/file.h"
+#include "kinema/io/gltf.h"
+#include "kinema/skeleton/skeleton.h"
+
+namespace kinema::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A round trip that moves a joint by more than this has lost something.
+constexpr double kRoundTripTolerance = 1e-3;  // metres
+
+struct DemoArgs {
+  std::vector<std::string> files;
+  std::string out_dir = "kinema-demo-out";
+};
+
+/// The folder with the bundled demo data: $KINEMA_DEMO_DATA, else the source tree's data/demo,
+/// else the installed copy.
+fs::path demo_data_dir() {
+  if (const char* env = std::getenv("KINEMA_DEMO_DATA"); env && *env) return fs::path(env);
+  std::error_code ec;
+#ifdef KINEMA_DEMO_DATA_DIR
+  if (fs::is_directory(KINEMA_DEMO_DATA_DIR, ec)) return fs::path(KINEMA_DEMO_DATA_DIR);
+#endif
+#ifdef KINEMA_INSTALLED_DEMO_DATA_DIR
+  if (fs::is_directory(KINEMA_INSTALLED_DEMO_DATA_DIR, ec))
+    return fs::path(KINEMA_INSTALLED_DEMO_DATA_DIR);
+#endif
+  throw Error("", "",
+              "cannot find the demo data (data/demo); set KINEMA_DEMO_DATA to its folder or "
+              "give files: kinema demo MOTION.bvh [CHARACTER.glb]");
+}
+
+/// Max distance, over every frame of clip `ca` and every joint both skeletons name alike,
+/// between the joints' world positions. `matched` receives the number of joints compared.
+double max_position_error(const Asset& a, int ca, const Asset& b, int cb, int* matched,
+                          int* frames_out, const GlobalOptions& global, const std::string& label) {
+  const Clip& clip_a = a.clips[static_cast<size_t>(ca)];
+  const Clip& clip_b = b.clips[static_cast<size_t>(cb)];
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < a.skeleton.joint_count(); ++i)
+    if (const int j = b.skeleton.find(a.skeleton.joint(i).name); j >= 0) pairs.emplace_back(i, j);
+  *matched = static_cast<int>(pairs.size());
+  const double rate = clip_a.sample_rate > 0 ? clip_a.sample_rate : 30.0;
+  const int frames = std::max(1, static_cast<int>(std::lround(clip_a.duration * rate)) + 1);
+  *frames_out = frames;
+
+  std::vector<Transform> la(static_cast<size_t>(a.skeleton.joint_count()));
+  std::vector<Transform> lb(static_cast<size_t>(b.skeleton.joint_count()));
+  std::vector<Mat4> ma(la.size()), mb(lb.size());
+  double worst = 0;
+  Progress progress(label, frames, global.progress_enabled());
+  for (int f = 0; f < frames; ++f) {
+    const double t = std::min(clip_a.duration, f / rate);
+    sample_pose(clip_a, a.skeleton, t, WrapMode::Clamp, la);
+    sample_pose(clip_b, b.skeleton, t, WrapMode::Clamp, lb);
+    local_to_model(a.skeleton.parents(), la, ma);
+    local_to_model(b.skeleton.parents(), lb, mb);
+    for (const auto& [i, j] : pairs) {
+      const double d = distance(ma[static_cast<size_t>(i)].translation_part(),
+                                mb[static_cast<size_t>(j)].translation_part());
+      worst = std::isnan(d) ? INFINITY : std::max(worst, d);
+    }
+    progress.update(f + 1);
+  }
+  progress.done();
+  return worst;
+}
+
+std::string error_text(double metres) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g m (%.3g mm)", metres, metres * 1000);
+  return buf;
+}
+
+Asset load_step(const std::string& path, const std::string& role, const GlobalOptions& global) {
+  if (!global.quiet) std::cout << "\n== " << role << ": " << path << '\n';
+  Asset asset = load_asset(path);
+  if (!global.quiet) print_info(asset, path, std::cout, /*show_tree=*/false);
+  return asset;
+}
+
+int demo(const DemoArgs& args, const GlobalOptions& global) {
+  if (args.files.size() > 2) throw UsageError("demo takes at most two files: MOTION [CHARACTER]");
+  std::string motion_path, character_path;
+  if (args.files.empty()) {
+    const fs::path dir = demo_data_dir();
+    motion_path = (dir / "walk.bvh").string();
+    character_path = (dir / "character.glb").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(motion_path, ec))
+      throw Error(motion_path, "", "demo motion not found (set KINEMA_DEMO_DATA to the folder)");
+    if (!fs::is_regular_file(character_path, ec)) character_path.clear();
+    if (!global.quiet) std::cout << "kinema demo on the bundled data in " << dir.string() << '\n';
+  } else {
+    motion_path = args.files[0];
+    if (args.files.size() == 2) character_path = args.files[1];
+  }
+
+  const fs::path out_dir(args.out_dir);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir))
+    throw Error(args.out_dir, "", "cannot create the output folder: " + ec.message());
+  // Never let an output land on an input (kinema demo walk.glb -o . would).
+  const auto check_output = [&](const std::string& out) {
+    for (const std::string& in : {motion_path, character_path})
+      if (!in.empty() && same_file(in, out))
+        throw UsageError("the demo would write " + out +
+                         ", which is an input; choose another -o folder");
+    return out;
+  };
+
+  std::vector<std::string> produced;
+  const Asset motion = load_step(motion_path, "motion", global);
+  if (motion.clips.empty()) throw Error(motion_path, "", "has no animation to demonstrate");
+  std::optional<Asset> character;
+  if (!character_path.empty()) character = load_step(character_path, "character", global);
+
+  // 1. Convert the motion to GLB and back to BVH, then measure what the round trip moved.
+  const std::string stem = fs::path(motion_path).stem().string();
+  const std::string glb_path = check_output((out_dir / (stem + ".glb")).string());
+  const std::string bvh_path = check_output((out_dir / (stem + "_roundtrip.bvh")).string());
+  if (!global.quiet) std::cout << "\n== round trip: " << motion_path << " → GLB → BVH\n";
+  GltfWriteOptions gltf_options;
+  gltf_options.binary = true;
+  gltf_options.clips = {0};
+  write_gltf(motion, glb_path, gltf_options);
+  produced.push_back(glb_path);
+  const Asset via_glb = read_gltf(glb_path);
+  if (via_glb.clips.empty()) throw Error(glb_path, "", "the written GLB has no animation");
+  BvhWriteOptions bvh_options;
+  if (motion.source.format == "bvh") bvh_options.unit_in_meters = motion.source.unit_in_meters;
+  write_bvh(via_glb, bvh_path, bvh_options);
+  produced.push_back(bvh_path);
+  BvhReadOptions read_options;
+  read_options.unit_in_meters = bvh_options.unit_in_meters;
+  const Asset back = read_bvh(bvh_path, read_options);
+  if (back.clips.empty()) throw Error(bvh_path, "", "the written BVH has no animation");
+
+  int matched_glb = 0, matched_bvh = 0, frames = 0;
+  const double err_glb =
+      max_position_error(motion, 0, via_glb, 0, &matched_glb, &frames, global, "checking GLB");
+  const double err_bvh =
+      max_position_error(motion, 0, back, 0, &matched_bvh, &frames, global, "checking BVH");
+  if (!global.quiet) {
+    std::cout << "  " << glb_path << ": max joint position error " << error_text(err_glb)
+              << " over " << frames << " frames × " << matched_glb << " joints\n";
+    std::cout << "  " << bvh_path << ": max joint position error " << error_text(err_bvh)
+              << " over " << frames << " frames × " << matched_bvh << " joints\n";
+  }
+  const int joints = motion.skeleton.joint_count();
+  if (matched_glb < joints || matched_bvh < joints)
+    throw Error(matched_glb < joints ? glb_path : bvh_path, "",
+                "the round trip lost joints (" +
+                    std::to_string(std::min(matched_glb, matched_bvh)) + " of " +
+                    std::to_string(joints) + " found by name)");
+  if (!(err_glb <= kRoundTripTolerance && err_bvh <= kRoundTripTolerance))
+    throw Error(err_glb > kRoundTripTolerance ? glb_path : bvh_path, "",
+                "round trip moved a joint by " + error_text(std::max(err_glb, err_bvh)) +
+                    ", more than the 1 mm tolerance");
+  if (!global.quiet) std::cout << "  round trip OK (tolerance 1 mm)\n";
+
+  // 2. Retarget onto the character by humanoid bone names.
+  if (character) {
+    const std::string char_stem = fs::path(character_path).stem().string();
+    const std::string out_path =
+        check_output((out_dir / (char_stem + "_" + stem + ".glb")).string());
+    if (!global.quiet)
+      std::cout << "\n== retarget: " << motion_path << " → " << character_path << '\n';
+    bool guessed_m = false, guessed_c = false;
+    const auto hm = humanoid_of(motion, &guessed_m);
+    const auto hc = humanoid_of(*character, &guessed_c);
+    std::string why;
+    if (!humanoid_support_available())
+      why = "this build has no humanoid mapping";
+    else if (!hm)
+      why = motion_path + ": joint names do not map to humanoid bones";
+    else if (!hc)
+      why = character_path + ": no humanoid bone map (not a VRM) and names do not map";
+    if (!why.empty()) {
+      if (!global.quiet) std::cout << "  skipped: " << why << '\n';
+    } else {
+      if (!global.quiet)
+        std::cout << "  humanoid bones: motion " << hm->bones.size()
+                  << (guessed_m ? " (guessed)" : "") << ", character " << hc->bones.size()
+                  << (guessed_c ? " (guessed)" : "") << '\n';
+      Clip moved = retarget_onto(motion, 0, *character);
+      if (moved.name.empty()) moved.name = stem;
+      Asset result = *character;
+      result.clips.clear();
+      result.clips.push_back(std::move(moved));
+      GltfWriteOptions options;
+      options.binary = true;
+      write_gltf(result, out_path, options);
+      produced.push_back(out_path);
+      if (!global.quiet)
+        std::cout << "  wrote " << out_path << ": " << result.skeleton.joint_count() << " joints, "
+                  << describe_clip(result.clips[0]) << '\n';
+    }
+  } else if (!global.quiet) {
+    std::cout << "\n== retarget: skipped (no character given)\n";
+  }
+
+  if (!global.quiet) {
+    std::cout << "\n== produced in " << out_dir.string() << ":\n";
+    for (const std::string& p : produced) {
+      const auto size = fs::file_size(p, ec);
+      std::cout << "  " << fs::path(p).filename().string() << "  "
+                << (ec ? std::string("?") : format_bytes(size)) << '\n';
+    }
+    std::cout << "Open the .glb files in any glTF viewer (e.g. https://gltf-viewer.donmccurdy.com)"
+                 " or Blender; the .bvh in Blender or MotionBuilder.\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+VerbRun register_demo(CLI::App& app, const GlobalOptions& global) {
+  auto args = std::make_shared<DemoArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "demo",
+      "A tour on the bundled walk + character (or your MOTION [CHARACTER]): summaries, "
+      "BVH → GLB → BVH round trip with its error, retarget by humanoid names");
+  sub->add_option("FILES", args->files, "MOTION (any readable file) and optional CHARACTER");
+  sub->add_option("-o,--out", args->out_dir, "Folder for the results (created if needed)")
+      ->capture_default_str();
+  return [args, &global]() { return demo(*args, global); };
+}
+
+}  // namespace kinema::cli

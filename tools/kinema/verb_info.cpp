@@ -1,0 +1,215 @@
+// tools/kinema/verb_info.cpp — `kinema info FILE [--json] [--no-tree]`.
+//
+// Shows what a file holds: the joint tree (humanoid-mapped joints marked ★ with their VRM bone
+// name), counts, clips, the source's format/units/axes/generator and the importer's warnings.
+// --json prints the same as one JSON object (schema documented in docs / the verb's help).
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "kinema/io/file.h"
+
+namespace kinema::cli {
+
+namespace {
+
+struct Counts {
+  int joints = 0, roots = 0, meshes = 0, skins = 0, morph_targets = 0;
+  unsigned long long vertices = 0, triangles = 0;
+};
+
+Counts count(const Asset& asset) {
+  Counts c;
+  c.joints = asset.skeleton.joint_count();
+  c.roots = static_cast<int>(asset.skeleton.roots().size());
+  c.meshes = static_cast<int>(asset.meshes.size());
+  c.skins = static_cast<int>(asset.skins.size());
+  for (const Mesh& m : asset.meshes) {
+    c.vertices += m.vertex_count();
+    c.triangles += m.indices.size() / 3;
+    c.morph_targets += static_cast<int>(m.morph_targets.size());
+  }
+  return c;
+}
+
+/// joint index → VRM bone name, for marking the tree.
+std::map<int, std::string> bones_by_joint(const std::optional<Humanoid>& humanoid) {
+  std::map<int, std::string> out;
+  if (!humanoid) return out;
+  for (const auto& [bone, joint] : humanoid->bones)
+    if (joint >= 0) out.emplace(joint, bone);
+  return out;
+}
+
+void print_tree(const Asset& asset, const std::map<int, std::string>& bones, std::ostream& out) {
+  const Skeleton& sk = asset.skeleton;
+  std::map<int, std::vector<std::string>> meshes_at;
+  for (const Mesh& m : asset.meshes)
+    if (m.node >= 0) meshes_at[m.node].push_back(m.name.empty() ? "(unnamed)" : m.name);
+  // Depth-first from each root, children in stored order.
+  std::vector<int> stack;
+  const std::vector<int> roots = sk.roots();
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(*it);
+  while (!stack.empty()) {
+    const int j = stack.back();
+    stack.pop_back();
+    out << "  " << std::string(static_cast<size_t>(2 * sk.depth(j)), ' ') << sk.joint(j).name;
+    if (auto b = bones.find(j); b != bones.end()) out << "  ★ " << b->second;
+    if (auto m = meshes_at.find(j); m != meshes_at.end()) {
+      out << "  [mesh";
+      for (const std::string& name : m->second) out << ' ' << name;
+      out << ']';
+    }
+    out << '\n';
+    const std::vector<int> kids = sk.children(j);
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+  }
+}
+
+nlohmann::json to_json(const Asset& asset, const std::string& file) {
+  using nlohmann::json;
+  const Skeleton& sk = asset.skeleton;
+  const Counts c = count(asset);
+  json j;
+  j["file"] = file;
+  j["format"] = asset.source.format;
+  j["joint_count"] = c.joints;
+  j["root_count"] = c.roots;
+  json joints = json::array();
+  for (int i = 0; i < sk.joint_count(); ++i) {
+    const int p = sk.parent(i);
+    joints.push_back({{"name", sk.joint(i).name},
+                      {"parent", p},
+                      {"parent_name", p >= 0 ? json(sk.joint(p).name) : json(nullptr)}});
+  }
+  j["joints"] = std::move(joints);
+  json clips = json::array();
+  for (const Clip& clip : asset.clips)
+    clips.push_back({{"name", clip.name},
+                     {"duration", clip.duration},
+                     {"sample_rate", clip.sample_rate},
+                     {"frame_count", clip.frame_count()},
+                     {"key_count", clip.key_count()}});
+  j["clips"] = std::move(clips);
+  json meshes = json::array();
+  for (const Mesh& m : asset.meshes)
+    meshes.push_back({{"name", m.name},
+                      {"vertex_count", m.vertex_count()},
+                      {"triangle_count", m.indices.size() / 3},
+                      {"morph_target_count", m.morph_targets.size()},
+                      {"skinned", m.skin >= 0}});
+  j["meshes"] = std::move(meshes);
+  json skins = json::array();
+  for (const Skin& s : asset.skins)
+    skins.push_back({{"name", s.name}, {"joint_count", s.joints.size()}});
+  j["skins"] = std::move(skins);
+  j["vertex_count"] = c.vertices;
+  j["triangle_count"] = c.triangles;
+  j["morph_target_count"] = c.morph_targets;
+  const SourceInfo& src = asset.source;
+  j["source"] = {{"unit_in_meters", src.unit_in_meters},
+                 {"unit_name", src.unit_name},
+                 {"unit_detected", src.unit_detected},
+                 {"up_axis", src.up_axis},
+                 {"forward_axis", src.forward_axis},
+                 {"generator", src.generator},
+                 {"warnings", src.warnings}};
+  bool guessed = false;
+  const std::optional<Humanoid> humanoid = humanoid_of(asset, &guessed);
+  if (humanoid) {
+    json h = json::object();
+    for (const auto& [bone, joint] : humanoid->bones)
+      if (joint >= 0 && joint < sk.joint_count()) h[bone] = sk.joint(joint).name;
+    j["humanoid"] = std::move(h);
+    j["humanoid_source"] = guessed ? "guessed" : "file";
+  } else {
+    j["humanoid"] = nullptr;
+    j["humanoid_source"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
+void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree) {
+  const Counts c = count(asset);
+  const SourceInfo& src = asset.source;
+  bool guessed = false;
+  const std::optional<Humanoid> humanoid = humanoid_of(asset, &guessed);
+  const std::map<int, std::string> bones = bones_by_joint(humanoid);
+
+  out << file << " (" << (src.format.empty() ? "?" : src.format) << ")\n";
+  out << "  joints " << c.joints << ", roots " << c.roots << ", meshes " << c.meshes
+      << ", vertices " << c.vertices << ", triangles " << c.triangles << ", skins " << c.skins
+      << ", morph targets " << c.morph_targets << '\n';
+  out << "  source: unit " << src.unit_name << " (" << format_number(src.unit_in_meters, 6) << " m"
+      << (src.unit_detected ? ", detected" : "") << "), up " << src.up_axis << ", forward "
+      << src.forward_axis;
+  if (!src.generator.empty()) out << ", generator \"" << src.generator << '"';
+  out << '\n';
+  if (humanoid)
+    out << "  humanoid: " << bones.size() << " bones" << (guessed ? " (guessed from names)" : "")
+        << '\n';
+  else
+    out << "  humanoid: none"
+        << (humanoid_support_available() ? " (names do not map to humanoid bones)" : "") << '\n';
+  out << "  clips: " << asset.clips.size() << '\n';
+  for (size_t i = 0; i < asset.clips.size(); ++i) {
+    const Clip& clip = asset.clips[i];
+    out << "    [" << i << "] " << (clip.name.empty() ? "(unnamed)" : '"' + clip.name + '"') << ": "
+        << format_number(clip.duration, 3) << " s, "
+        << (clip.sample_rate > 0 ? format_number(clip.sample_rate, 3) + " fps"
+                                 : std::string("keys at arbitrary times"))
+        << ", " << clip.frame_count() << " frames, " << clip.key_count() << " keys\n";
+  }
+  for (const Skin& s : asset.skins)
+    out << "  skin " << (s.name.empty() ? "(unnamed)" : '"' + s.name + '"') << ": "
+        << s.joints.size() << " joints\n";
+  for (const Mesh& m : asset.meshes)
+    out << "  mesh " << (m.name.empty() ? "(unnamed)" : '"' + m.name + '"') << ": "
+        << m.vertex_count() << " vertices, " << m.indices.size() / 3 << " triangles"
+        << (m.skin >= 0 ? ", skinned" : "")
+        << (m.morph_targets.empty()
+                ? ""
+                : ", " + std::to_string(m.morph_targets.size()) + " morph targets")
+        << '\n';
+  for (const std::string& w : src.warnings) out << "  warning: " << w << '\n';
+  if (show_tree && c.joints > 0) {
+    out << "  joint tree" << (bones.empty() ? "" : " (★ = humanoid bone)") << ":\n";
+    print_tree(asset, bones, out);
+  }
+}
+
+VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
+  struct Args {
+    std::string file;
+    bool json = false;
+    bool no_tree = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub =
+      app.add_subcommand("info", "Show what a file holds: joints, clips, meshes, units");
+  sub->add_option("FILE", args->file, "A .bvh .gltf .glb .vrm .fbx or .dae file")->required();
+  sub->add_flag("--json", args->json,
+                "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
+                "source, humanoid");
+  sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
+  return [args, &global]() {
+    (void)global;
+    const Asset asset = load_asset(args->file);
+    if (args->json)
+      std::cout << to_json(asset, args->file)
+                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                << '\n';
+    else
+      print_info(asset, args->file, std::cout, !args->no_tree);
+    return kExitOk;
+  };
+}
+
+}  // namespace kinema::cli
