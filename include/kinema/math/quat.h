@@ -108,10 +108,11 @@ QuatT<T> from_rotation_vector(const Vec3T<T>& v) {
 }
 
 /// Angle (radians, in [0, π]) of the rotation that takes a to b; q and −q count as equal.
+/// Uses atan2 on the relative rotation, which stays precise for tiny angles (acos does not).
 template <class T>
 T angle_between(const QuatT<T>& a, const QuatT<T>& b) {
-  const T d = std::min(T(1), std::abs(dot(normalize(a), normalize(b))));
-  return T(2) * std::acos(d);
+  const QuatT<T> d = conjugate(normalize(a)) * normalize(b);
+  return T(2) * std::atan2(length(Vec3T<T>{d.x, d.y, d.z}), std::abs(d.w));
 }
 
 /// Normalized linear interpolation with the hemisphere check: b is negated when it lies in the
