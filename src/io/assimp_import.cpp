@@ -47,15 +47,14 @@ struct Basis {
   void finish() {
     rot = Mat4::identity();
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) rot(i, j) = (axis[static_cast<size_t>(i)] == j) ? sign[static_cast<size_t>(i)] : 0.0;
+      for (int j = 0; j < 3; ++j)
+        rot(i, j) = (axis[static_cast<size_t>(i)] == j) ? sign[static_cast<size_t>(i)] : 0.0;
     q_rot = rotation_of(rot);
   }
   Vec3 vector(const Vec3& v) const { return rot.transform_vector(v); }
   Vec3 point(const Vec3& p) const { return rot.transform_vector(p) * scale; }
   Quat rotation(const Quat& q) const { return normalize(q_rot * q * conjugate(q_rot)); }
-  Vec3 scale_vector(const Vec3& s) const {
-    return {s[axis[0]], s[axis[1]], s[axis[2]]};
-  }
+  Vec3 scale_vector(const Vec3& s) const { return {s[axis[0]], s[axis[1]], s[axis[2]]}; }
   /// C·M·C⁻¹ for an affine matrix M.
   Mat4 matrix(const Mat4& m) const {
     Mat4 r = rot * m * transpose(rot);
@@ -107,11 +106,20 @@ bool meta_number(const aiScene* scene, const char* key, double& out) {
     const aiMetadataEntry& e = md->mValues[i];
     if (e.mData == nullptr) return false;
     switch (e.mType) {
-      case AI_INT32: out = *static_cast<const int32_t*>(e.mData); return true;
-      case AI_UINT64: out = static_cast<double>(*static_cast<const uint64_t*>(e.mData)); return true;
-      case AI_FLOAT: out = *static_cast<const float*>(e.mData); return true;
-      case AI_DOUBLE: out = *static_cast<const double*>(e.mData); return true;
-      default: return false;
+      case AI_INT32:
+        out = *static_cast<const int32_t*>(e.mData);
+        return true;
+      case AI_UINT64:
+        out = static_cast<double>(*static_cast<const uint64_t*>(e.mData));
+        return true;
+      case AI_FLOAT:
+        out = *static_cast<const float*>(e.mData);
+        return true;
+      case AI_DOUBLE:
+        out = *static_cast<const double*>(e.mData);
+        return true;
+      default:
+        return false;
     }
   }
   return false;
@@ -147,7 +155,8 @@ std::string fbx_unit_name(double cm) {
 Basis fbx_basis(const aiScene* scene, SourceInfo& info) {
   Basis b;
   double unit_cm = 1.0;
-  if (!meta_number(scene, "UnitScaleFactor", unit_cm) || !(unit_cm > 0) || !std::isfinite(unit_cm)) {
+  if (!meta_number(scene, "UnitScaleFactor", unit_cm) || !(unit_cm > 0) ||
+      !std::isfinite(unit_cm)) {
     unit_cm = 1.0;
     info.warnings.push_back("FBX UnitScaleFactor missing or invalid; assuming centimetres");
   }
@@ -163,8 +172,8 @@ Basis fbx_basis(const aiScene* scene, SourceInfo& info) {
   meta_number(scene, "CoordAxis", coord);
   meta_number(scene, "CoordAxisSign", coord_sign);
   const int u = static_cast<int>(up), f = static_cast<int>(front), c = static_cast<int>(coord);
-  const bool valid = u >= 0 && u < 3 && f >= 0 && f < 3 && c >= 0 && c < 3 && u != f && u != c &&
-                     f != c;
+  const bool valid =
+      u >= 0 && u < 3 && f >= 0 && f < 3 && c >= 0 && c < 3 && u != f && u != c && f != c;
   if (!valid) {
     info.warnings.push_back("FBX axis system invalid; assuming +Y up, +Z front");
   } else {
@@ -183,7 +192,8 @@ Basis fbx_basis(const aiScene* scene, SourceInfo& info) {
 }
 
 /// Value of attribute `attr` inside the first `<tag …>` of `text`, or "".
-std::string xml_attribute(const std::string& text, const std::string& tag, const std::string& attr) {
+std::string xml_attribute(const std::string& text, const std::string& tag,
+                          const std::string& attr) {
   const size_t open = text.find("<" + tag);
   if (open == std::string::npos) return {};
   const size_t close = text.find('>', open);
@@ -245,7 +255,8 @@ Basis collada_basis(const std::string& path, SourceInfo& info) {
     info.up_axis = "+X";
     info.forward_axis = "+Z";
   } else {
-    if (up != "Y_UP") info.warnings.push_back("Collada <up_axis> '" + up + "' unknown; assuming Y_UP");
+    if (up != "Y_UP")
+      info.warnings.push_back("Collada <up_axis> '" + up + "' unknown; assuming Y_UP");
     info.up_axis = "+Y";
     info.forward_axis = "+Z";
   }
@@ -287,13 +298,15 @@ void collect(const aiNode* node, int parent, const Basis& basis, NodeTable& t,
   t.index.emplace(node, self);
   t.by_name.emplace(original, self);
   for (unsigned i = 0; i < node->mNumChildren; ++i)
-    if (node->mChildren[i] != nullptr) collect(node->mChildren[i], self, basis, t, used_names, info);
+    if (node->mChildren[i] != nullptr)
+      collect(node->mChildren[i], self, basis, t, used_names, info);
 }
 
 // ---- animation -------------------------------------------------------------------------------
 
 template <class Key, class V, class Convert>
-Keyframes<V> read_keys(const Key* keys, unsigned count, double tps, Convert convert, bool& dropped) {
+Keyframes<V> read_keys(const Key* keys, unsigned count, double tps, Convert convert,
+                       bool& dropped) {
   Keyframes<V> out;
   out.interpolation = Interpolation::Linear;
   if (keys == nullptr) return out;
@@ -334,7 +347,8 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
                               std::string(ch->mNodeName.C_Str()) + "' ignored");
       continue;
     }
-    JointTrack& track = clip.tracks[static_cast<size_t>(old_to_new[static_cast<size_t>(it->second)])];
+    JointTrack& track =
+        clip.tracks[static_cast<size_t>(old_to_new[static_cast<size_t>(it->second)])];
     track.translation = read_keys<aiVectorKey, Vec3>(
         ch->mPositionKeys, ch->mNumPositionKeys, tps,
         [&](const aiVector3D& v) { return basis.point(to_vec3(v)); }, dropped);
@@ -344,7 +358,8 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
     track.scale = read_keys<aiVectorKey, Vec3>(
         ch->mScalingKeys, ch->mNumScalingKeys, tps,
         [&](const aiVector3D& v) { return basis.scale_vector(to_vec3(v)); }, dropped);
-    for (const auto* times : {&track.translation.times, &track.rotation.times, &track.scale.times}) {
+    for (const auto* times :
+         {&track.translation.times, &track.rotation.times, &track.scale.times}) {
       add_spacings(*times, spacings);
       if (!times->empty()) last_key = std::max(last_key, times->back());
     }
@@ -353,10 +368,8 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
     info.warnings.push_back("clip '" + clip.name + "': keys with non-increasing times dropped");
   clip.duration = std::max(anim.mDuration / tps, last_key);
   if (!std::isfinite(clip.duration) || clip.duration < 0) clip.duration = last_key;
-  if (!spacings.empty()) {  // nominal rate from the median key spacing
-    std::nth_element(spacings.begin(), spacings.begin() + static_cast<long>(spacings.size() / 2),
-                     spacings.end());
-    const double dt = spacings[spacings.size() / 2];
+  if (!spacings.empty()) {  // nominal rate from the closest keys (sparse channels have gaps)
+    const double dt = *std::min_element(spacings.begin(), spacings.end());
     if (dt > 0) {
       double rate = 1.0 / dt;
       const double rounded = std::round(rate);
@@ -385,13 +398,26 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
   mesh.node = node;
   const unsigned n = src.mNumVertices;
   if (src.mVertices == nullptr || n == 0) return;
+  // assimp keeps vertices in the mesh node's frame and its offset matrices map that frame to
+  // bone space. Skinned meshes are moved into model space (as glTF stores them), so that the
+  // inverse binds are inverses of model-space bind matrices: B⁻¹ = offset · M_node⁻¹.
+  const bool skinned = src.mNumBones > 0 && src.mBones != nullptr;
+  Mat4 to_model = Mat4::identity(), from_model = Mat4::identity();
+  if (skinned && node >= 0) {
+    to_model = ctx.rest_model[static_cast<size_t>(node)];
+    if (!inverse(to_model, from_model))
+      throw Error(ctx.path, "mesh '" + mesh.name + "'", "mesh node transform is singular");
+  }
+  const Mat4 normal_to_model = normal_matrix(to_model);
   mesh.positions.resize(n);
   for (unsigned v = 0; v < n; ++v)
-    mesh.positions[v] = Vec3f(ctx.basis.point(to_vec3(src.mVertices[v])));
+    mesh.positions[v] = Vec3f(to_model.transform_point(ctx.basis.point(to_vec3(src.mVertices[v]))));
   if (src.mNormals != nullptr) {
     mesh.normals.resize(n);
     for (unsigned v = 0; v < n; ++v)
-      mesh.normals[v] = Vec3f(normalize(ctx.basis.vector(to_vec3(src.mNormals[v])), Vec3::unit_y()));
+      mesh.normals[v] = Vec3f(
+          normalize(normal_to_model.transform_vector(ctx.basis.vector(to_vec3(src.mNormals[v]))),
+                    Vec3::unit_y()));
   }
   if (src.mTextureCoords[0] != nullptr) {
     mesh.uvs.resize(n);
@@ -410,9 +436,10 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
     for (unsigned k = 0; k < 3; ++k) mesh.indices.push_back(face.mIndices[k]);
   }
   for (const auto& p : mesh.positions)
-    if (!is_finite(p)) throw Error(ctx.path, "mesh '" + mesh.name + "'", "non-finite vertex position");
+    if (!is_finite(p))
+      throw Error(ctx.path, "mesh '" + mesh.name + "'", "non-finite vertex position");
 
-  if (src.mNumBones > 0 && src.mBones != nullptr) {
+  if (skinned) {
     Skin skin;
     skin.name = mesh.name;
     std::vector<std::vector<std::pair<int, float>>> influence(n);
@@ -427,14 +454,15 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
         continue;
       }
       const int joint = ctx.old_to_new[static_cast<size_t>(it->second)];
-      const Mat4 ibm = ctx.basis.matrix(to_mat4(bone->mOffsetMatrix));
+      const Mat4 ibm = ctx.basis.matrix(to_mat4(bone->mOffsetMatrix)) * from_model;
       if (!is_finite(ibm))
         throw Error(ctx.path, "bone '" + std::string(bone->mName.C_Str()) + "'",
                     "non-finite offset matrix");
       const int slot = static_cast<int>(skin.joints.size());
       skin.joints.push_back(joint);
       skin.inverse_bind.push_back(ibm);
-      if (!ctx.asset.skeleton.joint(joint).inverse_bind) ctx.asset.skeleton.inverse_bind(joint) = ibm;
+      if (!ctx.asset.skeleton.joint(joint).inverse_bind)
+        ctx.asset.skeleton.inverse_bind(joint) = ibm;
       for (unsigned w = 0; w < bone->mNumWeights; ++w) {
         const aiVertexWeight& vw = bone->mWeights[w];
         if (vw.mVertexId >= n || !std::isfinite(vw.mWeight))
@@ -442,7 +470,8 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
                       "bad vertex weight (index " + std::to_string(vw.mVertexId) + ")");
         if (vw.mWeight <= 0) continue;
         auto& list = influence[vw.mVertexId];
-        auto same = std::find_if(list.begin(), list.end(), [&](auto& e) { return e.first == slot; });
+        auto same =
+            std::find_if(list.begin(), list.end(), [&](auto& e) { return e.first == slot; });
         if (same != list.end())
           same->second += vw.mWeight;
         else
@@ -460,8 +489,7 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
       if (own_slot < 0) {
         const int joint = node >= 0 ? node : skin.joints.empty() ? 0 : skin.joints.front();
         Mat4 inv = Mat4::identity();
-        if (node >= 0 && !inverse(ctx.rest_model[static_cast<size_t>(joint)], inv))
-          inv = Mat4::identity();
+        if (!inverse(ctx.rest_model[static_cast<size_t>(joint)], inv)) inv = Mat4::identity();
         own_slot = static_cast<int>(skin.joints.size());
         skin.joints.push_back(joint);
         skin.inverse_bind.push_back(inv);
@@ -469,7 +497,8 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
       list.emplace_back(own_slot, 1.0f);
     }
     if (unweighted > 0)
-      ctx.asset.source.warnings.push_back("mesh '" + mesh.name + "': " + std::to_string(unweighted) +
+      ctx.asset.source.warnings.push_back("mesh '" + mesh.name +
+                                          "': " + std::to_string(unweighted) +
                                           " vertices without weights bound to their mesh node");
     size_t most = 0;
     for (auto& list : influence) {
@@ -508,7 +537,8 @@ void read_meshes(const aiScene& scene, const aiNode* node, int joint, MeshContex
     const aiNode* child = node->mChildren[c];
     if (child == nullptr) continue;
     const auto it = ctx.table.index.find(child);
-    const int j = it == ctx.table.index.end() ? -1 : ctx.old_to_new[static_cast<size_t>(it->second)];
+    const int j =
+        it == ctx.table.index.end() ? -1 : ctx.old_to_new[static_cast<size_t>(it->second)];
     read_meshes(scene, child, j, ctx);
   }
 }
@@ -524,7 +554,8 @@ std::string lower_extension(const std::string& path) {
 Asset read_with_assimp(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(path, "", std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
+    throw Error(path, "",
+                std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   if (std::filesystem::file_size(path, ec) == 0 || ec) throw Error(path, "", "empty file");
 
   Assimp::Importer importer;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
 #include "kinema/io/assimp_import.h"
@@ -22,8 +24,8 @@ namespace {
 std::string data(const std::string& rel) { return std::string(KINEMA_TEST_DATA_DIR) + "/" + rel; }
 
 std::string scratch_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("kinema_assimp_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kinema_assimp_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir.string();
 }
@@ -61,7 +63,8 @@ TEST(Assimp, PabWalkFbxSourceInfo) {
   EXPECT_NE(a.source.generator.find("FBX SDK"), std::string::npos);
   // 76 nodes below assimp's RootNode (no $AssimpFbx$ pivot helpers).
   EXPECT_EQ(a.skeleton.joint_count(), 76);
-  for (const auto& j : a.skeleton.joints()) EXPECT_EQ(j.name.find("$AssimpFbx$"), std::string::npos);
+  for (const auto& j : a.skeleton.joints())
+    EXPECT_EQ(j.name.find("$AssimpFbx$"), std::string::npos);
   ASSERT_EQ(a.clips.size(), 1u);
   EXPECT_EQ(a.clips[0].name, "walk");
   EXPECT_NEAR(a.clips[0].duration, 40.0 / 30.0, 1e-9);
@@ -131,25 +134,42 @@ TEST(Assimp, PabWalkFbxAndColladaAgree) {
 }
 
 TEST(Assimp, PabWalkBoneLengthsConstant) {
+  // Rigid skeleton animation: a joint's distance to its parent is the length of its local
+  // translation, constant over the clip. Two kinds of joints move on purpose in the source
+  // (3ds Max Biped data; FBX and Collada agree on it): the "Bip01 Footsteps" helper, and the
+  // thighs, whose translation keys relative to Spine vary by about 7 mm over the walk. For those
+  // the distance must still equal the sampled translation length (nothing added by import).
+  const auto moves_in_source = [](const std::string& name) {
+    return name == "Bip01 Footsteps" || name == "LeftUpLeg" || name == "RightUpLeg";
+  };
   for (const char* file : {"fbx/ozz_pab/walk.fbx", "collada/ozz_pab/walk.dae"}) {
     SCOPED_TRACE(file);
     const Asset a = read_with_assimp(data(file));
     const Clip& clip = a.clips.at(0);
+    const int n = a.skeleton.joint_count();
     const std::vector<Mat4> first = model_at(a, clip, 0.0);
-    double worst = 0;
-    for (int f = 1; f <= 40; ++f) {
-      const std::vector<Mat4> m = model_at(a, clip, f / 30.0);
-      for (int j = 0; j < a.skeleton.joint_count(); ++j) {
+    double worst_rigid = 0, worst_translation = 0;
+    for (int f = 1; f <= 80; ++f) {
+      const double t = f / 60.0;
+      std::vector<Transform> local(static_cast<size_t>(n));
+      ASSERT_TRUE(sample_pose(clip, a.skeleton, t, WrapMode::Clamp, local));
+      const std::vector<Mat4> m = model_at(a, clip, t);
+      for (int j = 0; j < n; ++j) {
         const int p = a.skeleton.parent(j);
         if (p < 0 || is_camera_or_light(a.skeleton.joint(j).name)) continue;
         const auto len = [&](const std::vector<Mat4>& mm) {
           return distance(mm[static_cast<size_t>(j)].translation_part(),
                           mm[static_cast<size_t>(p)].translation_part());
         };
-        worst = std::max(worst, std::abs(len(m) - len(first)));
+        worst_translation =
+            std::max(worst_translation,
+                     std::abs(len(m) - length(local[static_cast<size_t>(j)].translation)));
+        if (!moves_in_source(a.skeleton.joint(j).name))
+          worst_rigid = std::max(worst_rigid, std::abs(len(m) - len(first)));
       }
     }
-    EXPECT_LT(worst, 1e-4);
+    EXPECT_LT(worst_rigid, 1e-4);
+    EXPECT_LT(worst_translation, 1e-6);
   }
 }
 
@@ -192,7 +212,8 @@ double rest_bind_mismatch(const Asset& a, const Skin& skin) {
   for (size_t s = 0; s < skin.joints.size(); ++s) {
     const Mat4 m = rest[static_cast<size_t>(skin.joints[s])] * skin.inverse_bind[s];
     for (int i = 0; i < 16; ++i)
-      worst = std::max(worst, std::abs(m.m[static_cast<size_t>(i)] - Mat4::identity().m[static_cast<size_t>(i)]));
+      worst = std::max(worst, std::abs(m.m[static_cast<size_t>(i)] -
+                                       Mat4::identity().m[static_cast<size_t>(i)]));
   }
   return worst;
 }
@@ -217,12 +238,27 @@ TEST(Assimp, AnimationWithSkeletonSkinnedMesh) {
   ASSERT_EQ(a.meshes.size(), 1u);
   ASSERT_EQ(a.skins.size(), 1u);
   expect_valid_skinned_mesh(a, a.meshes[0]);
-  EXPECT_EQ(a.skins[0].joints.size(), 13u);
+  EXPECT_EQ(a.skins[0].joints.size(), 14u);  // Bone … Bone.013
   ASSERT_EQ(a.clips.size(), 1u);
   EXPECT_EQ(a.clips[0].name, "Armature|ArmatureAction");
   EXPECT_NEAR(a.clips[0].duration, 20.0 / 24.0, 1e-9);
   EXPECT_DOUBLE_EQ(a.clips[0].sample_rate, 24.0);
-  EXPECT_LT(rest_bind_mismatch(a, a.skins[0]), 1e-4);
+  // The file's rest pose is its bind pose except that Bone.005 is bent (and Bone.006 follows),
+  // so W·B⁻¹ = I holds for every other joint and visibly fails for those two.
+  const std::vector<Mat4> rest = rest_model_matrices(a.skeleton);
+  const Skin& skin = a.skins[0];
+  for (size_t s = 0; s < skin.joints.size(); ++s) {
+    const std::string& name = a.skeleton.joint(skin.joints[s]).name;
+    const Mat4 m = rest[static_cast<size_t>(skin.joints[s])] * skin.inverse_bind[s];
+    double err = 0;
+    for (int i = 0; i < 16; ++i)
+      err = std::max(
+          err, std::abs(m.m[static_cast<size_t>(i)] - Mat4::identity().m[static_cast<size_t>(i)]));
+    if (name == "Bone.005" || name == "Bone.006")
+      EXPECT_GT(err, 0.1) << name;
+    else
+      EXPECT_LT(err, 1e-4) << name;
+  }
   // Rigid skeleton animation: bone lengths do not change over the clip.
   const std::vector<Mat4> first = model_at(a, a.clips[0], 0.0);
   for (int f = 1; f <= 20; ++f) {
