@@ -1,0 +1,53 @@
+// src/io/gltf_internal.h — private glue shared by gltf_read.cpp, gltf_write.cpp and vrm.cpp.
+//
+// tinygltf is used as a JSON/GLB (de)serializer only: images are kept as their encoded bytes
+// (no decoding, no re-encoding), so nothing is lost on a round trip.
+#pragma once
+
+#include <tiny_gltf.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinema/io/asset.h"
+
+namespace kinema {
+
+/// The source document of an asset read from glTF/GLB/VRM (see Asset::gltf).
+struct GltfDocument {
+  tinygltf::Model model;
+  std::vector<int> node_to_joint;  ///< glTF node index → skeleton joint index
+  /// Per Asset::meshes entry: the glTF mesh and primitive it came from.
+  std::vector<std::pair<int, int>> mesh_primitive;
+};
+
+namespace gltf_detail {
+
+/// "/accessors/3" and friends.
+std::string pointer(std::string_view array, int index);
+
+/// tinygltf image callbacks: keep the encoded bytes, never decode or encode.
+bool keep_image_bytes(tinygltf::Image* image, int index, std::string* err, std::string* warn,
+                      int req_width, int req_height, const unsigned char* bytes, int size,
+                      void* user);
+bool write_image_passthrough(const std::string* basepath, const std::string* filename,
+                             const tinygltf::Image* image, bool embed, std::string* out_uri,
+                             void* user);
+
+/// Reads VRM 0.x (`VRM`) / 1.0 (`VRMC_vrm`) humanoid bones into asset.humanoid and sets
+/// asset.source.format / forward_axis. No-op for plain glTF. Throws kinema::Error.
+void read_vrm(const tinygltf::Model& model, const std::vector<int>& node_to_joint, Asset& asset,
+              const std::string& file);
+
+/// Writes (replaces) the VRMC_vrm extension from asset.humanoid, converting and dropping a
+/// VRM 0.x `VRM` extension when present. `joint_to_node` maps skeleton joints to nodes.
+/// Throws kinema::Error when the humanoid lacks a bone VRM 1.0 requires.
+void write_vrm1(tinygltf::Model& model, const Asset& asset, const std::vector<int>& joint_to_node,
+                const std::string& file);
+
+/// VRM 1.0 name of a VRM 0.x humanoid bone name (thumbs are renamed, the rest is identical).
+std::string vrm0_to_vrm1_bone(std::string_view name);
+
+}  // namespace gltf_detail
+}  // namespace kinema
