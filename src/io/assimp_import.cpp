@@ -562,6 +562,8 @@ Asset read_with_assimp(const std::string& path) {
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyBool(AI_CONFIG_FBX_CONVERT_TO_M, false);
+  // No placeholder "skeleton meshes" for animation-only files: they are not in the source.
+  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
   const unsigned flags = aiProcess_Triangulate | aiProcess_JoinIdenticalVertices |
                          aiProcess_FlipUVs | aiProcess_ValidateDataStructure;
   const aiScene* scene = nullptr;
@@ -602,7 +604,21 @@ Asset read_with_assimp(const std::string& path) {
   NodeTable table;
   std::map<std::string, int> used;
   const aiNode* root_node = scene->mRootNode;
-  if (!near_identity(root, 1e-6)) {
+  // Collada skins may name the visual scene itself as a joint; keep the root then too.
+  bool root_referenced = false;
+  const std::string root_name = root_node->mName.C_Str();
+  for (unsigned m = 0; m < scene->mNumMeshes && !root_referenced; ++m)
+    for (unsigned b = 0; scene->mMeshes[m] != nullptr && b < scene->mMeshes[m]->mNumBones; ++b)
+      if (scene->mMeshes[m]->mBones[b] != nullptr &&
+          root_name == scene->mMeshes[m]->mBones[b]->mName.C_Str())
+        root_referenced = true;
+  for (unsigned a = 0; a < scene->mNumAnimations && !root_referenced; ++a)
+    for (unsigned c = 0;
+         scene->mAnimations[a] != nullptr && c < scene->mAnimations[a]->mNumChannels; ++c)
+      if (scene->mAnimations[a]->mChannels[c] != nullptr &&
+          root_name == scene->mAnimations[a]->mChannels[c]->mNodeName.C_Str())
+        root_referenced = true;
+  if (root_referenced || !near_identity(root, 1e-6)) {
     collect(root_node, kNoParent, basis, table, used, info);
     table.joints[0].rest = Transform::from_matrix(basis.matrix(root));
   } else {
