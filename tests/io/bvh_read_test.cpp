@@ -321,6 +321,13 @@ TEST(Bvh, ZeroFramesGiveAnEmptyClip) {
   EXPECT_EQ(a.clips[0].duration, 0.0);
 }
 
+TEST(Bvh, TextAfterTheDeclaredFramesIsIgnoredWithAWarning) {
+  const Asset a = parse_bvh(std::string(kArm) + "1 2 3 4 5 6 7 8 9\n", "extra.bvh", metres());
+  EXPECT_EQ(a.clips[0].frame_count(), 2);
+  ASSERT_EQ(a.source.warnings.size(), 1u);
+  EXPECT_NE(a.source.warnings[0].find("line 21"), std::string::npos) << a.source.warnings[0];
+}
+
 // ---- hostile input -------------------------------------------------------------------------
 
 TEST(BvhHostile, EmptyFile) {

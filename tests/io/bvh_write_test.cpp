@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -255,6 +256,44 @@ TEST(Bvh, ContinuousEulerAnglesAcrossTheWrap) {
   }
   ASSERT_EQ(ys.size(), 21u);
   for (size_t k = 1; k < ys.size(); ++k) EXPECT_NEAR(ys[k] - ys[k - 1], 36, 1e-6) << k;
+}
+
+TEST(Bvh, EveryRotationOrderRoundTrips) {
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<double> angle(-3.14159265358979, 3.14159265358979);
+  for (EulerOrder order : {EulerOrder::XYZ, EulerOrder::XZY, EulerOrder::YXZ, EulerOrder::YZX,
+                           EulerOrder::ZXY, EulerOrder::ZYX}) {
+    Asset a;
+    Joint j;
+    j.name = "j";
+    a.skeleton = Skeleton::build({j});
+    a.bvh_layout.resize(1);
+    a.bvh_layout[0].channels = {"Yposition"};  // positions may come after or before rotations
+    for (int ax : euler_axes(order))
+      a.bvh_layout[0].channels.insert(a.bvh_layout[0].channels.begin(),
+                                      std::string(1, char('X' + ax)) + "rotation");
+    Clip c;
+    c.sample_rate = 1;
+    c.duration = 39;
+    c.tracks.resize(1);
+    for (int k = 0; k < 40; ++k) {
+      c.tracks[0].rotation.times.push_back(k);
+      // Include exact gimbal-lock poses (middle angle ±90°).
+      Vec3 e{angle(rng), angle(rng), angle(rng)};
+      if (k % 10 == 3) e[euler_axes(order)[1]] = (k % 20 == 3 ? 1 : -1) * 3.14159265358979 / 2;
+      c.tracks[0].rotation.values.push_back(quat_from_euler(e, order));
+    }
+    a.clips.push_back(c);
+    BvhWriteOptions o;
+    o.unit_in_meters = 1;
+    const Asset b = parse_bvh(format_bvh(a, o), "orders.bvh", BvhReadOptions{1.0});
+    ASSERT_EQ(b.clips[0].tracks[0].rotation.key_count(), 40u);
+    for (size_t k = 0; k < 40; ++k)
+      EXPECT_LT(
+          angle_between(c.tracks[0].rotation.values[k], b.clips[0].tracks[0].rotation.values[k]),
+          1e-6)
+          << to_string(order) << " key " << k;
+  }
 }
 
 TEST(Bvh, WriteErrors) {
