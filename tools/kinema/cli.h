@@ -85,6 +85,10 @@ bool humanoid_support_available();
 /// (their own or a guessed one); throws kinema::Error naming the file that does not map.
 Clip retarget_onto(const Asset& source, int clip, const Asset& target);
 
+/// The clip's frame rate: its sample_rate, else the rate of its keys when they are evenly spaced
+/// (a glTF animation carries times, not a rate), else 0.
+double frame_rate_of(const Clip& clip);
+
 /// Metres per unit for a CLI unit name ("m", "cm", "mm", "inch", "cmu"); throws UsageError.
 double unit_from_name(const std::string& name);
 

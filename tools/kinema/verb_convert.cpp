@@ -98,7 +98,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
     BvhWriteOptions options;
     options.clip = clip;
     options.unit_in_meters = write_unit;
-    options.frame_rate = a.fps;
+    options.frame_rate = a.fps > 0 ? a.fps : frame_rate_of(result.clips[static_cast<size_t>(clip)]);
     write_bvh(result, a.out, options);
   } else {
     GltfWriteOptions options;
@@ -112,7 +112,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
     std::cout << "wrote " << a.out << ": " << result.skeleton.joint_count() << " joints";
     if (has_clip) {
       const Clip& c = result.clips[static_cast<size_t>(clip)];
-      const double rate = a.fps > 0 ? a.fps : c.sample_rate;
+      const double rate = a.fps > 0 ? a.fps : frame_rate_of(c);
       const long frames = rate > 0 ? std::lround(c.duration * rate) + 1 : c.frame_count();
       std::cout << ", " << frames << " frames, " << format_number(c.duration, 3) << " s";
       if (rate > 0) std::cout << " at " << format_number(rate, 3) << " fps";

@@ -63,7 +63,7 @@ double max_position_error(const Asset& a, int ca, const Asset& b, int cb, int* m
   for (int i = 0; i < a.skeleton.joint_count(); ++i)
     if (const int j = b.skeleton.find(a.skeleton.joint(i).name); j >= 0) pairs.emplace_back(i, j);
   *matched = static_cast<int>(pairs.size());
-  const double rate = clip_a.sample_rate > 0 ? clip_a.sample_rate : 30.0;
+  const double rate = frame_rate_of(clip_a) > 0 ? frame_rate_of(clip_a) : 30.0;
   const int frames = std::max(1, static_cast<int>(std::lround(clip_a.duration * rate)) + 1);
   *frames_out = frames;
 
@@ -108,11 +108,14 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   if (args.files.empty()) {
     const fs::path dir = demo_data_dir();
     motion_path = (dir / "walk.bvh").string();
-    character_path = (dir / "character.glb").string();
     std::error_code ec;
     if (!fs::is_regular_file(motion_path, ec))
       throw Error(motion_path, "", "demo motion not found (set KINEMA_DEMO_DATA to the folder)");
-    if (!fs::is_regular_file(character_path, ec)) character_path.clear();
+    for (const char* name : {"character.glb", "character.vrm", "character.gltf"})
+      if (fs::is_regular_file(dir / name, ec)) {
+        character_path = (dir / name).string();
+        break;
+      }
     if (!global.quiet) std::cout << "kinema demo on the bundled data in " << dir.string() << '\n';
   } else {
     motion_path = args.files[0];
@@ -153,6 +156,8 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   if (via_glb.clips.empty()) throw Error(glb_path, "", "the written GLB has no animation");
   BvhWriteOptions bvh_options;
   if (motion.source.format == "bvh") bvh_options.unit_in_meters = motion.source.unit_in_meters;
+  // GLB stores key times, not a rate: write the BVH at the rate of the keys (the motion's).
+  bvh_options.frame_rate = frame_rate_of(via_glb.clips[0]);
   write_bvh(via_glb, bvh_path, bvh_options);
   produced.push_back(bvh_path);
   BvhReadOptions read_options;
