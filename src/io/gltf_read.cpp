@@ -273,27 +273,27 @@ Interpolation interpolation_of(const std::string& s, const Reader& r, const std:
   r.fail(place + "/interpolation", "unknown interpolation '" + s + "'");
 }
 
-/// 1/spacing when every key time of the clip lies on one uniform grid, else 0.
+/// 1/spacing when every key time of the clip lies on one uniform grid, else 0. The spacing is
+/// taken from the channel with the most keys (first to last key), so float rounding of the
+/// stored times does not accumulate.
 double estimate_rate(const std::vector<std::vector<double>>& inputs) {
-  double dt = std::numeric_limits<double>::infinity(), t0 = 0;
-  bool any = false;
-  size_t most = 0;
+  const std::vector<double>* longest = nullptr;
+  double t0 = std::numeric_limits<double>::infinity();
   for (const auto& times : inputs) {
-    most = std::max(most, times.size());
-    for (size_t i = 1; i < times.size(); ++i) dt = std::min(dt, times[i] - times[i - 1]);
-    if (!times.empty()) {
-      t0 = any ? std::min(t0, times.front()) : times.front();
-      any = true;
-    }
+    if (!longest || times.size() > longest->size()) longest = &times;
+    if (!times.empty()) t0 = std::min(t0, times.front());
   }
-  if (!any || most < 3 || !(dt > 1e-6) || !std::isfinite(dt)) return 0;
+  if (!longest || longest->size() < 3) return 0;
+  const double dt = (longest->back() - longest->front()) / static_cast<double>(longest->size() - 1);
+  if (!(dt > 1e-6) || !std::isfinite(dt)) return 0;
   for (const auto& times : inputs)
     for (double t : times) {
       const double k = (t - t0) / dt;
-      if (std::abs(k - std::round(k)) > 1e-3) return 0;
+      if (std::abs(k - std::round(k)) > 1e-2) return 0;
     }
   const double rate = 1.0 / dt;
-  return std::abs(rate - std::round(rate)) < 1e-3 * rate ? std::round(rate) : rate;
+  // Snap to a whole rate only within float-rounding distance (120.0048 fps stays as it is).
+  return std::abs(rate - std::round(rate)) < 1e-6 * rate ? std::round(rate) : rate;
 }
 
 }  // namespace

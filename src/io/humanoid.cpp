@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "kinema/core/error.h"
@@ -195,9 +196,30 @@ Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target)
   }
   const Quat yaw = Quat::from_axis_angle(
       Vec3::unit_y(), facing(target.source.forward_axis) - facing(source.source.forward_axis));
-  const double src_h = src_rest[static_cast<size_t>(sh)].translation_part().y;
-  const double dst_h = dst_rest[static_cast<size_t>(th)].translation_part().y;
-  const double scale = std::abs(src_h) > 1e-6 ? dst_h / src_h : 1.0;
+  // Scale: ratio of leg lengths (thigh + shin bone lengths at rest, both sides averaged), which
+  // does not depend on where each rig puts its root or hip joints; the hip heights otherwise.
+  auto leg = [](const Humanoid& h, const std::vector<Mat4>& rest) {
+    double sum = 0;
+    int n = 0;
+    for (const char* side : {"left", "right"}) {
+      const std::string sd = side;
+      const int u = h.find(sd + "UpperLeg"), l = h.find(sd + "LowerLeg"), f = h.find(sd + "Foot");
+      const int count = static_cast<int>(rest.size());
+      if (u < 0 || l < 0 || f < 0 || u >= count || l >= count || f >= count) continue;
+      auto p = [&](int j) { return rest[static_cast<size_t>(j)].translation_part(); };
+      sum += distance(p(u), p(l)) + distance(p(l), p(f));
+      ++n;
+    }
+    return n > 0 ? sum / n : 0.0;
+  };
+  double src_leg = leg(hs, src_rest), dst_leg = leg(ht, dst_rest);
+  if (!(src_leg > 1e-6) || !(dst_leg > 1e-6)) {
+    src_leg = src_rest[static_cast<size_t>(sh)].translation_part().y;
+    dst_leg = dst_rest[static_cast<size_t>(th)].translation_part().y;
+  }
+  const double scale = std::abs(src_leg) > 1e-6 ? dst_leg / src_leg : 1.0;
+  const Vec3 src_hips_rest = src_rest[static_cast<size_t>(sh)].translation_part();
+  const Vec3 dst_hips_rest = dst_rest[static_cast<size_t>(th)].translation_part();
   const int hp = ts.parent(th);
   Mat4 hips_parent_inv = Mat4::identity();
   if (hp >= 0 && !inverse(dst_rest[static_cast<size_t>(hp)], hips_parent_inv))
@@ -218,6 +240,22 @@ Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target)
   std::vector<Mat4> model(local.size());
   std::vector<Quat> dst_world(static_cast<size_t>(ts.joint_count()));
   const auto dst_rest_local = ts.rest_pose();
+  // The source's floor: the lowest its feet (ankles) get over the clip is mapped onto the
+  // target's rest ankle height, so the target's feet touch its floor where the source's do.
+  const int slf = hs.find("leftFoot"), srf = hs.find("rightFoot");
+  const int tlf = ht.find("leftFoot"), trf = ht.find("rightFoot");
+  double src_floor = 0, dst_floor = 0;
+  if (slf >= 0 && srf >= 0 && tlf >= 0 && trf >= 0) {
+    src_floor = std::numeric_limits<double>::infinity();
+    for (double t : times) {
+      sample_pose(clip, ss, t, WrapMode::Clamp, local);
+      local_to_model(ss.parents(), local, model);
+      src_floor = std::min({src_floor, model[static_cast<size_t>(slf)].translation_part().y,
+                            model[static_cast<size_t>(srf)].translation_part().y});
+    }
+    dst_floor = std::min(dst_rest[static_cast<size_t>(tlf)].translation_part().y,
+                         dst_rest[static_cast<size_t>(trf)].translation_part().y);
+  }
   for (double t : times) {
     sample_pose(clip, ss, t, WrapMode::Clamp, local);
     local_to_model(ss.parents(), local, model);
@@ -241,13 +279,32 @@ Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target)
       kf.times.push_back(t);
       kf.values.push_back(q);
     }
-    const Vec3 disp = rotate(yaw, model[static_cast<size_t>(sh)].translation_part() -
-                                      src_rest[static_cast<size_t>(sh)].translation_part()) *
-                      scale;
+    // Horizontal: the source's displacement from its rest position, turned and scaled.
+    // Vertical: the source's height above its lowest ankle position, scaled.
+    const Vec3 src_hips = model[static_cast<size_t>(sh)].translation_part();
+    Vec3 world = dst_hips_rest + rotate(yaw, src_hips - src_hips_rest) * scale;
+    world.y = dst_floor + (src_hips.y - src_floor) * scale;
     auto& tr = out.tracks[static_cast<size_t>(th)].translation;
     tr.times.push_back(t);
-    tr.values.push_back(dst_rest_local[static_cast<size_t>(th)].translation +
-                        hips_parent_inv.transform_vector(disp));
+    tr.values.push_back(hips_parent_inv.transform_point(world));
+  }
+  // Ground the feet: shift the hips so the lowest the target's ankles get over the clip is
+  // their rest height (the rigs' hip-to-thigh offsets differ, so the scaled source height alone
+  // can leave the feet floating or sunk).
+  if (tlf >= 0 && trf >= 0) {
+    std::vector<Transform> tl(static_cast<size_t>(ts.joint_count()));
+    std::vector<Mat4> tm(tl.size());
+    double lowest = std::numeric_limits<double>::infinity();
+    for (double t : times) {
+      sample_pose(out, ts, t, WrapMode::Clamp, tl);
+      local_to_model(ts.parents(), tl, tm);
+      lowest = std::min({lowest, tm[static_cast<size_t>(tlf)].translation_part().y,
+                         tm[static_cast<size_t>(trf)].translation_part().y});
+    }
+    if (std::isfinite(lowest)) {
+      const Vec3 shift = hips_parent_inv.transform_vector(Vec3{0, dst_floor - lowest, 0});
+      for (auto& v : out.tracks[static_cast<size_t>(th)].translation.values) v += shift;
+    }
   }
   return out;
 }
