@@ -12,12 +12,7 @@
 #include "cli.h"
 #include "kinema/core/error.h"
 
-#if __has_include("kinema/io/humanoid.h")
 #include "kinema/io/humanoid.h"
-#define KINEMA_CLI_HAS_HUMANOID 1
-#else
-#define KINEMA_CLI_HAS_HUMANOID 0
-#endif
 
 namespace kinema::cli {
 
@@ -69,22 +64,17 @@ void Progress::done() {
 
 // ---- humanoid ----------------------------------------------------------------------------
 
-bool humanoid_support_available() { return KINEMA_CLI_HAS_HUMANOID != 0; }
+bool humanoid_support_available() { return true; }
 
 std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed) {
   if (guessed) *guessed = false;
   if (asset.humanoid && !asset.humanoid->bones.empty()) return asset.humanoid;
-#if KINEMA_CLI_HAS_HUMANOID
   std::optional<Humanoid> h = guess_humanoid(asset.skeleton);
   if (h && guessed) *guessed = true;
   return h;
-#else
-  return std::nullopt;
-#endif
 }
 
 Clip retarget_onto(const Asset& source, int clip, const Asset& target) {
-#if KINEMA_CLI_HAS_HUMANOID
   Asset src = source;
   if (!src.humanoid || src.humanoid->bones.empty()) {
     src.humanoid = guess_humanoid(src.skeleton);
@@ -102,11 +92,6 @@ Clip retarget_onto(const Asset& source, int clip, const Asset& target) {
                   "not be mapped to humanoid bones");
   }
   return retarget_humanoid(src, clip, dst);
-#else
-  (void)clip;
-  (void)target;
-  throw Error(source.source.path, "", "this build of kinema has no humanoid retargeting");
-#endif
 }
 
 // ---- clips ------------------------------------------------------------------------------
