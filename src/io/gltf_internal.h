@@ -20,6 +20,9 @@ struct GltfDocument {
   std::vector<int> node_to_joint;  ///< glTF node index → skeleton joint index
   /// Per Asset::meshes entry: the glTF mesh and primitive it came from.
   std::vector<std::pair<int, int>> mesh_primitive;
+  /// Per Asset::meshes entry: true when the file's weights did not sum to 1 and were
+  /// renormalized on read (the writer then rewrites WEIGHTS_n from the asset).
+  std::vector<char> weights_renormalized;
 };
 
 namespace gltf_detail {

@@ -476,6 +476,7 @@ Asset read_gltf(const std::string& path) {
         continue;
       }
       Mesh mesh;
+      bool weights_renormalized = false;
       mesh.name = gm.name.empty() ? "mesh_" + std::to_string(mi) : gm.name;
       if (gm.primitives.size() > 1) mesh.name += "/" + std::to_string(pi);
       mesh.node = node >= 0 ? n2j[static_cast<size_t>(node)] : -1;
@@ -574,6 +575,7 @@ Asset read_gltf(const std::string& path) {
             }
         }
         size_t zero = 0;
+        bool renormalized = false;
         for (size_t k = 0; k < n; ++k) {
           float* w = mesh.weights.data() + k * static_cast<size_t>(mesh.influences);
           double sum = 0;
@@ -583,8 +585,10 @@ Asset read_gltf(const std::string& path) {
             w[0] = 1.f;
             continue;
           }
+          if (std::abs(sum - 1.0) > 1e-6) renormalized = true;
           for (int c = 0; c < mesh.influences; ++c) w[c] = static_cast<float>(w[c] / sum);
         }
+        if (zero > 0 || renormalized) weights_renormalized = true;
         if (zero > 0)
           asset.source.warnings.push_back(pplace + ": " + std::to_string(zero) +
                                           " vertices had weights summing to zero (bound to "
@@ -619,6 +623,7 @@ Asset read_gltf(const std::string& path) {
         for (size_t t = 0; t < gm.weights.size(); ++t) mesh.default_weights[t] = gm.weights[t];
       mesh_outputs[mi].push_back(static_cast<int>(asset.meshes.size()));
       doc->mesh_primitive.emplace_back(static_cast<int>(mi), static_cast<int>(pi));
+      doc->weights_renormalized.push_back(weights_renormalized ? 1 : 0);
       asset.meshes.push_back(std::move(mesh));
     }
   }

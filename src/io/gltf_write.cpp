@@ -248,8 +248,23 @@ void compact(tinygltf::Model& m, Builder& b, bool binary) {
         img.uri = "data:" + img.mimeType + ";base64," + base64(img.image.data(), img.image.size());
       }
       img.image.clear();
+    } else if (!img.uri.empty() && img.uri.rfind("data:", 0) != 0) {
+      // An external image the source referenced but could not be read (missing file): the
+      // output lives elsewhere, so the reference would dangle; embed a 1×1 placeholder PNG.
+      static const unsigned char kPng[] = {
+          0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+          0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00,
+          0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78,
+          0xda, 0x63, 0x64, 0x60, 0xf8, 0x5f, 0x0f, 0x00, 0x02, 0x87, 0x01, 0x80, 0xeb, 0x47,
+          0xba, 0x92, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+      img.mimeType = "image/png";
+      if (binary) {
+        img.bufferView = b.view(kPng, sizeof(kPng), 0);
+        img.uri.clear();
+      } else {
+        img.uri = "data:image/png;base64," + base64(kPng, sizeof(kPng));
+      }
     }
-    // else: an external image that could not be read keeps its URI
   }
 }
 
@@ -484,7 +499,32 @@ void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOpti
     m = doc->model;
     m.animations.clear();
     for (auto& s : m.skins) s.inverseBindMatrices = -1;
+    // Weights the reader had to renormalize are rewritten (as floats) from the asset.
+    std::vector<size_t> rewrite;
+    for (size_t i = 0; i < asset.meshes.size(); ++i) {
+      if (i >= doc->weights_renormalized.size() || !doc->weights_renormalized[i]) continue;
+      const auto [gm, gp] = doc->mesh_primitive[i];
+      auto& attrs =
+          m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
+      attrs.erase("WEIGHTS_0");
+      attrs.erase("WEIGHTS_1");
+      rewrite.push_back(i);
+    }
     compact(m, b, binary);
+    for (size_t i : rewrite) {
+      const Mesh& mesh = asset.meshes[i];
+      const auto [gm, gp] = doc->mesh_primitive[i];
+      auto& attrs =
+          m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
+      const size_t inf = static_cast<size_t>(mesh.influences);
+      for (size_t set = 0; set * 4 < inf; ++set) {
+        std::vector<float> w;
+        for (size_t v = 0; v < mesh.vertex_count(); ++v)
+          for (size_t c = 0; c < 4; ++c) w.push_back(mesh.weights[v * inf + set * 4 + c]);
+        attrs[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
+            b.floats(w, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+      }
+    }
     t.joint_to_node.assign(static_cast<size_t>(nj), -1);
     for (int node = 0; node < nj; ++node)
       t.joint_to_node[static_cast<size_t>(doc->node_to_joint[static_cast<size_t>(node)])] = node;
@@ -513,6 +553,7 @@ void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOpti
       for (int j = 0; j < nj; ++j) {
         if (asset.skeleton.parent(j) != kNoParent) continue;
         auto& node = m.nodes[static_cast<size_t>(t.joint_to_node[static_cast<size_t>(j)])];
+        if (node.skin >= 0 && node.children.empty()) continue;  // its transform is ignored
         Transform r = asset.skeleton.joint(j).rest;
         set_node_trs(node, Transform{rotate(yaw, r.translation), yaw * r.rotation, r.scale});
         for (auto& c : clips) {
