@@ -7,10 +7,26 @@
 // Asset::humanoid with VRM 1.0 bone names. The whole source document is kept in Asset::gltf so
 // that writing back preserves materials, textures, spring bones and unknown extensions.
 //
-// Writing produces files that pass the Khronos glTF Validator with no errors.
+// Choices worth knowing:
+//  * Every node is a joint, named after the node ("node_<i>" when unnamed; a duplicate name gets
+//    "_<i>" appended, with a warning). `matrix` nodes are decomposed into TRS.
+//  * Each mesh primitive becomes one kinema Mesh ("<mesh>/<k>" when a mesh has several).
+//    Strips and fans become triangle lists; points and lines are skipped with a warning.
+//  * Skin weights are renormalized to sum to 1 (a vertex whose weights sum to zero is bound to
+//    the skin's first joint, with a warning in SourceInfo::warnings).
+//  * A clip's duration is its largest key time; sample_rate is 1/spacing when every key lies on
+//    one uniform grid (at least 3 keys), else 0.
+//  * VRM 0.x models face −Z: the data is not rotated on read (forward_axis "-Z" is recorded).
+//    Writing such an asset as VRM 1.0 turns its scene roots 180° about +Y so it faces +Z.
+//
+// Writing produces files that pass the Khronos glTF Validator with no errors: one buffer (the
+// GLB binary chunk, or a base64 data URI in a .gltf), images embedded with their original
+// bytes; an external image the source referenced but that could not be read is replaced by a
+// 1×1 PNG placeholder. From a glTF/VRM source, weights the reader renormalized are rewritten.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kinema/io/asset.h"
 
