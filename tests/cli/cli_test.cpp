@@ -285,6 +285,23 @@ TEST_F(Cli, UnknownExtensionIsExit2) {
   EXPECT_FALSE(fs::exists(path("out.xyz")));
 }
 
+TEST_F(Cli, FoldersAreRejectedClearly) {
+  const CliRun r = kinema("info " + quote(dir_.string()));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("folder"), std::string::npos) << r.err;
+  const CliRun c = kinema("convert " + quote(tiny_bvh()) + " " + quote(dir_.string()));
+  EXPECT_EQ(c.code, 1);
+  EXPECT_NE(c.err.find("folder"), std::string::npos) << c.err;
+}
+
+TEST_F(Cli, FullStdoutIsAnIoFailure) {
+  if (!fs::exists("/dev/full")) GTEST_FAIL() << "/dev/full is needed";
+  const int status = std::system(
+      (quote(KINEMA_CLI_PATH) + " info " + quote(kWalk) + " >/dev/full 2>/dev/null").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
 TEST_F(Cli, GarbageGlbIsExit2) {
   const std::string glb = path("garbage.glb");
   spit(glb, "glTF\x02\0\0\0 this is not a real binary glTF");

@@ -74,6 +74,9 @@ class Progress {
 /// can. `guessed` is set to true in the second case.
 std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed = nullptr);
 
+/// load_asset() with a clearer message for a folder given as a file.
+Asset load_input(const std::string& path);
+
 /// Prints the human-readable summary `kinema info` shows: counts, clips, source, humanoid, and
 /// (when `show_tree`) the joint tree with humanoid-mapped joints marked.
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree);

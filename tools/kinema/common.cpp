@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
+#include "kinema/io/file.h"
 
 #include "kinema/io/humanoid.h"
 
@@ -60,6 +61,13 @@ void Progress::done() {
   std::fprintf(stderr, "\r%*s\r", static_cast<int>(label_.size()) + 40, "");
   std::fflush(stderr);
   drawn_ = false;
+}
+
+Asset load_input(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path, "", "is a folder; give a .bvh .gltf .glb .vrm .fbx or .dae file");
+  return load_asset(path);
 }
 
 // ---- humanoid ----------------------------------------------------------------------------

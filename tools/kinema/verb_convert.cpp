@@ -6,6 +6,7 @@
 // avatar's skeleton and OUT is the avatar carrying that clip. Writes go through a temporary
 // file and a rename, so a failure leaves no OUT (or the previous OUT) and IN is only read.
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -41,6 +42,10 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
   if (!a.onto.empty() && same_file(a.onto, a.out))
     throw UsageError("OUT is the same file as the --onto avatar (" + a.out +
                      "); choose another OUT");
+  std::error_code ec;
+  if (std::filesystem::is_directory(a.out, ec))
+    throw UsageError("OUT " + a.out + " is a folder; give a file name such as " +
+                     (std::filesystem::path(a.out) / "out.glb").string());
   if (out_ext != "bvh" && !is_gltf_family(out_ext))
     throw Error(a.out, "",
                 "cannot write '." + out_ext + "' files (kinema writes .bvh .gltf .glb .vrm)");
@@ -66,7 +71,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
     options.unit_in_meters = read_unit;
     asset = read_bvh(a.in, options);
   } else {
-    asset = load_asset(a.in);
+    asset = load_input(a.in);
   }
 
   const bool clip_given = !a.clip.empty();
@@ -75,7 +80,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
   Asset result;
   if (!a.onto.empty()) {
     if (asset.clips.empty()) throw Error(a.in, "", "has no animation to retarget");
-    Asset avatar = load_asset(a.onto);
+    Asset avatar = load_input(a.onto);
     Clip moved = retarget_onto(asset, clip, avatar);
     if (moved.name.empty()) moved.name = asset.clips[static_cast<size_t>(clip)].name;
     result = std::move(avatar);

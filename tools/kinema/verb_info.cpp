@@ -71,8 +71,8 @@ void print_tree(const Asset& asset, const std::map<int, std::string>& bones, std
   }
 }
 
-nlohmann::json to_json(const Asset& asset, const std::string& file) {
-  using nlohmann::json;
+nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
+  using json = nlohmann::ordered_json;
   const Skeleton& sk = asset.skeleton;
   const Counts c = count(asset);
   json j;
@@ -201,10 +201,10 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
     (void)global;
-    const Asset asset = load_asset(args->file);
+    const Asset asset = load_input(args->file);
     if (args->json)
       std::cout << to_json(asset, args->file)
-                       .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                       .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                 << '\n';
     else
       print_info(asset, args->file, std::cout, !args->no_tree);
