@@ -11,9 +11,12 @@
 // for each mapped bone, delta(t) = src_world(t) · src_rest_world⁻¹ and
 // target_world(t) = delta(t) · target_rest_world, so both rest poses should be the same pose
 // (both T-poses, as VRM requires and CMU/Mixamo rigs are). Unmapped target joints keep their
-// rest local rotation. The hips translation is the source's displacement from its rest position,
-// scaled by the ratio of hip heights. When the assets face different ways (VRM 0.x faces −Z,
-// recorded in SourceInfo::forward_axis) the motion is turned about +Y to match.
+// rest local rotation. The hips translation is the source's horizontal displacement from its rest
+// position and its height above its lowest ankle position, scaled by the ratio of leg lengths
+// (thigh + shin at rest; hip heights when the legs are not mapped); then the hips are shifted so
+// the target's ankles, at their lowest over the clip, sit at their rest height (rigs differ in
+// where the hip joints sit relative to the hips). When the assets face different ways (VRM 0.x
+// faces −Z, recorded in SourceInfo::forward_axis) the motion is turned about +Y to match.
 #pragma once
 
 #include <optional>
