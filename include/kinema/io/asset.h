@@ -51,14 +51,14 @@ struct Mesh {
   int node = -1;  ///< skeleton joint (node) the mesh hangs from; -1 for none
   int skin = -1;  ///< index into Asset::skins, -1 when rigid
   std::vector<Vec3f> positions;
-  std::vector<Vec3f> normals;               ///< empty or one per vertex
-  std::vector<std::array<float, 2>> uvs;    ///< empty or one per vertex
-  std::vector<uint32_t> indices;            ///< triangle list
-  int influences = 0;                       ///< 0 (rigid), 4 or 8
-  std::vector<uint16_t> joints;             ///< influences × vertex count
-  std::vector<float> weights;               ///< influences × vertex count, each vertex sums to 1
+  std::vector<Vec3f> normals;             ///< empty or one per vertex
+  std::vector<std::array<float, 2>> uvs;  ///< empty or one per vertex
+  std::vector<uint32_t> indices;          ///< triangle list
+  int influences = 0;                     ///< 0 (rigid), 4 or 8
+  std::vector<uint16_t> joints;           ///< influences × vertex count
+  std::vector<float> weights;             ///< influences × vertex count, each vertex sums to 1
   std::vector<MorphTarget> morph_targets;
-  std::vector<double> default_weights;      ///< one per morph target
+  std::vector<double> default_weights;  ///< one per morph target
 
   size_t vertex_count() const { return positions.size(); }
 };
