@@ -82,10 +82,11 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
 Asset load_asset(const std::string& path) {
   const std::string ext = extension_of(path);
   if (ext == "bvh") return read_bvh(path);
-  if (ext == "gltf" || ext == "glb" || ext == "vrm") return read_gltf(path);
+  if (ext == "gltf" || ext == "glb" || ext == "vrm" || ext == "vrma") return read_gltf(path);
   if (ext == "fbx" || ext == "dae") return read_with_assimp(path);
-  throw Error(path, "",
-              "unsupported file type '." + ext + "' (kinema reads .bvh .gltf .glb .vrm .fbx .dae)");
+  throw Error(
+      path, "",
+      "unsupported file type '." + ext + "' (kinema reads .bvh .gltf .glb .vrm .vrma .fbx .dae)");
 }
 
 void save_asset(const Asset& asset, const std::string& path) {

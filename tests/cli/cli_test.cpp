@@ -468,3 +468,34 @@ TEST_F(Cli, DemoDataOverrideThroughEnvironment) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Cli, ConvertAvatarWithoutAnimationToBvhWritesItsRestPose) {
+  const std::string avatar = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/debug_robot.vrm";
+  const std::string out = path("robot_rest.bvh");
+  const CliRun r = kinema("convert " + quote(avatar) + " " + quote(out));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("rest pose"), std::string::npos) << r.err;
+  const kinema::Asset robot = kinema::load_asset(avatar);
+  const kinema::Asset bvh = kinema::load_asset(out);
+  EXPECT_EQ(bvh.skeleton.joint_count(), robot.skeleton.joint_count());
+  ASSERT_EQ(bvh.clips.size(), 1u);
+  EXPECT_EQ(bvh.clips[0].frame_count(), 1);
+  // The one frame reproduces the avatar's rest pose in world space.
+  const std::vector<kinema::Mat4> a = kinema::rest_model_matrices(robot.skeleton);
+  std::vector<kinema::Transform> local(static_cast<size_t>(bvh.skeleton.joint_count()));
+  ASSERT_TRUE(kinema::sample_pose(bvh.clips[0], bvh.skeleton, 0, kinema::WrapMode::Clamp, local));
+  std::vector<kinema::Mat4> b(local.size());
+  ASSERT_TRUE(kinema::local_to_model(bvh.skeleton.parents(), local, b));
+  for (int i = 0; i < robot.skeleton.joint_count(); ++i) {
+    const int j = bvh.skeleton.find(robot.skeleton.joint(i).name);
+    ASSERT_GE(j, 0);
+    EXPECT_LT(kinema::distance(a[static_cast<size_t>(i)].translation_part(),
+                               b[static_cast<size_t>(j)].translation_part()),
+              1e-5)
+        << robot.skeleton.joint(i).name;
+  }
+}
+
+}  // namespace

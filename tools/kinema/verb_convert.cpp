@@ -99,11 +99,18 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
   }
 
   if (out_ext == "bvh") {
-    if (!has_clip) throw Error(a.in, "", "has no animation; a BVH file needs motion");
+    // Without a clip the skeleton goes out in its rest pose as a single frame (a BVH needs a
+    // MOTION section); that is how a rigged avatar's skeleton reaches BVH-only tools.
     BvhWriteOptions options;
     options.clip = clip;
     options.unit_in_meters = write_unit;
-    options.frame_rate = a.fps > 0 ? a.fps : frame_rate_of(result.clips[static_cast<size_t>(clip)]);
+    if (has_clip)
+      options.frame_rate =
+          a.fps > 0 ? a.fps : frame_rate_of(result.clips[static_cast<size_t>(clip)]);
+    else if (!global.quiet)
+      std::fprintf(stderr,
+                   "kinema: note: %s has no animation; writing its rest pose as one frame\n",
+                   a.in.c_str());
     write_bvh(result, a.out, options);
   } else {
     GltfWriteOptions options;

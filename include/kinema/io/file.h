@@ -10,7 +10,7 @@
 
 namespace kinema {
 
-/// Loads any supported file (.bvh, .gltf, .glb, .vrm, .fbx, .dae), chosen by extension
+/// Loads any supported file (.bvh, .gltf, .glb, .vrm, .vrma, .fbx, .dae), chosen by extension
 /// (case-insensitive). Throws kinema::Error; an unknown extension is an error too.
 Asset load_asset(const std::string& path);
 
