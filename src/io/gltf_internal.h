@@ -43,11 +43,19 @@ bool write_image_passthrough(const std::string* basepath, const std::string* fil
 void read_vrm(const tinygltf::Model& model, const std::vector<int>& node_to_joint, Asset& asset,
               const std::string& file);
 
-/// Writes (replaces) the VRMC_vrm extension from asset.humanoid, converting and dropping a
-/// VRM 0.x `VRM` extension when present. `joint_to_node` maps skeleton joints to nodes.
+/// Writes (replaces) the VRMC_vrm extension from asset.humanoid, converting (migrate_vrm0) and
+/// dropping a VRM 0.x `VRM` extension when present. `joint_to_node` maps skeleton joints to nodes.
 /// Throws kinema::Error when the humanoid lacks a bone VRM 1.0 requires.
 void write_vrm1(tinygltf::Model& model, const Asset& asset, const std::vector<int>& joint_to_node,
                 const std::string& file);
+
+/// VRM 0.x → 1.0 migration of the parts of the `VRM` extension kinema does not model (see
+/// vrm_migrate.cpp): adds `expressions`, `firstPerson` and `lookAt` to `vrm1` (the VRMC_vrm object
+/// being written) where it has none, and VRMC_springBone to `model` (with extensionsUsed) where it
+/// has none. `model`'s node, mesh and material indices must be the source's. Returns a note for
+/// each thing skipped (the writer has no warning channel; tests look at them).
+std::vector<std::string> migrate_vrm0(const tinygltf::Value& vrm0, tinygltf::Model& model,
+                                      tinygltf::Value::Object& vrm1);
 
 /// VRM 1.0 name of a VRM 0.x humanoid bone name (thumbs are renamed, the rest is identical).
 std::string vrm0_to_vrm1_bone(std::string_view name);

@@ -8,7 +8,8 @@
 // Facing: VRM 0.x models face −Z. kinema does not rotate the data on read (so a VRM 0.x file
 // written back as glTF is unchanged); it records forward_axis "-Z". When a VRM 0.x source is
 // written as VRM 1.0, every scene root node (and its animation keys) is turned 180° about +Y so
-// the avatar faces +Z as VRM 1.0 requires.
+// the avatar faces +Z as VRM 1.0 requires, and its spring bones, blend-shape groups, first-person
+// and look-at settings are migrated to their VRM 1.0 form (vrm_migrate.cpp).
 #include <algorithm>
 #include <array>
 
@@ -152,11 +153,15 @@ void write_vrm1(tinygltf::Model& m, const Asset& asset, const std::vector<int>& 
         Value(Value::Object{{"node", Value(joint_to_node[static_cast<size_t>(joint)])}});
   }
   Value::Object vrm;
+  const bool has_vrm1 = m.extensions.count("VRMC_vrm") > 0;
   if (auto it = m.extensions.find("VRMC_vrm"); it != m.extensions.end() && it->second.IsObject())
     vrm = it->second.Get<Value::Object>();  // keep expressions, lookAt, firstPerson, meta
   const Value* meta0 = nullptr;
-  if (auto it = m.extensions.find("VRM"); it != m.extensions.end())
+  if (auto it = m.extensions.find("VRM"); it != m.extensions.end()) {
     meta0 = member(it->second, "meta");
+    // Only a pure 0.x source (whose roots the writer turned to face +Z) is migrated.
+    if (!has_vrm1) migrate_vrm0(it->second, m, vrm);
+  }
   if (!vrm.count("meta") || !vrm["meta"].IsObject())
     vrm["meta"] = Value(vrm1_meta_from_vrm0(meta0, m));
   {  // required meta fields must be present even in a kept meta
