@@ -224,6 +224,17 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
       if (!global.quiet)
         std::cout << "  wrote " << out_path << ": " << result.skeleton.joint_count() << " joints, "
                   << describe_clip(result.clips[0]) << '\n';
+      // A VRM character also goes out as a VRM 1.0 avatar with the motion on it.
+      if (character->source.format.rfind("vrm", 0) == 0 && character->humanoid) {
+        const std::string vrm_path =
+            check_output((out_dir / (char_stem + "_" + stem + ".vrm")).string());
+        GltfWriteOptions vrm_options;
+        vrm_options.binary = true;
+        vrm_options.vrm = true;
+        write_gltf(result, vrm_path, vrm_options);
+        produced.push_back(vrm_path);
+        if (!global.quiet) std::cout << "  wrote " << vrm_path << " (VRM 1.0)\n";
+      }
     }
   } else if (!global.quiet) {
     std::cout << "\n== retarget: skipped (no character given)\n";
@@ -236,8 +247,8 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
       std::cout << "  " << fs::path(p).filename().string() << "  "
                 << (ec ? std::string("?") : format_bytes(size)) << '\n';
     }
-    std::cout << "Open the .glb files in any glTF viewer (e.g. https://gltf-viewer.donmccurdy.com)"
-                 " or Blender; the .bvh in Blender or MotionBuilder.\n";
+    std::cout << "Open the .glb/.vrm files in any glTF or VRM viewer or in Blender; the .bvh in "
+                 "Blender or MotionBuilder.\n";
   }
   return kExitOk;
 }
