@@ -30,6 +30,12 @@ namespace gltf_detail {
 /// "/accessors/3" and friends.
 std::string pointer(std::string_view array, int index);
 
+/// The member `key` of a JSON object value, or nullptr (not an object, or no such key).
+inline const tinygltf::Value* member(const tinygltf::Value& v, const char* key) {
+  if (!v.IsObject() || !v.Has(key)) return nullptr;
+  return &v.Get(key);
+}
+
 /// tinygltf image callbacks: keep the encoded bytes, never decode or encode.
 bool keep_image_bytes(tinygltf::Image* image, int index, std::string* err, std::string* warn,
                       int req_width, int req_height, const unsigned char* bytes, int size,

@@ -21,11 +21,6 @@ namespace {
 
 using Value = tinygltf::Value;
 
-const Value* member(const Value& v, const char* key) {
-  if (!v.IsObject() || !v.Has(key)) return nullptr;
-  return &v.Get(key);
-}
-
 constexpr std::array<const char*, 15> kRequiredBones = {
     "hips",         "spine",         "head",          "leftUpperLeg",  "leftLowerLeg",
     "leftFoot",     "rightUpperLeg", "rightLowerLeg", "rightFoot",     "leftUpperArm",

@@ -34,11 +34,6 @@ namespace {
 
 using Value = tinygltf::Value;
 
-const Value* member(const Value& v, const char* key) {
-  if (!v.IsObject() || !v.Has(key)) return nullptr;
-  return &v.Get(key);
-}
-
 std::string str(const Value* v) { return v && v->IsString() ? v->Get<std::string>() : ""; }
 
 double num(const Value* v, double fallback) {
