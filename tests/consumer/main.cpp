@@ -3,9 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "kinema/io/bvh.h"
-#include "kinema/math.h"
-#include "kinema/skeleton/skeleton.h"
+#include "kinema/kinema.h"
 
 int main() {
   using namespace kinema;
@@ -27,6 +25,14 @@ int main() {
       " End Site\n {\n  OFFSET 0 170 0\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0\n",
       "inline.bvh");
   if (bvh.skeleton.joint_count() < 1) return 3;
+  // load_asset's object file references the glTF and assimp readers: linking it proves the
+  // package config brings kinema's private dependencies onto a static consumer's link line.
+  try {
+    load_asset("does-not-exist.glb");
+    return 4;
+  } catch (const Error& e) {
+    if (e.file() != "does-not-exist.glb") return 5;
+  }
   std::printf("consumer ok: %d joints\n", bvh.skeleton.joint_count());
   return 0;
 }
