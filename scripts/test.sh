@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds kinema (release), and runs the whole test suite with ctest.
-# KINEMA_TEST_ASAN=1 also builds the ASan/UBSan preset and runs the suite under it.
+# Installs what is missing, builds kinema (release) and runs the whole test suite with ctest,
+# then builds the ASan/UBSan preset and runs the suite again under it (KINEMA_TEST_ASAN=0 skips
+# the second pass). About 11 minutes on 2 cores from a fresh clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 ctest --preset release
-if [ "${KINEMA_TEST_ASAN:-0}" = "1" ]; then
+if [ "${KINEMA_TEST_ASAN:-1}" = "1" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan
   ctest --preset asan
