@@ -224,6 +224,18 @@ bool sample_pose(const Clip& clip, const Skeleton& skeleton, double t, WrapMode 
   return true;
 }
 
+std::vector<Mat4> sample_model_pose(const Clip& clip, const Skeleton& skeleton, double t,
+                                    WrapMode mode) {
+  std::vector<Transform> local(static_cast<size_t>(skeleton.joint_count()));
+  std::vector<Mat4> model(local.size());
+  if (!sample_pose(clip, skeleton, t, mode, local))
+    throw Error("", "clip '" + clip.name + "'",
+                "has " + std::to_string(clip.tracks.size()) + " joint tracks for a skeleton of " +
+                    std::to_string(skeleton.joint_count()) + " joints");
+  local_to_model(skeleton.parents(), local, model);
+  return model;
+}
+
 Clip resample(const Clip& clip, const Skeleton& skeleton, double rate) {
   if (!(rate > 0) || !std::isfinite(rate))
     throw Error("", "clip '" + clip.name + "'", "resample rate must be positive");

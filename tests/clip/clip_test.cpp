@@ -107,6 +107,22 @@ TEST(Clip, SamplePoseUsesRestForUnanimatedChannels) {
   EXPECT_FALSE(sample_pose(c, s, 0, WrapMode::Loop, wrong));
 }
 
+TEST(Clip, SampleModelPoseComposesTheHierarchy) {
+  const Skeleton s = two_joints();
+  Clip c;
+  c.name = "lift";
+  c.duration = 1;
+  c.tracks.resize(1);
+  c.tracks[0].translation = vec_keys(Interpolation::Linear, {0, 1}, {{0, 0, 0}, {0, 2, 0}});
+  const std::vector<Mat4> model = sample_model_pose(c, s, 0.5);
+  ASSERT_EQ(model.size(), 2u);
+  EXPECT_NEAR(distance(model[0].translation_part(), Vec3{0, 1, 0}), 0, 1e-12);
+  EXPECT_NEAR(distance(model[1].translation_part(), Vec3{0, 2, 0}), 0,
+              1e-12);  // rest (0,1,0) on top
+  c.tracks.resize(3);  // more tracks than joints
+  EXPECT_THROW(sample_model_pose(c, s, 0.5), Error);
+}
+
 TEST(Clip, MorphWeightsSampleAllInterpolations) {
   MorphTrack m;
   m.target_count = 2;

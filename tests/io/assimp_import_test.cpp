@@ -41,11 +41,7 @@ std::string read_bytes(const std::string& path) {
 }
 
 std::vector<Mat4> model_at(const Asset& a, const Clip& clip, double t) {
-  std::vector<Transform> local(static_cast<size_t>(a.skeleton.joint_count()));
-  std::vector<Mat4> model(local.size());
-  EXPECT_TRUE(sample_pose(clip, a.skeleton, t, WrapMode::Clamp, local));
-  EXPECT_TRUE(local_to_model(a.skeleton.parents(), local, model));
-  return model;
+  return sample_model_pose(clip, a.skeleton, t);
 }
 
 bool is_camera_or_light(const std::string& name) {

@@ -51,11 +51,7 @@ BvhReadOptions metres() {
 }
 
 std::vector<Mat4> model_at(const Asset& a, double t) {
-  std::vector<Transform> local(static_cast<size_t>(a.skeleton.joint_count()));
-  std::vector<Mat4> model(local.size());
-  EXPECT_TRUE(sample_pose(a.clips[0], a.skeleton, t, WrapMode::Clamp, local));
-  EXPECT_TRUE(local_to_model(a.skeleton.parents(), local, model));
-  return model;
+  return sample_model_pose(a.clips[0], a.skeleton, t);
 }
 
 void expect_near(const Vec3& a, const Vec3& b, double tol) {

@@ -21,11 +21,7 @@ const std::string kCmuWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kCc3Walk = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
 
 std::vector<Mat4> model_at(const Asset& a, double t) {
-  std::vector<Transform> local(static_cast<size_t>(a.skeleton.joint_count()));
-  std::vector<Mat4> model(local.size());
-  EXPECT_TRUE(sample_pose(a.clips[0], a.skeleton, t, WrapMode::Clamp, local));
-  EXPECT_TRUE(local_to_model(a.skeleton.parents(), local, model));
-  return model;
+  return sample_model_pose(a.clips[0], a.skeleton, t);
 }
 
 /// Largest rotation angle and position difference between the keys of two clips on skeletons

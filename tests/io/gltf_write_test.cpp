@@ -32,15 +32,9 @@ std::string temp_dir() {
 }
 
 std::vector<Vec3> world_positions(const Asset& a, int clip, double t) {
-  std::vector<Transform> local(static_cast<size_t>(a.skeleton.joint_count()));
-  std::vector<Mat4> model(local.size());
-  if (clip >= 0) {
-    EXPECT_TRUE(
-        sample_pose(a.clips[static_cast<size_t>(clip)], a.skeleton, t, WrapMode::Clamp, local));
-  } else {
-    local = a.skeleton.rest_pose();
-  }
-  EXPECT_TRUE(local_to_model(a.skeleton.parents(), local, model));
+  const std::vector<Mat4> model =
+      clip >= 0 ? sample_model_pose(a.clips[static_cast<size_t>(clip)], a.skeleton, t)
+                : rest_model_matrices(a.skeleton);
   std::vector<Vec3> p;
   for (const auto& m : model) p.push_back(m.translation_part());
   return p;

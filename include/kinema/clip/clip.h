@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kinema/math/mat4.h"
 #include "kinema/math/quat.h"
 #include "kinema/math/transform.h"
 #include "kinema/math/vec3.h"
@@ -91,6 +92,11 @@ bool sample(const MorphTrack& track, double t, std::span<double> out);
 /// `out` must have skeleton.joint_count() entries; returns false otherwise. Never allocates.
 bool sample_pose(const Clip& clip, const Skeleton& skeleton, double t, WrapMode mode,
                  std::span<Transform> out, RotationInterp rotation_interp = RotationInterp::Slerp);
+
+/// Model-space matrices of the whole pose at time t: sample_pose, then local_to_model. An offline
+/// convenience (it allocates the result), e.g. for comparing two animations joint by joint.
+std::vector<Mat4> sample_model_pose(const Clip& clip, const Skeleton& skeleton, double t,
+                                    WrapMode mode = WrapMode::Clamp);
 
 /// Resamples a clip to `rate` frames per second with LINEAR keys on every animated channel
 /// (the duration is kept; the last frame lands exactly on it).
