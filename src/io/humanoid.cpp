@@ -166,18 +166,26 @@ std::optional<Humanoid> guess_humanoid(const Skeleton& sk) {
   return h;
 }
 
+std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed) {
+  if (guessed) *guessed = false;
+  if (asset.humanoid && !asset.humanoid->bones.empty()) return asset.humanoid;
+  std::optional<Humanoid> h = guess_humanoid(asset.skeleton);
+  if (h && guessed) *guessed = true;
+  return h;
+}
+
 Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target) {
   if (clip_index < 0 || clip_index >= static_cast<int>(source.clips.size()))
     throw Error(source.source.path, "clip " + std::to_string(clip_index), "no such clip");
-  auto humanoid_of = [](const Asset& a) {
-    if (a.humanoid) return *a.humanoid;
-    auto g = guess_humanoid(a.skeleton);
+  auto humanoid_or_throw = [](const Asset& a) {
+    std::optional<Humanoid> g = humanoid_of(a);
     if (!g)
       throw Error(a.source.path, "",
-                  "no humanoid bone map (not a VRM, and joint names not recognized)");
+                  "no humanoid bone map (not a VRM) and the joint names do not map to humanoid "
+                  "bones (hips, spine, head, arms and legs); retargeting needs a humanoid");
     return *g;
   };
-  const Humanoid hs = humanoid_of(source), ht = humanoid_of(target);
+  const Humanoid hs = humanoid_or_throw(source), ht = humanoid_or_throw(target);
   const Skeleton& ss = source.skeleton;
   const Skeleton& ts = target.skeleton;
   const int sh = hs.find("hips"), th = ht.find("hips");

@@ -70,23 +70,12 @@ class Progress {
   double last_draw_ = -1;
 };
 
-/// The humanoid map of an asset: its own (VRM), else guessed from joint names when the library
-/// can. `guessed` is set to true in the second case.
-std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed = nullptr);
-
 /// load_asset() with a clearer message for a folder given as a file.
 Asset load_input(const std::string& path);
 
 /// Prints the human-readable summary `kinema info` shows: counts, clips, source, humanoid, and
 /// (when `show_tree`) the joint tree with humanoid-mapped joints marked.
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree);
-
-/// True when the library provides humanoid guessing and retargeting.
-bool humanoid_support_available();
-
-/// Retargets clip `clip` of `source` onto `target` by humanoid bone names. Both need a humanoid
-/// (their own or a guessed one); throws kinema::Error naming the file that does not map.
-Clip retarget_onto(const Asset& source, int clip, const Asset& target);
 
 /// The clip's frame rate: its sample_rate, else the rate of its keys when they are evenly spaced
 /// (a glTF animation carries times, not a rate), else 0.

@@ -13,8 +13,6 @@
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
 
-#include "kinema/io/humanoid.h"
-
 namespace kinema::cli {
 
 namespace {
@@ -68,38 +66,6 @@ Asset load_input(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw Error(path, "", "is a folder; give a .bvh .gltf .glb .vrm .fbx or .dae file");
   return load_asset(path);
-}
-
-// ---- humanoid ----------------------------------------------------------------------------
-
-bool humanoid_support_available() { return true; }
-
-std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed) {
-  if (guessed) *guessed = false;
-  if (asset.humanoid && !asset.humanoid->bones.empty()) return asset.humanoid;
-  std::optional<Humanoid> h = guess_humanoid(asset.skeleton);
-  if (h && guessed) *guessed = true;
-  return h;
-}
-
-Clip retarget_onto(const Asset& source, int clip, const Asset& target) {
-  Asset src = source;
-  if (!src.humanoid || src.humanoid->bones.empty()) {
-    src.humanoid = guess_humanoid(src.skeleton);
-    if (!src.humanoid)
-      throw Error(source.source.path, "",
-                  "cannot map the skeleton to humanoid bones (no hips/spine/arms/legs found by "
-                  "name); retargeting needs a humanoid skeleton");
-  }
-  Asset dst = target;
-  if (!dst.humanoid || dst.humanoid->bones.empty()) {
-    dst.humanoid = guess_humanoid(dst.skeleton);
-    if (!dst.humanoid)
-      throw Error(target.source.path, "",
-                  "the avatar has no humanoid bone map (not a VRM) and its joint names could "
-                  "not be mapped to humanoid bones");
-  }
-  return retarget_humanoid(src, clip, dst);
 }
 
 // ---- clips ------------------------------------------------------------------------------

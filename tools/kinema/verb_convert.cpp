@@ -18,6 +18,7 @@
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
+#include "kinema/io/humanoid.h"
 
 namespace kinema::cli {
 
@@ -81,7 +82,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
   if (!a.onto.empty()) {
     if (asset.clips.empty()) throw Error(a.in, "", "has no animation to retarget");
     Asset avatar = load_input(a.onto);
-    Clip moved = retarget_onto(asset, clip, avatar);
+    Clip moved = retarget_humanoid(asset, clip, avatar);
     if (moved.name.empty()) moved.name = asset.clips[static_cast<size_t>(clip)].name;
     result = std::move(avatar);
     result.clips.clear();

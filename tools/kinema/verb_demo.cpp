@@ -20,6 +20,7 @@
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
+#include "kinema/io/humanoid.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::cli {
@@ -199,9 +200,7 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     const auto hm = humanoid_of(motion, &guessed_m);
     const auto hc = humanoid_of(*character, &guessed_c);
     std::string why;
-    if (!humanoid_support_available())
-      why = "this build has no humanoid mapping";
-    else if (!hm)
+    if (!hm)
       why = motion_path + ": joint names do not map to humanoid bones";
     else if (!hc)
       why = character_path + ": no humanoid bone map (not a VRM) and names do not map";
@@ -212,7 +211,7 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
         std::cout << "  humanoid bones: motion " << hm->bones.size()
                   << (guessed_m ? " (guessed)" : "") << ", character " << hc->bones.size()
                   << (guessed_c ? " (guessed)" : "") << '\n';
-      Clip moved = retarget_onto(motion, 0, *character);
+      Clip moved = retarget_humanoid(motion, 0, *character);
       if (moved.name.empty()) moved.name = stem;
       Asset result = *character;
       result.clips.clear();

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "kinema/io/file.h"
+#include "kinema/io/humanoid.h"
 
 namespace kinema::cli {
 
@@ -157,7 +158,7 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
         << '\n';
   else
     out << "  humanoid: none"
-        << (humanoid_support_available() ? " (names do not map to humanoid bones)" : "") << '\n';
+        << " (names do not map to humanoid bones)" << '\n';
   out << "  clips: " << asset.clips.size() << '\n';
   for (size_t i = 0; i < asset.clips.size(); ++i) {
     const Clip& clip = asset.clips[i];

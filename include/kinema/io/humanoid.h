@@ -29,6 +29,10 @@ namespace kinema {
 /// both arms (upper, lower, hand) and legs (upper, lower, foot) are all found.
 std::optional<Humanoid> guess_humanoid(const Skeleton& skeleton);
 
+/// The humanoid map of an asset: its own (VRM) when it has one, else guess_humanoid() of its
+/// skeleton. `guessed` (optional) is set to whether the second case applied.
+std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed = nullptr);
+
 /// Retargets clip `clip` of `source` onto `target`'s skeleton (see above). Each asset's humanoid
 /// is its Asset::humanoid, or guess_humanoid() of its skeleton. The result is sampled at the
 /// source clip's sample_rate (30 fps when it has none) with LINEAR keys: a rotation track on each
