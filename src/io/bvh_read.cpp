@@ -505,13 +505,14 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
   clip.duration = frames > 0 ? static_cast<double>(frames - 1) * frame_time : 0.0;
   clip.tracks.resize(joints.size());
   const auto nframes = static_cast<size_t>(frames);
+  // Every animated channel shares the frame grid: build it once.
+  std::vector<double> times(nframes);
+  for (size_t f = 0; f < nframes; ++f) times[f] = static_cast<double>(f) * frame_time;
   for (size_t i = 0; i < joints.size() && nframes > 0; ++i) {
     const ParsedJoint& pj = joints[i];
     bool has_pos = false, has_rot = false;
     for (int code : pj.channels) (code < 3 ? has_pos : has_rot) = true;
     JointTrack& track = clip.tracks[i];
-    std::vector<double> times(nframes);
-    for (size_t f = 0; f < nframes; ++f) times[f] = static_cast<double>(f) * frame_time;
     if (has_pos) {
       track.translation.interpolation = Interpolation::Linear;
       track.translation.times = times;
