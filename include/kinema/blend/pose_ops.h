@@ -59,10 +59,10 @@ struct PoseLayer {
   std::span<const float> joint_weights = {};  ///< optional bone mask, one per joint
 };
 
-/// Applies layers in order: an Override layer moves each joint toward its pose by w
-/// (rotation by slerp, so a 0.5 mask between 0° and 40° gives 20°); an Additive layer adds its
-/// pose as apply_additive does. Order matters (rotations do not commute). `out` may alias
-/// `base`. Returns false on size mismatches or bad weights (nothing written).
+/// Applies layers in order: an Override layer moves each joint toward its pose by w (rotation
+/// by nlerp, which equals slerp at w = 0.5: a 0.5 mask between 0° and 40° gives 20°); an Additive
+/// layer adds its pose as apply_additive does. Order matters (rotations do not commute). `out` may
+/// alias `base`. Returns false on size mismatches or bad weights (nothing written).
 bool apply_layers(std::span<const SoaTransform> base, std::span<const PoseLayer> layers,
                   int joint_count, std::span<SoaTransform> out,
                   AdditiveRotation mode = AdditiveRotation::Slerp);

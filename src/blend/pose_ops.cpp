@@ -1,0 +1,220 @@
+#include "kinema/blend/pose_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../math/simd4.h"
+
+namespace kinema {
+namespace {
+using namespace simd;
+
+bool good_weight(float w) { return std::isfinite(w) && w >= 0.0f; }
+
+bool good_mask(std::span<const float> mask, int joint_count) {
+  if (mask.empty()) return true;
+  if (mask.size() < static_cast<size_t>(joint_count)) return false;
+  for (int j = 0; j < joint_count; ++j)
+    if (!good_weight(mask[static_cast<size_t>(j)])) return false;
+  return true;
+}
+
+// The four joints' weights of group g: weight × mask (mask lanes past joint_count read as 0).
+F4 group_weights(float weight, std::span<const float> mask, int joint_count, size_t g) {
+  if (mask.empty()) return splat(weight);
+  const size_t first = 4 * g;
+  if (first + 4 <= static_cast<size_t>(joint_count)) return splat(weight) * loadu(&mask[first]);
+  alignas(16) float m[4] = {0, 0, 0, 0};
+  for (size_t l = 0; first + l < static_cast<size_t>(joint_count); ++l) m[l] = mask[first + l];
+  return splat(weight) * load(m);
+}
+
+struct Rot {
+  F4 x, y, z, w;
+};
+Rot load_rot(const SoaTransform& s) { return {load(s.qx), load(s.qy), load(s.qz), load(s.qw)}; }
+void store_rot(SoaTransform& s, const Rot& q) {
+  store(s.qx, q.x), store(s.qy, q.y), store(s.qz, q.z), store(s.qw, q.w);
+}
+F4 dot(const Rot& a, const Rot& b) { return a.x * b.x + a.y * b.y + (a.z * b.z + a.w * b.w); }
+Rot normalized(const Rot& q) {
+  const F4 inv = rsqrt(dot(q, q));
+  return {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+}
+// a·b (Hamilton product; applies b first).
+Rot mul(const Rot& a, const Rot& b) {
+  return {a.w * b.x + a.x * b.w + (a.y * b.z - a.z * b.y),
+          a.w * b.y + a.y * b.w + (a.z * b.x - a.x * b.z),
+          a.w * b.z + a.z * b.w + (a.x * b.y - a.y * b.x),
+          a.w * b.w - (a.x * b.x + a.y * b.y + a.z * b.z)};
+}
+// nlerp from a to b by t per lane, b put in a's hemisphere.
+Rot nlerp(const Rot& a, const Rot& b, F4 t) {
+  const F4 tb = copy_sign_of(t, dot(a, b));
+  const F4 ta = splat(1.0f) - t;
+  return normalized(
+      {a.x * ta + b.x * tb, a.y * ta + b.y * tb, a.z * ta + b.z * tb, a.w * ta + b.w * tb});
+}
+
+// Scales an additive rotation by w per lane: exact slerp from identity.
+Rot scale_rotation_slerp(const Rot& q, F4 w4) {
+  alignas(16) float x[4], y[4], z[4], qw[4], w[4];
+  store(x, q.x), store(y, q.y), store(z, q.z), store(qw, q.w), store(w, w4);
+  for (int l = 0; l < 4; ++l) {
+    if (w[l] == 1.0f) continue;
+    const float sign = qw[l] < 0 ? -1.0f : 1.0f;  // shortest arc
+    const float vx = x[l] * sign, vy = y[l] * sign, vz = z[l] * sign;
+    const float v = std::sqrt(vx * vx + vy * vy + vz * vz);
+    const float half = std::atan2(v, qw[l] * sign);
+    const float scaled = w[l] * half;
+    // sin(w·half)/v → w as v → 0 (the axis is irrelevant there).
+    const float k = v > 1e-7f ? std::sin(scaled) / v : w[l];
+    x[l] = vx * k, y[l] = vy * k, z[l] = vz * k, qw[l] = std::cos(scaled);
+  }
+  return {load(x), load(y), load(z), load(qw)};
+}
+
+Rot scale_rotation_nlerp(const Rot& q, F4 w) {
+  const F4 tw = copy_sign_of(w, q.w);  // hemisphere of the identity
+  const F4 ti = splat(1.0f) - w;
+  return normalized({q.x * tw, q.y * tw, q.z * tw, q.w * tw + ti});
+}
+
+void additive_group(const SoaTransform& b, const SoaTransform& d, F4 w, AdditiveRotation mode,
+                    SoaTransform& o) {
+  const Rot qd = load_rot(d);
+  const Rot scaled =
+      mode == AdditiveRotation::Slerp ? scale_rotation_slerp(qd, w) : scale_rotation_nlerp(qd, w);
+  const Rot q = normalized(mul(load_rot(b), scaled));
+  const F4 one = splat(1.0f);
+  store(o.tx, load(b.tx) + load(d.tx) * w);
+  store(o.ty, load(b.ty) + load(d.ty) * w);
+  store(o.tz, load(b.tz) + load(d.tz) * w);
+  store(o.sx, load(b.sx) * (one + (load(d.sx) - one) * w));
+  store(o.sy, load(b.sy) * (one + (load(d.sy) - one) * w));
+  store(o.sz, load(b.sz) * (one + (load(d.sz) - one) * w));
+  store_rot(o, q);
+}
+
+}  // namespace
+
+bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> rest, int joint_count,
+           std::span<SoaTransform> out, float rest_threshold) {
+  const size_t groups = rest.size();
+  if (out.size() != groups || joint_count < 0 ||
+      static_cast<size_t>(soa_count(joint_count)) != groups || !(rest_threshold > 0) ||
+      !std::isfinite(rest_threshold))
+    return false;
+  for (const BlendLayer& layer : layers)
+    if (layer.pose.size() != groups || !good_weight(layer.weight) ||
+        !good_mask(layer.joint_weights, joint_count))
+      return false;
+
+  if (layers.empty()) {
+    std::copy(rest.begin(), rest.end(), out.begin());
+    return true;
+  }
+  const F4 threshold = splat(rest_threshold);
+  for (size_t g = 0; g < groups; ++g) {
+    F4 tx = zero(), ty = zero(), tz = zero(), sx = zero(), sy = zero(), sz = zero();
+    Rot q{zero(), zero(), zero(), zero()}, first{};
+    F4 total = zero();
+    for (size_t i = 0; i < layers.size(); ++i) {
+      const SoaTransform& p = layers[i].pose[g];
+      const F4 w = group_weights(layers[i].weight, layers[i].joint_weights, joint_count, g);
+      total = total + w;
+      tx = tx + load(p.tx) * w, ty = ty + load(p.ty) * w, tz = tz + load(p.tz) * w;
+      sx = sx + load(p.sx) * w, sy = sy + load(p.sy) * w, sz = sz + load(p.sz) * w;
+      const Rot pq = load_rot(p);
+      if (i == 0) first = pq;
+      // Hemisphere check against the first input: negate the weight, not the quaternion.
+      const F4 wq = i == 0 ? w : copy_sign_of(w, dot(pq, first));
+      q = {q.x + pq.x * wq, q.y + pq.y * wq, q.z + pq.z * wq, q.w + pq.w * wq};
+    }
+    // The rest pose fills whatever weight is missing below the threshold.
+    const F4 wr = max(threshold - total, zero());
+    const SoaTransform& r = rest[g];
+    const Rot rq = load_rot(r);
+    const F4 wrq = layers.empty() ? wr : copy_sign_of(wr, dot(rq, first));
+    tx = tx + load(r.tx) * wr, ty = ty + load(r.ty) * wr, tz = tz + load(r.tz) * wr;
+    sx = sx + load(r.sx) * wr, sy = sy + load(r.sy) * wr, sz = sz + load(r.sz) * wr;
+    q = {q.x + rq.x * wrq, q.y + rq.y * wrq, q.z + rq.z * wrq, q.w + rq.w * wrq};
+    const F4 inv = splat(1.0f) / (total + wr);
+    SoaTransform& o = out[g];
+    store(o.tx, tx * inv), store(o.ty, ty * inv), store(o.tz, tz * inv);
+    store(o.sx, sx * inv), store(o.sy, sy * inv), store(o.sz, sz * inv);
+    store_rot(o, normalized(q));
+  }
+  return true;
+}
+
+bool make_additive(std::span<const SoaTransform> pose, std::span<const SoaTransform> reference,
+                   std::span<SoaTransform> out) {
+  if (pose.size() != reference.size() || out.size() != pose.size()) return false;
+  for (size_t g = 0; g < pose.size(); ++g) {
+    const SoaTransform &p = pose[g], &r = reference[g];
+    SoaTransform& o = out[g];
+    const Rot rq = load_rot(r);
+    const Rot inv_ref{zero() - rq.x, zero() - rq.y, zero() - rq.z, rq.w};  // unit: conjugate
+    const Rot q = mul(inv_ref, load_rot(p));
+    store(o.tx, load(p.tx) - load(r.tx)), store(o.ty, load(p.ty) - load(r.ty));
+    store(o.tz, load(p.tz) - load(r.tz));
+    // s / s_ref, with a zero reference scale read as "no change".
+    alignas(16) float sr[3][4], sp[3][4];
+    store(sr[0], load(r.sx)), store(sr[1], load(r.sy)), store(sr[2], load(r.sz));
+    store(sp[0], load(p.sx)), store(sp[1], load(p.sy)), store(sp[2], load(p.sz));
+    for (int c = 0; c < 3; ++c)
+      for (int l = 0; l < 4; ++l) sp[c][l] = sr[c][l] != 0.0f ? sp[c][l] / sr[c][l] : 1.0f;
+    store(o.sx, load(sp[0])), store(o.sy, load(sp[1])), store(o.sz, load(sp[2]));
+    store_rot(o, normalized(q));
+  }
+  return true;
+}
+
+bool apply_additive(std::span<const SoaTransform> base, std::span<const SoaTransform> additive,
+                    float weight, std::span<const float> joint_weights, int joint_count,
+                    std::span<SoaTransform> out, AdditiveRotation mode) {
+  const size_t groups = base.size();
+  if (additive.size() != groups || out.size() != groups || joint_count < 0 ||
+      static_cast<size_t>(soa_count(joint_count)) != groups || !good_weight(weight) ||
+      !good_mask(joint_weights, joint_count))
+    return false;
+  for (size_t g = 0; g < groups; ++g)
+    additive_group(base[g], additive[g], group_weights(weight, joint_weights, joint_count, g), mode,
+                   out[g]);
+  return true;
+}
+
+bool apply_layers(std::span<const SoaTransform> base, std::span<const PoseLayer> layers,
+                  int joint_count, std::span<SoaTransform> out, AdditiveRotation mode) {
+  const size_t groups = base.size();
+  if (out.size() != groups || joint_count < 0 ||
+      static_cast<size_t>(soa_count(joint_count)) != groups)
+    return false;
+  for (const PoseLayer& layer : layers)
+    if (layer.pose.size() != groups || !good_weight(layer.weight) || layer.weight > 1.0f ||
+        !good_mask(layer.joint_weights, joint_count))
+      return false;
+  for (size_t g = 0; g < groups; ++g) {
+    SoaTransform acc = base[g];
+    for (const PoseLayer& layer : layers) {
+      const SoaTransform& p = layer.pose[g];
+      const F4 w = group_weights(layer.weight, layer.joint_weights, joint_count, g);
+      if (layer.mode == PoseLayer::Mode::Additive) {
+        additive_group(acc, p, w, mode, acc);
+        continue;
+      }
+      store(acc.tx, lerp(load(acc.tx), load(p.tx), w));
+      store(acc.ty, lerp(load(acc.ty), load(p.ty), w));
+      store(acc.tz, lerp(load(acc.tz), load(p.tz), w));
+      store(acc.sx, lerp(load(acc.sx), load(p.sx), w));
+      store(acc.sy, lerp(load(acc.sy), load(p.sy), w));
+      store(acc.sz, lerp(load(acc.sz), load(p.sz), w));
+      store_rot(acc, nlerp(load_rot(acc), load_rot(p), w));
+    }
+    out[g] = acc;
+  }
+  return true;
+}
+
+}  // namespace kinema
