@@ -1,0 +1,254 @@
+// kinema/graph/graph.h — animation graphs: parameters, blend trees and state machines, loaded
+// from a JSON file (seed 000 §25.4 "state machines, again"; seed 003 §14.8).
+//
+// An AnimGraph is the immutable, shareable definition: the skeleton every clip plays on, the
+// clips (built into RuntimeClips, with their root motion extracted), the named parameters and
+// a tree of nodes — clip players, 1D/2D blend spaces, additive and layer blends, and state
+// machines whose states hold any node (so machines nest). Per character, a GraphInstance
+// (kinema/graph/graph_instance.h) holds the time, parameter values and buffers.
+//
+// The JSON format is documented in docs/graph.md. Loading validates everything and throws
+// kinema::Error(graph file, JSON pointer of the bad field, reason): unknown members, wrong
+// types, non-finite numbers, negative durations, unknown or duplicate names (parameters, clips,
+// nodes, states), missing files or clips, clips whose skeletons differ, references that loop,
+// and cycles of zero-duration transitions whose conditions can all hold at once.
+//
+// Definition types below are plain data, exposed read-only for tools and tests; indices refer to
+// AnimGraph's arrays.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kinema/blend/blend_space.h"
+#include "kinema/blend/root_motion.h"
+#include "kinema/clip/runtime_clip.h"
+#include "kinema/io/asset.h"
+#include "kinema/math/soa_transform.h"
+#include "kinema/skeleton/runtime_skeleton.h"
+
+namespace kinema {
+
+// ---- parameters --------------------------------------------------------------------------
+
+enum class ParamType : std::uint8_t {
+  Float,    ///< any finite number
+  Bool,     ///< stored as 0 / 1
+  Trigger,  ///< set by fire(), cleared when a transition that tests it is taken
+};
+
+struct GraphParameter {
+  std::string name;
+  ParamType type = ParamType::Float;
+  float default_value = 0;  ///< bool: 0 or 1; trigger: 0 (not set)
+};
+
+/// A weight or similar input: a named float parameter, or a constant when parameter < 0.
+struct GraphValue {
+  int parameter = -1;
+  float constant = 1;
+};
+
+// ---- clips and root motion ---------------------------------------------------------------
+
+struct GraphClip {
+  std::string name;       ///< the graph's name for it
+  std::string file;       ///< as written in the graph (relative to the graph file)
+  std::string path;       ///< resolved path that was loaded
+  std::string clip_name;  ///< the clip's name inside the file
+  RuntimeClip runtime;    ///< on the graph's skeleton, in place when root motion is extracted
+  RootMotion root;        ///< its extracted ground motion (empty without root motion)
+  bool has_root_motion = false;
+  /// Mean ground speed over the clip (whole-cycle displacement / duration), m/s; 0 without
+  /// root motion.
+  float root_speed = 0;
+};
+
+/// Root-motion extraction settings (the graph's "root_motion" member). The ground motion (x, z
+/// translation and yaw about +Y) of one joint is taken out of every clip (kinema/blend/
+/// root_motion.h: RootMotion::extract, make_in_place) and reported by the instance instead.
+///
+/// With `rotation` false only the ground translation is taken (the joint's heading stays in the
+/// pose, and motions are model-space translations): the better choice for locomotion whose hips
+/// sway in yaw, where blending per-frame headings with changing weights would make the path
+/// drift; a turning clip needs `rotation` true.
+struct RootMotionConfig {
+  bool enabled = false;  ///< false: poses keep their motion and no root motion is reported
+  int joint = -1;        ///< the root-motion joint (chosen when enabled)
+  bool rotation = true;  ///< also extract the heading (yaw about +Y)
+};
+
+// ---- nodes -------------------------------------------------------------------------------
+
+struct ClipNode {
+  int clip = -1;
+  float rate = 1;  ///< playback speed; negative plays backwards
+  bool loop = true;
+};
+
+enum class SpeedCorrection : std::uint8_t {
+  None,      ///< weights from the parameter as is
+  Weights,   ///< weights whose blended root speed equals the parameter (m/s)
+  Playback,  ///< playback scaled so the blended root speed equals the parameter
+};
+
+struct Blend1DNode {
+  int parameter = -1;
+  std::vector<int> clips;  ///< sample i plays clips[i]
+  bool sync = true;        ///< phase-synchronized (else every clip plays at its own rate)
+  SpeedCorrection speed_correction = SpeedCorrection::None;
+  std::shared_ptr<const BlendSpace1D> space;
+};
+
+struct Blend2DNode {
+  int parameter_x = -1, parameter_y = -1;
+  std::vector<int> clips;
+  bool sync = true;
+  std::shared_ptr<const BlendSpace2D> space;
+};
+
+/// How an additive delta is made: pose (of the `additive` input) relative to a reference pose.
+struct AdditiveSource {
+  int node = -1;                        ///< the node whose pose becomes a delta
+  std::vector<SoaTransform> reference;  ///< the reference pose (a clip frame or the rest pose)
+};
+
+struct AdditiveNode {
+  int base = -1;
+  AdditiveSource additive;
+  GraphValue weight;  ///< ≥ 0 (clamped at run time)
+};
+
+struct GraphLayer {
+  int node = -1;
+  bool additive = false;
+  std::vector<SoaTransform> reference;  ///< additive layers: the reference pose
+  GraphValue weight;                    ///< clamped to [0, 1] at run time
+  std::vector<float> mask;              ///< one weight per joint; empty = every joint
+};
+
+struct LayerNode {
+  int base = -1;
+  std::vector<GraphLayer> layers;
+};
+
+enum class CompareOp : std::uint8_t {
+  Greater,       ///< >
+  Less,          ///< <
+  GreaterEqual,  ///< >=
+  LessEqual,     ///< <=
+  Equal,         ///< == (floats and bools)
+  NotEqual,      ///< != (floats and bools)
+  Triggered,     ///< a trigger is set
+};
+
+struct GraphCondition {
+  int parameter = -1;
+  CompareOp op = CompareOp::Triggered;
+  float value = 0;  ///< bools: 0 / 1
+};
+
+enum class TransitionBlend : std::uint8_t {
+  Crossfade,    ///< evaluates both states and blends them over the duration
+  Inertialize,  ///< switches at once and decays the offset to zero (quintic, seed §25.4)
+};
+
+/// State index of "any state" transitions.
+inline constexpr int kAnyState = -1;
+
+struct GraphTransition {
+  int from = kAnyState;  ///< state index, or kAnyState
+  int to = -1;
+  std::vector<GraphCondition> conditions;  ///< all must hold
+  TransitionBlend blend = TransitionBlend::Crossfade;
+  float duration = 0.2f;  ///< seconds, ≥ 0 (0: instant switch)
+  int priority = 0;       ///< higher first; ties by file order
+  float exit_time = -1;   ///< normalized source-state time after which it may fire; < 0: none
+  std::string pointer;    ///< JSON pointer of the transition, for messages and tools
+};
+
+struct GraphState {
+  std::string name;
+  int node = -1;
+};
+
+struct StateMachineNode {
+  std::vector<GraphState> states;
+  int initial = 0;
+  std::vector<GraphTransition> transitions;  ///< in file order
+  std::vector<int> order;                    ///< transition indices by priority, then file order
+  bool has_inertialization = false;
+};
+
+enum class NodeType : std::uint8_t { Clip, Blend1D, Blend2D, Additive, Layer, StateMachine };
+
+struct GraphNode {
+  NodeType type = NodeType::Clip;
+  std::string name;     ///< the node's name, or the JSON pointer of an inline node
+  std::string pointer;  ///< JSON pointer of its definition
+  std::variant<ClipNode, Blend1DNode, Blend2DNode, AdditiveNode, LayerNode, StateMachineNode> data;
+};
+
+// ---- the graph ---------------------------------------------------------------------------
+
+struct GraphLoadOptions {
+  /// Loads a clip file (given its resolved path); load_asset when empty. Tests use it to serve
+  /// in-memory assets. Each distinct path is loaded once.
+  std::function<Asset(const std::string& path)> load_file;
+  /// Most nodes a graph may expand to (named nodes are instanced once per reference).
+  int max_nodes = 4096;
+};
+
+class AnimGraph {
+ public:
+  AnimGraph() = default;
+
+  /// Reads and validates a graph file; clip files are resolved relative to its folder.
+  /// Throws kinema::Error(file, JSON pointer, reason).
+  static AnimGraph load(const std::string& path, const GraphLoadOptions& options = {});
+  /// Parses graph JSON text; `file` names it in errors and its folder resolves clip paths.
+  static AnimGraph parse(std::string_view json_text, const std::string& file,
+                         const GraphLoadOptions& options = {});
+
+  const std::string& file() const { return file_; }
+  /// The skeleton every clip plays on (that of the first clip's file).
+  const Skeleton& skeleton() const { return asset_.skeleton; }
+  const RuntimeSkeleton& runtime_skeleton() const { return runtime_skeleton_; }
+  /// The first clip file without its clips (skeleton, meshes, skins): what a baked result is
+  /// written onto.
+  const Asset& skeleton_asset() const { return asset_; }
+  int joint_count() const { return runtime_skeleton_.joint_count(); }
+  int soa_count() const { return runtime_skeleton_.soa_count(); }
+
+  std::span<const GraphParameter> parameters() const { return parameters_; }
+  /// Index of a parameter, or -1.
+  int find_parameter(std::string_view name) const;
+  std::span<const GraphClip> clips() const { return clips_; }
+  /// Every node, children before the nodes that use them; named nodes appear once per use.
+  std::span<const GraphNode> nodes() const { return nodes_; }
+  /// The node whose pose is the graph's output.
+  int root() const { return root_; }
+  const RootMotionConfig& root_motion() const { return root_motion_; }
+  /// Indices of the state-machine nodes (in nodes() order).
+  std::span<const int> machines() const { return machines_; }
+
+ private:
+  friend class GraphLoader;
+  std::string file_;
+  Asset asset_;
+  RuntimeSkeleton runtime_skeleton_;
+  std::vector<GraphParameter> parameters_;
+  std::vector<GraphClip> clips_;
+  std::vector<GraphNode> nodes_;
+  int root_ = -1;
+  RootMotionConfig root_motion_;
+  std::vector<int> machines_;
+};
+
+}  // namespace kinema
