@@ -216,6 +216,18 @@ void GraphLoader::run(std::string_view text) {
       what = what.substr(colon + 2);  // drop "[json.exception.parse_error.101] parse error at …"
     throw Error(g_.file_, line_column(text, e.byte > 0 ? e.byte - 1 : 0),
                 "not valid JSON: " + what);
+  } catch (const nlohmann::json::exception& e) {
+    // E.g. "number overflow parsing '1e999'": no position is given, so find the token.
+    std::string what = e.what();
+    if (const size_t close = what.find("] "); close != std::string::npos)
+      what = what.substr(close + 2);
+    std::string place;
+    const size_t q0 = what.find('\''), q1 = what.rfind('\'');
+    if (q0 != std::string::npos && q1 > q0) {
+      const size_t at = text.find(what.substr(q0 + 1, q1 - q0 - 1));
+      if (at != std::string_view::npos) place = line_column(text, at);
+    }
+    throw Error(g_.file_, place, "not valid JSON: " + what);
   }
   const Json top{doc, ""};
   check_members(top,
