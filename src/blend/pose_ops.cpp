@@ -96,6 +96,43 @@ void additive_group(const SoaTransform& b, const SoaTransform& d, F4 w, Additive
   store_rot(o, q);
 }
 
+// The common case: no bone masks, a total weight above the threshold and at most
+// kMaxFastLayers inputs. Weights are then the same for every joint, so they are normalized
+// once up front (kept in registers, not re-read through the layer spans) and no rest pose is
+// needed.
+constexpr size_t kMaxFastLayers = 8;
+void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
+                    std::span<SoaTransform> out) {
+  const size_t n = layers.size();
+  const SoaTransform* poses[kMaxFastLayers];
+  F4 weights[kMaxFastLayers];
+  for (size_t i = 0; i < n; ++i) {
+    poses[i] = layers[i].pose.data();
+    weights[i] = splat(layers[i].weight / total_weight);
+  }
+  SoaTransform* o = out.data();
+  for (size_t g = 0, groups = out.size(); g < groups; ++g) {
+    const SoaTransform& p0 = poses[0][g];
+    const F4 w0 = weights[0];
+    F4 tx = load(p0.tx) * w0, ty = load(p0.ty) * w0, tz = load(p0.tz) * w0;
+    F4 sx = load(p0.sx) * w0, sy = load(p0.sy) * w0, sz = load(p0.sz) * w0;
+    const Rot first = load_rot(p0);
+    Rot q{first.x * w0, first.y * w0, first.z * w0, first.w * w0};
+    for (size_t i = 1; i < n; ++i) {
+      const SoaTransform& p = poses[i][g];
+      const F4 w = weights[i];
+      tx = tx + load(p.tx) * w, ty = ty + load(p.ty) * w, tz = tz + load(p.tz) * w;
+      sx = sx + load(p.sx) * w, sy = sy + load(p.sy) * w, sz = sz + load(p.sz) * w;
+      const Rot pq = load_rot(p);
+      const F4 wq = copy_sign_of(w, dot(pq, first));  // hemisphere of the first input
+      q = {q.x + pq.x * wq, q.y + pq.y * wq, q.z + pq.z * wq, q.w + pq.w * wq};
+    }
+    store(o[g].tx, tx), store(o[g].ty, ty), store(o[g].tz, tz);
+    store(o[g].sx, sx), store(o[g].sy, sy), store(o[g].sz, sz);
+    store_rot(o[g], normalized(q));
+  }
+}
+
 }  // namespace
 
 bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> rest, int joint_count,
@@ -114,6 +151,17 @@ bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> res
     std::copy(rest.begin(), rest.end(), out.begin());
     return true;
   }
+  bool masked = false;
+  float total_weight = 0;
+  for (const BlendLayer& layer : layers) {
+    masked = masked || !layer.joint_weights.empty();
+    total_weight += layer.weight;
+  }
+  if (!masked && total_weight >= rest_threshold && layers.size() <= kMaxFastLayers) {
+    blend_unmasked(layers, total_weight, out);
+    return true;
+  }
+
   const F4 threshold = splat(rest_threshold);
   for (size_t g = 0; g < groups; ++g) {
     F4 tx = zero(), ty = zero(), tz = zero(), sx = zero(), sy = zero(), sz = zero();
@@ -131,15 +179,18 @@ bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> res
       const F4 wq = i == 0 ? w : copy_sign_of(w, dot(pq, first));
       q = {q.x + pq.x * wq, q.y + pq.y * wq, q.z + pq.z * wq, q.w + pq.w * wq};
     }
-    // The rest pose fills whatever weight is missing below the threshold.
-    const F4 wr = max(threshold - total, zero());
-    const SoaTransform& r = rest[g];
-    const Rot rq = load_rot(r);
-    const F4 wrq = layers.empty() ? wr : copy_sign_of(wr, dot(rq, first));
-    tx = tx + load(r.tx) * wr, ty = ty + load(r.ty) * wr, tz = tz + load(r.tz) * wr;
-    sx = sx + load(r.sx) * wr, sy = sy + load(r.sy) * wr, sz = sz + load(r.sz) * wr;
-    q = {q.x + rq.x * wrq, q.y + rq.y * wrq, q.z + rq.z * wrq, q.w + rq.w * wrq};
-    const F4 inv = splat(1.0f) / (total + wr);
+    if (any_less(total, threshold)) {
+      // The rest pose fills whatever weight is missing below the threshold.
+      const F4 wr = max(threshold - total, zero());
+      const SoaTransform& r = rest[g];
+      const Rot rq = load_rot(r);
+      const F4 wrq = copy_sign_of(wr, dot(rq, first));
+      tx = tx + load(r.tx) * wr, ty = ty + load(r.ty) * wr, tz = tz + load(r.tz) * wr;
+      sx = sx + load(r.sx) * wr, sy = sy + load(r.sy) * wr, sz = sz + load(r.sz) * wr;
+      q = {q.x + rq.x * wrq, q.y + rq.y * wrq, q.z + rq.z * wrq, q.w + rq.w * wrq};
+      total = total + wr;
+    }
+    const F4 inv = splat(1.0f) / total;
     SoaTransform& o = out[g];
     store(o.tx, tx * inv), store(o.ty, ty * inv), store(o.tz, tz * inv);
     store(o.sx, sx * inv), store(o.sy, sy * inv), store(o.sz, sz * inv);

@@ -32,6 +32,8 @@ inline F4 operator*(F4 a, F4 b) { return {_mm_mul_ps(a.v, b.v)}; }
 inline F4 operator/(F4 a, F4 b) { return {_mm_div_ps(a.v, b.v)}; }
 inline F4 max(F4 a, F4 b) { return {_mm_max_ps(a.v, b.v)}; }
 inline F4 sqrt(F4 a) { return {_mm_sqrt_ps(a.v)}; }
+/// True when any lane of a is below the same lane of b.
+inline bool any_less(F4 a, F4 b) { return _mm_movemask_ps(_mm_cmplt_ps(a.v, b.v)) != 0; }
 /// 1/sqrt(x) from the hardware estimate plus one Newton step (relative error ~2e-7).
 inline F4 rsqrt(F4 x) {
   const __m128 y = _mm_rsqrt_ps(x.v);
@@ -71,6 +73,9 @@ inline F4 operator*(F4 a, F4 b) { KINEMA_F4_MAP(a.v[i] * b.v[i]); }
 inline F4 operator/(F4 a, F4 b) { KINEMA_F4_MAP(a.v[i] / b.v[i]); }
 inline F4 max(F4 a, F4 b) { KINEMA_F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 inline F4 sqrt(F4 a) { KINEMA_F4_MAP(std::sqrt(a.v[i])); }
+inline bool any_less(F4 a, F4 b) {
+  return a.v[0] < b.v[0] || a.v[1] < b.v[1] || a.v[2] < b.v[2] || a.v[3] < b.v[3];
+}
 inline F4 rsqrt(F4 x) { KINEMA_F4_MAP(1.0f / std::sqrt(x.v[i])); }
 inline F4 copy_sign_of(F4 a, F4 s) { KINEMA_F4_MAP(std::signbit(s.v[i]) ? -a.v[i] : a.v[i]); }
 inline F4 load_i16(const int16_t* p, F4 scale) { KINEMA_F4_MAP(float(p[i]) * scale.v[i]); }

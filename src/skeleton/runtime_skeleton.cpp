@@ -50,6 +50,7 @@ bool local_to_model(const RuntimeSkeleton& skeleton, std::span<const SoaTransfor
   const F4 one = splat(1.0f), two = splat(2.0f);
   // The affine part of four local matrices, SoA: element [k][lane], k = column*3 + row.
   alignas(16) float affine[12][4];
+  F4 p0 = zero(), p1 = zero(), p2 = zero(), p3 = zero();  // the previous joint's model matrix
   for (size_t g = 0; g < local.size(); ++g) {
     const SoaTransform& s = local[g];
     const F4 qx = load(s.qx), qy = load(s.qy), qz = load(s.qz), qw = load(s.qw);
@@ -75,16 +76,24 @@ bool local_to_model(const RuntimeSkeleton& skeleton, std::span<const SoaTransfor
     for (int l = 0; l < lanes; ++l) {
       const int j = first + l;
       const int p = parents[j];
-      const float* pm = p < 0 ? root.m.data() : model[static_cast<size_t>(p)].m.data();
-      const F4 p0 = loadu(pm), p1 = loadu(pm + 4), p2 = loadu(pm + 8), p3 = loadu(pm + 12);
-      float* out = model[static_cast<size_t>(j)].m.data();
+      // A chain (parent = previous joint) takes the parent from registers: going through memory
+      // would put a store-to-load forwarding delay on the critical dependency path.
+      if (p != j - 1 || j == 0) {
+        const float* pm = p < 0 ? root.m.data() : model[static_cast<size_t>(p)].m.data();
+        p0 = loadu(pm), p1 = loadu(pm + 4), p2 = loadu(pm + 8), p3 = loadu(pm + 12);
+      }
       // Column c of parent·local = P·(local column c); local's bottom row is (0, 0, 0, 1).
-      for (int c = 0; c < 3; ++c)
-        storeu(out + 4 * c, p0 * broadcast(&affine[3 * c][l]) +
-                                p1 * broadcast(&affine[3 * c + 1][l]) +
-                                p2 * broadcast(&affine[3 * c + 2][l]));
-      storeu(out + 12, (p0 * broadcast(&affine[9][l]) + p1 * broadcast(&affine[10][l])) +
-                           (p2 * broadcast(&affine[11][l]) + p3));
+      const F4 c0 = (p0 * broadcast(&affine[0][l]) + p1 * broadcast(&affine[1][l])) +
+                    p2 * broadcast(&affine[2][l]);
+      const F4 c1 = (p0 * broadcast(&affine[3][l]) + p1 * broadcast(&affine[4][l])) +
+                    p2 * broadcast(&affine[5][l]);
+      const F4 c2 = (p0 * broadcast(&affine[6][l]) + p1 * broadcast(&affine[7][l])) +
+                    p2 * broadcast(&affine[8][l]);
+      const F4 c3 = (p0 * broadcast(&affine[9][l]) + p1 * broadcast(&affine[10][l])) +
+                    (p2 * broadcast(&affine[11][l]) + p3);
+      float* out = model[static_cast<size_t>(j)].m.data();
+      storeu(out, c0), storeu(out + 4, c1), storeu(out + 8, c2), storeu(out + 12, c3);
+      p0 = c0, p1 = c1, p2 = c2, p3 = c3;
     }
   }
   return true;

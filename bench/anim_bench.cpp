@@ -1,0 +1,228 @@
+// bench/anim_bench.cpp — the runtime animation core, per character-frame and per joint.
+//
+// The ProAnimationBank "pab" walk (ozz-animation's own sample data, tests/data/fbx/ozz_pab):
+// sampling (60 Hz forward playback with a cache; random seeks), 2- and 3-layer blends, additive
+// (exact slerp and the cheaper nlerp), local → model, and a crowd of 1,000 characters per frame
+// on all cores. When $KINEMA_OZZ_DATA holds pab_walk.glb (the GLB that ozz's gltf2ozz converted
+// for bench/peers/ozz_anim_peer.cpp) kinema reads that same file, so both sides play the same
+// skeleton and clip; otherwise it reads the FBX.
+//
+// Counters: per_joint (seconds per joint), joints, and for sampling the clip's bytes and
+// bytes_per_s (bytes per second of clip). The Ozz/ benchmarks of the same names run in the same
+// program when it is built with -DKINEMA_OZZ_ROOT (see BENCHMARKS.md).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kinema/blend/pose_ops.h"
+#include "kinema/clip/runtime_clip.h"
+#include "kinema/io/file.h"
+#include "kinema/skeleton/runtime_skeleton.h"
+#include "kinema/skeleton/skeleton.h"
+
+namespace {
+
+using namespace kinema;
+
+struct Data {
+  RuntimeSkeleton skeleton;
+  RuntimeClip clip;
+  std::string source;
+};
+
+const Data& data() {
+  static const Data* loaded = [] {
+    auto* d = new Data;  // lives until exit
+    std::string path = KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/walk.fbx";
+    if (const char* dir = std::getenv("KINEMA_OZZ_DATA"); dir && *dir) {
+      const std::string glb = std::string(dir) + "/pab_walk.glb";
+      if (std::filesystem::exists(glb)) path = glb;
+    }
+    const Asset asset = load_asset(path);
+    d->skeleton = RuntimeSkeleton::build(asset.skeleton);
+    d->clip = RuntimeClip::build(asset.clips.at(0), asset.skeleton);
+    d->source = path;
+    return d;
+  }();
+  return *loaded;
+}
+
+void report(benchmark::State& state, const Data& d) {
+  const double joints = d.skeleton.joint_count();
+  state.counters["joints"] = joints;
+  state.counters["per_joint"] = benchmark::Counter(
+      joints, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.SetItemsProcessed(state.iterations() * d.skeleton.joint_count());
+}
+
+void report_memory(benchmark::State& state, const Data& d) {
+  const double bytes = static_cast<double>(d.clip.memory_bytes());
+  state.counters["bytes"] = bytes;
+  state.counters["bytes_per_s"] = bytes / d.clip.duration();
+}
+
+std::vector<SoaTransform> sampled_pose(const Data& d, float ratio) {
+  std::vector<SoaTransform> pose(static_cast<size_t>(d.clip.soa_count()));
+  sample(d.clip, ratio * d.clip.duration(), pose);
+  return pose;
+}
+
+// 60 Hz playback with a per-instance cache, looping (as ozz's forward benchmark does).
+void KinemaSamplingForward(benchmark::State& state) {
+  const Data& d = data();
+  std::vector<SoaTransform> pose(static_cast<size_t>(d.clip.soa_count()));
+  SamplingCache cache(d.clip);
+  const float duration = d.clip.duration();
+  float time = 0;
+  for (auto _ : state) {
+    sample(d.clip, time, cache, pose);
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+    time += 1.0f / 60.0f;
+    if (time > duration) time -= duration;
+  }
+  report(state, d);
+  report_memory(state, d);
+}
+
+// Random times, one reused cache (every call misses it and decodes both frames).
+void KinemaSamplingRandomSeek(benchmark::State& state) {
+  const Data& d = data();
+  std::vector<float> times(4096);
+  uint64_t s = 0x9E3779B97F4A7C15ull;
+  for (float& t : times) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    t = static_cast<float>(static_cast<double>(s >> 11) / static_cast<double>(1ull << 53)) *
+        d.clip.duration();
+  }
+  std::vector<SoaTransform> pose(static_cast<size_t>(d.clip.soa_count()));
+  SamplingCache cache(d.clip);
+  size_t i = 0;
+  for (auto _ : state) {
+    sample(d.clip, times[i], cache, pose);
+    i = (i + 1) & (times.size() - 1);
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, d);
+  report_memory(state, d);
+}
+
+// `layers` full-body layers of the clip at different times, weights 1, 1/2, 1/3, no masks.
+void KinemaBlend(benchmark::State& state, int layers) {
+  const Data& d = data();
+  std::vector<std::vector<SoaTransform>> inputs;
+  std::vector<BlendLayer> job(static_cast<size_t>(layers));
+  inputs.reserve(static_cast<size_t>(layers));
+  for (int l = 0; l < layers; ++l) {
+    inputs.push_back(sampled_pose(d, 0.1f + 0.3f * static_cast<float>(l)));
+    job[static_cast<size_t>(l)] = {inputs.back(), 1.0f / static_cast<float>(l + 1)};
+  }
+  std::vector<SoaTransform> pose(inputs[0].size());
+  for (auto _ : state) {
+    blend(job, d.skeleton.rest_pose(), d.skeleton.joint_count(), pose);
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, d);
+}
+void KinemaBlend2(benchmark::State& state) { KinemaBlend(state, 2); }
+void KinemaBlend3(benchmark::State& state) { KinemaBlend(state, 3); }
+
+// An additive pose (clip at 0.6 minus its first frame) applied at weight 0.7 on the clip at 0.2.
+void KinemaAdditive(benchmark::State& state, AdditiveRotation mode) {
+  const Data& d = data();
+  const auto base = sampled_pose(d, 0.2f), reference = sampled_pose(d, 0.0f);
+  auto additive = sampled_pose(d, 0.6f);
+  make_additive(additive, reference, additive);
+  std::vector<SoaTransform> pose(base.size());
+  for (auto _ : state) {
+    apply_additive(base, additive, 0.7f, {}, d.skeleton.joint_count(), pose, mode);
+    benchmark::DoNotOptimize(pose.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, d);
+}
+void KinemaAdditiveSlerp(benchmark::State& state) {
+  KinemaAdditive(state, AdditiveRotation::Slerp);
+}
+void KinemaAdditiveNlerp(benchmark::State& state) {
+  KinemaAdditive(state, AdditiveRotation::Nlerp);
+}
+
+void KinemaLocalToModel(benchmark::State& state) {
+  const Data& d = data();
+  const auto local = sampled_pose(d, 0.25f);
+  std::vector<Mat4f> model(static_cast<size_t>(d.skeleton.joint_count()));
+  for (auto _ : state) {
+    local_to_model(d.skeleton, local, model);
+    benchmark::DoNotOptimize(model.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, d);
+}
+
+// A crowd: 1,000 characters, each sampling two clips (walk at two phases, own caches),
+// blending them and computing model matrices, on all hardware threads. Time per crowd frame.
+void KinemaCrowd1000(benchmark::State& state) {
+  const Data& d = data();
+  constexpr int kCharacters = 1000;
+  const size_t soa = static_cast<size_t>(d.clip.soa_count());
+  const size_t joints = static_cast<size_t>(d.skeleton.joint_count());
+  struct Character {
+    SamplingCache a, b;
+    float time = 0;
+    std::vector<SoaTransform> pa, pb, blended;
+    std::vector<Mat4f> model;
+  };
+  std::vector<Character> crowd(kCharacters);
+  for (int i = 0; i < kCharacters; ++i) {
+    Character& c = crowd[static_cast<size_t>(i)];
+    c.a.reset(d.clip), c.b.reset(d.clip);
+    c.time = d.clip.duration() * static_cast<float>(i) / kCharacters;
+    c.pa.resize(soa), c.pb.resize(soa), c.blended.resize(soa), c.model.resize(joints);
+  }
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  auto update = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Character& c = crowd[i];
+      Playback p{c.time, 1.0f, true};
+      p.advance(1.0f / 60.0f, d.clip.duration());
+      c.time = p.time;
+      sample(d.clip, c.time, c.a, c.pa);
+      sample(d.clip, std::fmod(c.time + 0.5f * d.clip.duration(), d.clip.duration()), c.b, c.pb);
+      const BlendLayer layers[] = {{c.pa, 0.7f}, {c.pb, 0.3f}};
+      blend(layers, d.skeleton.rest_pose(), d.skeleton.joint_count(), c.blended);
+      local_to_model(d.skeleton, c.blended, c.model);
+    }
+  };
+  for (auto _ : state) {
+    std::vector<std::thread> pool;
+    const size_t chunk = (kCharacters + threads - 1) / threads;
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back(update, std::min<size_t>(kCharacters, t * chunk),
+                        std::min<size_t>(kCharacters, (t + 1) * chunk));
+    update(0, std::min<size_t>(kCharacters, chunk));
+    for (std::thread& t : pool) t.join();
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = threads;
+  state.counters["characters"] = kCharacters;
+}
+
+BENCHMARK(KinemaSamplingForward)->Name("Kinema/Sampling/Forward");
+BENCHMARK(KinemaSamplingRandomSeek)->Name("Kinema/Sampling/RandomSeek");
+BENCHMARK(KinemaBlend2)->Name("Kinema/Blend/2");
+BENCHMARK(KinemaBlend3)->Name("Kinema/Blend/3");
+BENCHMARK(KinemaAdditiveSlerp)->Name("Kinema/Additive/Slerp");
+BENCHMARK(KinemaAdditiveNlerp)->Name("Kinema/Additive/Nlerp");
+BENCHMARK(KinemaLocalToModel)->Name("Kinema/LocalToModel");
+BENCHMARK(KinemaCrowd1000)->Name("Kinema/Crowd1000")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+BENCHMARK_MAIN();
