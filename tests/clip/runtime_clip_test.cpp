@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <thread>
 
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/core/error.h"
@@ -81,6 +82,29 @@ TEST(RuntimeClip, CacheGivesBitIdenticalPosesForwardReversedAndRandom) {
     ASSERT_TRUE(sample(rc, t, b));
     ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(SoaTransform))) << "t = " << t;
   }
+}
+
+// One clip shared read-only by many threads, each with its own cache and output: every thread
+// gets exactly the single-threaded poses.
+TEST(RuntimeClip, ConcurrentSamplingWithDistinctOutputsIsDeterministic) {
+  const Asset asset = load_walk();
+  const RuntimeClip rc = RuntimeClip::build(asset.clips[0], asset.skeleton);
+  const size_t soa = static_cast<size_t>(rc.soa_count());
+  constexpr int kFrames = 300;
+  std::vector<SoaTransform> expected(soa * kFrames);
+  for (int f = 0; f < kFrames; ++f)
+    sample(rc, f * 0.01f, std::span(expected).subspan(size_t(f) * soa, soa));
+  std::vector<std::vector<SoaTransform>> results(4, std::vector<SoaTransform>(expected.size()));
+  std::vector<std::thread> threads;
+  for (auto& out : results)
+    threads.emplace_back([&rc, &out, soa] {
+      SamplingCache cache(rc);
+      for (int f = 0; f < kFrames; ++f)
+        sample(rc, f * 0.01f, cache, std::span(out).subspan(size_t(f) * soa, soa));
+    });
+  for (std::thread& t : threads) t.join();
+  for (const auto& out : results)
+    EXPECT_EQ(0, std::memcmp(out.data(), expected.data(), expected.size() * sizeof(SoaTransform)));
 }
 
 TEST(RuntimeClip, BadInputsAreRejectedWithoutWriting) {
