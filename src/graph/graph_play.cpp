@@ -186,7 +186,8 @@ Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport*
   }
 
   Clip clip;
-  clip.name = std::filesystem::path(graph.file()).stem().string();
+  clip.name = std::filesystem::path(graph.file()).stem().string();  // "walk.graph.json" → "walk"
+  if (clip.name.size() > 6 && clip.name.ends_with(".graph")) clip.name.resize(clip.name.size() - 6);
   clip.duration = static_cast<double>(last) / options.fps;
   clip.sample_rate = options.fps;
   clip.tracks.resize(static_cast<size_t>(joints));
@@ -205,6 +206,10 @@ Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport*
         r.states_visited.push_back(label);
     }
   };
+
+  // The initial state counts as visited even when a transition leaves it on the first update.
+  for (const MachineStatus& s : instance.machines())
+    if (s.node == graph.root()) r.states_visited.push_back(machine_label(graph, s));
 
   double previous_time = -1;
   for (int f = 0; f < frames; ++f) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kinema/io/asset.h"
 
@@ -48,6 +49,18 @@ using VerbRun = std::function<int()>;
 VerbRun register_info(CLI::App& app, const GlobalOptions& global);
 VerbRun register_convert(CLI::App& app, const GlobalOptions& global);
 VerbRun register_demo(CLI::App& app, const GlobalOptions& global);
+VerbRun register_play(CLI::App& app, const GlobalOptions& global);
+
+/// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
+/// graph, plays it with the --param curves, writes OUT atomically, prints progress and a
+/// one-line summary. Throws UsageError / kinema::Error like a verb.
+struct PlayRequest {
+  std::string graph, out;
+  std::vector<std::string> params;  ///< NAME=SPEC, as given to --param
+  double seconds = 6, fps = 30;
+  bool in_place = false;  ///< --root-motion in-place
+};
+void run_play(const PlayRequest& request, const GlobalOptions& global);
 
 /// A one-line progress bar on stderr ("label [#####.....]  50%"), drawn only when enabled,
 /// redrawn at most ~20 times per second, and erased by done() (or the destructor).

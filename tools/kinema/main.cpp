@@ -46,6 +46,7 @@ int run(int argc, char** argv) {
       {"info", register_info(app, global)},
       {"convert", register_convert(app, global)},
       {"demo", register_demo(app, global)},
+      {"play", register_play(app, global)},
   };
 
   try {

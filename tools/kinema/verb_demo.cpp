@@ -3,7 +3,9 @@
 // A tour of what kinema does today, on the bundled data (data/demo: a CMU walk and a small
 // skinned character) or on the user's files: summarize both, convert the motion to GLB and back
 // to BVH, measure the round trip (max joint world-position error over every frame), retarget
-// the motion onto the character by humanoid bone names, and list what was written.
+// the motion onto the character by humanoid bone names, blend the bundled walk and run through
+// an animation graph (data/demo/locomotion.graph.json, as `kinema play` does), and list what was
+// written.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -239,6 +241,29 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     std::cout << "\n== retarget: skipped (no character given)\n";
   }
 
+  // 3. Blend walk and run through an animation graph (bundled data only): the same code path
+  // as `kinema play`, with the speed ramping from a walk to a run.
+  if (args.files.empty()) {
+    const fs::path graph = demo_data_dir() / "locomotion.graph.json";
+    if (fs::is_regular_file(graph, ec)) {
+      PlayRequest play;
+      play.graph = graph.string();
+      play.out = check_output((out_dir / "locomotion.glb").string());
+      play.params = {"speed=0:1.5,3:4.5"};
+      play.seconds = 4;
+      play.fps = 30;
+      if (!global.quiet)
+        std::cout << "\n== graph: " << play.graph
+                  << "\n  walk/run blend space driven by speed, ramping 1.5 → 4.5 m/s over 3 s, "
+                     "root motion baked\n  ";
+      run_play(play, global);
+      produced.push_back(play.out);
+    } else if (!global.quiet) {
+      std::cout << "\n== graph: skipped (no locomotion.graph.json in " << demo_data_dir().string()
+                << ")\n";
+    }
+  }
+
   if (!global.quiet) {
     std::cout << "\n== produced in " << out_dir.string() << ":\n";
     for (const std::string& p : produced) {
@@ -259,7 +284,8 @@ VerbRun register_demo(CLI::App& app, const GlobalOptions& global) {
   CLI::App* sub = app.add_subcommand(
       "demo",
       "A tour on the bundled walk + character (or your MOTION [CHARACTER]): summaries, "
-      "BVH → GLB → BVH round trip with its error, retarget by humanoid names");
+      "BVH → GLB → BVH round trip with its error, retarget by humanoid names, and (bundled data) "
+      "a walk/run blend through an animation graph");
   sub->add_option("FILES", args->files, "MOTION (any readable file) and optional CHARACTER");
   sub->add_option("-o,--out", args->out_dir, "Folder for the results (created if needed)")
       ->capture_default_str();
