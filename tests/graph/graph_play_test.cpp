@@ -143,5 +143,28 @@ TEST(GraphPlay, BakesFramesStatesAndRootMotion) {
   EXPECT_THROW(play_graph(g, options), Error);
 }
 
+// The frame loop of docs/graph.md on the demo's graph: the hips follow the world placement.
+TEST(GraphPlay, DocsFrameLoopOnTheDemoGraph) {
+  const AnimGraph graph =
+      AnimGraph::load(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+  GraphInstance character(graph);
+  const ParamHandle speed = character.parameter("speed");
+  std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));
+  std::vector<Mat4f> model(static_cast<size_t>(graph.joint_count()));
+  const int hips = graph.runtime_skeleton().find("Hips");
+  ASSERT_EQ(graph.root_motion().joint, hips);
+  for (int f = 0; f < 90; ++f) {
+    ASSERT_TRUE(character.set_float(speed, 3.0f));
+    ASSERT_TRUE(character.update(1.0f / 30));
+    ASSERT_TRUE(character.evaluate(pose));
+    ASSERT_TRUE(local_to_model(graph.runtime_skeleton(), pose, model,
+                               Transformf(character.world_transform()).to_matrix()));
+  }
+  EXPECT_NEAR(character.world().translation.z, 9.0, 0.05);  // 3 m/s for 3 s, speed-matched
+  const Vec3f h = model[static_cast<size_t>(hips)].translation_part();
+  EXPECT_NEAR(h.z, character.world().translation.z, 0.1);
+  EXPECT_NEAR(h.x, character.world().translation.x, 0.1);
+}
+
 }  // namespace
 }  // namespace kinema
