@@ -56,28 +56,77 @@ Rot nlerp(const Rot& a, const Rot& b, F4 t) {
       {a.x * ta + b.x * tb, a.y * ta + b.y * tb, a.z * ta + b.z * tb, a.w * ta + b.w * tb});
 }
 
-// Scales an additive rotation by w per lane: exact slerp from identity.
-Rot scale_rotation_slerp(const Rot& q, F4 w4) {
-  alignas(16) float x[4], y[4], z[4], qw[4], w[4];
-  store(x, q.x), store(y, q.y), store(z, q.z), store(qw, q.w), store(w, w4);
-  for (int l = 0; l < 4; ++l) {
-    if (w[l] == 1.0f) continue;
-    const float sign = qw[l] < 0 ? -1.0f : 1.0f;  // shortest arc
-    const float vx = x[l] * sign, vy = y[l] * sign, vz = z[l] * sign;
-    const float v = std::sqrt(vx * vx + vy * vy + vz * vz);
-    const float half = std::atan2(v, qw[l] * sign);
-    const float scaled = w[l] * half;
-    // sin(w·half)/v → w as v → 0 (the axis is irrelevant there).
-    const float k = v > 1e-7f ? std::sin(scaled) / v : w[l];
-    x[l] = vx * k, y[l] = vy * k, z[l] = vz * k, qw[l] = std::cos(scaled);
-  }
-  return {load(x), load(y), load(z), load(qw)};
+// atan(a) for a in [0, 1]: reduced to |x| ≤ tan(π/8) by atan(a) = π/4 + atan((a−1)/(a+1)),
+// then the Cephes atanf polynomial (error about one float ulp).
+F4 atan01(F4 a) {
+  const F4 one = splat(1.0f);
+  const F4 big = greater(a, splat(0.41421356f));
+  const F4 x = select(big, (a - one) / (a + one), a);
+  const F4 z = x * x;
+  const F4 p =
+      ((splat(8.05374449538e-2f) * z - splat(1.38776856032e-1f)) * z + splat(1.99777106478e-1f)) *
+          z -
+      splat(3.33329491539e-1f);
+  return select(big, splat(0.78539816f), zero()) + (p * z * x + x);
 }
 
+// sin and cos of x in [0, π/2]: Taylor to x¹³ / x¹⁴, error below 6e-8.
+void sincos_quadrant(F4 x, F4& s, F4& c) {
+  const F4 z = x * x;
+  s = x * (splat(1.0f) +
+           z * (splat(-1.0f / 6) +
+                z * (splat(1.0f / 120) +
+                     z * (splat(-1.0f / 5040) +
+                          z * (splat(1.0f / 362880) +
+                               z * (splat(-1.0f / 39916800) + z * splat(1.0f / 6227020800.0f)))))));
+  c = splat(1.0f) +
+      z * (splat(-0.5f) +
+           z * (splat(1.0f / 24) +
+                z * (splat(-1.0f / 720) +
+                     z * (splat(1.0f / 40320) +
+                          z * (splat(-1.0f / 3628800) + z * splat(1.0f / 479001600.0f))))));
+}
+
+// Scales an additive rotation by w per lane: slerp from identity, exact to float precision.
+// q = (axis·sin θ/2, cos θ/2) in the identity's hemisphere → (axis·sin(w·θ/2), cos(w·θ/2)).
+Rot scale_rotation_slerp(const Rot& q, F4 w) {
+  alignas(16) float lanes[4];
+  store(lanes, w);
+  if (lanes[0] > 1 || lanes[1] > 1 || lanes[2] > 1 || lanes[3] > 1) {
+    // Extrapolating weights leave [0, π/2]; rare, so the scalar path handles them.
+    alignas(16) float x[4], y[4], z[4], qw[4];
+    store(x, q.x), store(y, q.y), store(z, q.z), store(qw, q.w);
+    for (int l = 0; l < 4; ++l) {
+      const float sign = qw[l] < 0 ? -1.0f : 1.0f;  // shortest arc
+      const float vx = x[l] * sign, vy = y[l] * sign, vz = z[l] * sign;
+      const float v = std::sqrt(vx * vx + vy * vy + vz * vz);
+      const float scaled = lanes[l] * std::atan2(v, qw[l] * sign);
+      const float k = v > 1e-7f ? std::sin(scaled) / v : lanes[l];
+      x[l] = vx * k, y[l] = vy * k, z[l] = vz * k, qw[l] = std::cos(scaled);
+    }
+    return {load(x), load(y), load(z), load(qw)};
+  }
+  const F4 x = copy_sign_of(q.x, q.w), y = copy_sign_of(q.y, q.w), z = copy_sign_of(q.z, q.w);
+  const F4 c = abs(q.w);
+  const F4 v = sqrt(x * x + y * y + z * z);
+  // θ/2 = atan2(v, c) in [0, π/2], from atan of the smaller over the larger.
+  const F4 v_larger = greater(v, c);
+  const F4 ratio = min(v, c) / max(max(v, c), splat(1e-30f));
+  const F4 r = atan01(ratio);
+  const F4 half = select(v_larger, splat(1.57079633f) - r, r);
+  F4 s, cs;
+  sincos_quadrant(w * half, s, cs);
+  // sin(w·θ/2)/v → w as v → 0 (the axis does not matter there).
+  const F4 k = select(greater(v, splat(1e-6f)), s / max(v, splat(1e-6f)), w);
+  return {x * k, y * k, z * k, cs};
+}
+
+// The unnormalized nlerp from identity: the caller normalizes after composing (a product of
+// quaternions scales their norms, so one normalization at the end is enough).
 Rot scale_rotation_nlerp(const Rot& q, F4 w) {
   const F4 tw = copy_sign_of(w, q.w);  // hemisphere of the identity
   const F4 ti = splat(1.0f) - w;
-  return normalized({q.x * tw, q.y * tw, q.z * tw, q.w * tw + ti});
+  return {q.x * tw, q.y * tw, q.z * tw, q.w * tw + ti};
 }
 
 void additive_group(const SoaTransform& b, const SoaTransform& d, F4 w, AdditiveRotation mode,

@@ -268,3 +268,32 @@ TEST(PoseOps, BadWeightsAndSizesAreRejectedWithoutWriting) {
 
 }  // namespace
 }  // namespace kinema
+
+namespace kinema {
+namespace {
+
+// The vectorized slerp-from-identity against double-precision slerp, over random rotations
+// (including near-identity and near-180° ones) and weights in [0, 1] and beyond.
+TEST(PoseOps, AdditiveSlerpMatchesDoublePrecisionSlerp) {
+  std::mt19937 rng(21);
+  std::normal_distribution<double> n(0, 1);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int trial = 0; trial < 2000; ++trial) {
+    Quat add = normalize(Quat{n(rng), n(rng), n(rng), n(rng)});
+    if (trial % 10 == 0) add = Quat::from_axis_angle({0, 0, 1}, 1e-5 * u(rng));
+    if (trial % 10 == 1) add = Quat::from_axis_angle({1, 0, 0}, kPi - 1e-4 * u(rng));
+    const Quat base = normalize(Quat{n(rng), n(rng), n(rng), n(rng)});
+    const double w = trial % 7 == 0 ? 1.0 + u(rng) : u(rng);
+    std::vector<SoaTransform> b(1), d(1), out(1);
+    b[0] = d[0] = SoaTransform::identity();
+    set_joint(b, 0, {{}, Quatf(base), {1, 1, 1}});
+    set_joint(d, 0, {{}, Quatf(add), {1, 1, 1}});
+    ASSERT_TRUE(apply_additive(b, d, float(w), {}, 1, out));
+    const Quat expected = base * slerp(Quat{}, add, w);
+    EXPECT_LT(angle_between(Quat(get_joint(out, 0).rotation), expected), 2e-6 * (1 + w))
+        << "trial " << trial << " w " << w;
+  }
+}
+
+}  // namespace
+}  // namespace kinema
