@@ -61,7 +61,7 @@ Rot nlerp(const Rot& a, const Rot& b, F4 t) {
 F4 atan01(F4 a) {
   const F4 one = splat(1.0f);
   const F4 big = greater(a, splat(0.41421356f));
-  const F4 x = select(big, (a - one) / (a + one), a);
+  const F4 x = select(big, (a - one) * recip(a + one), a);
   const F4 z = x * x;
   const F4 p =
       ((splat(8.05374449538e-2f) * z - splat(1.38776856032e-1f)) * z + splat(1.99777106478e-1f)) *
@@ -111,13 +111,13 @@ Rot scale_rotation_slerp(const Rot& q, F4 w) {
   const F4 v = sqrt(x * x + y * y + z * z);
   // θ/2 = atan2(v, c) in [0, π/2], from atan of the smaller over the larger.
   const F4 v_larger = greater(v, c);
-  const F4 ratio = min(v, c) / max(max(v, c), splat(1e-30f));
+  const F4 ratio = min(v, c) * recip(max(max(v, c), splat(1e-30f)));
   const F4 r = atan01(ratio);
   const F4 half = select(v_larger, splat(1.57079633f) - r, r);
   F4 s, cs;
   sincos_quadrant(w * half, s, cs);
   // sin(w·θ/2)/v → w as v → 0 (the axis does not matter there).
-  const F4 k = select(greater(v, splat(1e-6f)), s / max(v, splat(1e-6f)), w);
+  const F4 k = select(greater(v, splat(1e-6f)), s * recip(max(v, splat(1e-6f))), w);
   return {x * k, y * k, z * k, cs};
 }
 
