@@ -229,43 +229,6 @@ RootDelta clip_motion(const AnimGraph& graph, const GraphClip& clip, float t0, d
 
 }  // namespace
 
-void GraphRuntime::restart(GraphInstance& g, int node) {
-  GraphInstance::NodeState& st = state(g, node);
-  const GraphNode& d = def(g, node);
-  st.normalized = 0;
-  switch (d.type) {
-    case NodeType::Clip: {
-      const ClipNode& c = std::get<ClipNode>(d.data);
-      const float duration = g.graph_->clips()[static_cast<size_t>(c.clip)].runtime.duration();
-      st.playback = Playback{c.rate < 0 ? duration : 0.0f, c.rate, c.loop};
-      st.cache.invalidate();
-      break;
-    }
-    case NodeType::Blend1D:
-    case NodeType::Blend2D:
-      st.phase = 0;
-      for (Playback& p : st.playbacks) p = Playback{};
-      for (SamplingCache& c : st.caches) c.invalidate();
-      std::fill(st.weights.begin(), st.weights.end(), 0.0f);
-      break;
-    case NodeType::Additive: {
-      const AdditiveNode& a = std::get<AdditiveNode>(d.data);
-      restart(g, a.base);
-      restart(g, a.additive.node);
-      break;
-    }
-    case NodeType::Layer: {
-      const LayerNode& l = std::get<LayerNode>(d.data);
-      restart(g, l.base);
-      for (const GraphLayer& layer : l.layers) restart(g, layer.node);
-      break;
-    }
-    case NodeType::StateMachine:
-      restart_machine(g, node);
-      break;
-  }
-}
-
 namespace {
 
 /// Weights of a blend space for the current parameters into `out`; false keeps last frame's.
@@ -306,6 +269,58 @@ const std::vector<int>& clips_of(const GraphNode& d) {
 }
 
 }  // namespace
+
+void GraphRuntime::restart(GraphInstance& g, int node) {
+  GraphInstance::NodeState& st = state(g, node);
+  const GraphNode& d = def(g, node);
+  st.normalized = 0;
+  switch (d.type) {
+    case NodeType::Clip: {
+      const ClipNode& c = std::get<ClipNode>(d.data);
+      const float duration = g.graph_->clips()[static_cast<size_t>(c.clip)].runtime.duration();
+      st.playback = Playback{c.rate < 0 ? duration : 0.0f, c.rate, c.loop};
+      st.cache.invalidate();
+      break;
+    }
+    case NodeType::Blend1D:
+    case NodeType::Blend2D: {
+      // Weights and sample times for the current parameters at phase 0, so the node can be
+      // evaluated before its first advance (an inertialized switch samples it right away).
+      st.phase = 0;
+      for (Playback& p : st.playbacks) p = Playback{};
+      for (SamplingCache& c : st.caches) c.invalidate();
+      float scale = 1;
+      if (space_weights(d, g.params_, st.scratch, scale))
+        std::copy(st.scratch.begin(), st.scratch.end(), st.weights.begin());
+      else
+        std::fill(st.weights.begin(), st.weights.end(), 0.0f);
+      if (synced(d) && sync_of(d).local_times(0, st.scratch)) {
+        const std::vector<int>& clips = clips_of(d);
+        for (size_t k = 0; k < clips.size(); ++k) {
+          const float duration =
+              g.graph_->clips()[static_cast<size_t>(clips[k])].runtime.duration();
+          st.playbacks[k].time = std::min(st.scratch[k] * duration, duration);
+        }
+      }
+      break;
+    }
+    case NodeType::Additive: {
+      const AdditiveNode& a = std::get<AdditiveNode>(d.data);
+      restart(g, a.base);
+      restart(g, a.additive.node);
+      break;
+    }
+    case NodeType::Layer: {
+      const LayerNode& l = std::get<LayerNode>(d.data);
+      restart(g, l.base);
+      for (const GraphLayer& layer : l.layers) restart(g, layer.node);
+      break;
+    }
+    case NodeType::StateMachine:
+      restart_machine(g, node);
+      break;
+  }
+}
 
 RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
   GraphInstance::NodeState& st = state(g, node);

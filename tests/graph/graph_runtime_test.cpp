@@ -122,6 +122,45 @@ TEST(GraphRuntime, InterruptedTransitionsAreContinuous) {
     }
 }
 
+// A blend space entered by an inertialized transition is sampled at once (its weights come from
+// the parameters when it restarts, not from its first advance): no pop.
+TEST(GraphRuntime, InertializeIntoABlendSpace) {
+  const Skeleton s = make_skeleton();
+  const std::map<std::string, Asset> files = {
+      {"anim.glb", make_asset(s, {moving_clip(s, "idle", kSpine, 30, 0, 1),
+                                  moving_clip(s, "walk", kSpine, 40, 20, 1.2),
+                                  moving_clip(s, "run", kSpine, 50, 20, 0.8)})}};
+  const AnimGraph graph = parse_graph(R"({
+    "parameters": [{"name": "speed", "type": "float", "default": 2}],
+    "clips": [{"name": "idle", "file": "anim.glb", "clip": "idle"},
+              {"name": "walk", "file": "anim.glb", "clip": "walk"},
+              {"name": "run", "file": "anim.glb", "clip": "run"}],
+    "root": {"type": "state_machine", "initial": "move", "states": [
+        {"name": "still", "node": "idle"},
+        {"name": "move", "node": {"type": "blend1d", "parameter": "speed", "samples": [
+            {"clip": "walk", "position": 1.5}, {"clip": "run", "position": 4.5}]}}],
+      "transitions": [
+        {"from": "still", "to": "move", "blend": "inertialize", "duration": 0.3,
+         "conditions": [{"parameter": "speed", "op": ">", "value": 1}]},
+        {"from": "move", "to": "still", "blend": "inertialize", "duration": 0.3,
+         "conditions": [{"parameter": "speed", "op": "<=", "value": 1}]}]}})",
+                                      files);
+  GraphInstance g(graph);
+  std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));
+  // Evaluated before any update: the blend at speed 2 (w_run = 1/6), not the rest pose.
+  ASSERT_TRUE(g.evaluate(pose));
+  EXPECT_NEAR(angle_x(pose, kSpine), 40 + 10.0 / 6, 0.05);
+  std::vector<double> angles;
+  for (int f = 0; f < 120; ++f) {
+    g.set_float("speed", f < 40 || f >= 80 ? 2.0f : 0.5f);
+    step(g, 1.0f / 60, pose);
+    angles.push_back(angle_x(pose, kSpine));
+  }
+  EXPECT_EQ(g.machines()[0].transitions_taken, 2);
+  for (size_t f = 1; f < angles.size(); ++f)
+    EXPECT_LT(std::abs(angles[f] - angles[f - 1]), 3.0) << "frame " << f;  // a cut jumps 25°
+}
+
 TEST(GraphRuntime, Deterministic) {
   const Skeleton s = make_skeleton();
   const std::map<std::string, Asset> files = {
