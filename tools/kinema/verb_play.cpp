@@ -22,6 +22,7 @@
 #include "kinema/core/error.h"
 #include "kinema/graph/graph_play.h"
 #include "kinema/io/file.h"
+#include "kinema/io/humanoid.h"
 #include "kinema/math/scalar.h"
 
 namespace kinema::cli {
@@ -69,8 +70,10 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
                     std::lround(request.seconds * request.fps) + 1, global.progress_enabled());
   options.progress = [&progress](int done, int) { progress.update(done); };
   PlayReport report;
-  const Asset result = play_graph(graph, options, &report);
+  Asset result = play_graph(graph, options, &report);
   progress.done();
+  // A VRM needs a humanoid map: guess it from joint names when the clips' file has none.
+  if (ext == "vrm" && !result.humanoid) result.humanoid = humanoid_of(result);
   save_asset(result, request.out);
 
   if (!global.quiet) {
