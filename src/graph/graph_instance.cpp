@@ -352,32 +352,28 @@ RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
       const float step = dt * scale;
       RootDelta total;
       if (synced(d)) {
+        // Advance the shared phase in chunks of at most half a cycle, so that each clip moves
+        // less than one of its own cycles per chunk: a local time that went down wrapped once
+        // (with sync markers a clip may wrap while the phase does not).
         const PhaseSync& sync = sync_of(d);
-        // Advance in chunks of at most half a cycle so wraps are counted exactly.
         const std::optional<float> cycle = sync.cycle_duration(st.weights);
-        int laps = 0;
-        double moved = 0;
-        if (cycle && *cycle > 0 && step != 0) {
-          const int chunks = std::clamp(static_cast<int>(std::ceil(2 * step / *cycle)), 1, 64);
-          const float h = step / static_cast<float>(chunks);
-          for (int k = 0; k < chunks; ++k) {
-            const float before = st.phase;
-            if (!sync.advance(st.weights, h, st.phase)) break;
-            if (st.phase < before) ++laps;
-            moved += st.phase - before;
-          }
-        }
-        st.normalized += moved + laps;
-        sync.local_times(st.phase, st.scratch);
-        for (size_t k = 0; k < n; ++k) {
-          const GraphClip& clip = graph.clips()[static_cast<size_t>(clips[k])];
-          const float duration = clip.runtime.duration();
-          const float t0 = st.playbacks[k].time;
-          const float t1 = std::min(st.scratch[k] * duration, duration);
-          st.playbacks[k].time = t1;
-          if (st.weights[k] > 0) {
-            const double advanced =
-                static_cast<double>(t1) - t0 + static_cast<double>(laps) * duration;
+        if (!cycle || !(*cycle > 0) || !(step > 0)) return total;
+        const int chunks = std::clamp(static_cast<int>(std::ceil(2 * step / *cycle)), 1, 64);
+        const float h = step / static_cast<float>(chunks);
+        for (int c = 0; c < chunks; ++c) {
+          const float before = st.phase;
+          if (!sync.advance(st.weights, h, st.phase)) break;
+          st.normalized += st.phase >= before ? st.phase - before : st.phase + 1.0 - before;
+          sync.local_times(st.phase, st.scratch);
+          for (size_t k = 0; k < n; ++k) {
+            const GraphClip& clip = graph.clips()[static_cast<size_t>(clips[k])];
+            const float duration = clip.runtime.duration();
+            const float t0 = st.playbacks[k].time;
+            const float t1 = std::min(st.scratch[k] * duration, duration);
+            st.playbacks[k].time = t1;
+            if (!(st.weights[k] > 0)) continue;
+            double advanced = static_cast<double>(t1) - t0;
+            if (advanced < 0) advanced += duration;
             const RootDelta m = clip_motion(graph, clip, t0, advanced, true);
             total.translation += m.translation * static_cast<double>(st.weights[k]);
             total.yaw += m.yaw * static_cast<double>(st.weights[k]);

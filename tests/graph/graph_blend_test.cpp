@@ -83,6 +83,32 @@ TEST(GraphBlend, Seed000_25_4_PhaseSyncStrideAndSpeedCorrection) {
   }
 }
 
+// With sync markers the clips start on different feet (the run's L is at 0.6 of its cycle), so
+// the run wraps while the shared phase does not; the root motion still adds up to one stride of
+// each clip per cycle: 2.1 m in 1.1333 s at 2.0 m/s.
+TEST(GraphBlend, SyncMarkersKeepTheStride) {
+  const Skeleton s = make_skeleton();
+  Player p(
+      parse_graph(graph_with(R"({"type": "blend1d", "parameter": "speed", "samples": [
+                   {"clip": "walk", "position": 1.5,
+                    "markers": [{"id": "L", "time": 0.0}, {"id": "R", "time": 0.5}]},
+                   {"clip": "run", "position": 4.5,
+                    "markers": [{"id": "R", "time": 0.1}, {"id": "L", "time": 0.6}]}]})",
+                             {"walk", "run"}, {"speed"}, R"("root_motion": {"joint": "Hips"},)"),
+                  {{"anim.glb", make_asset(s, {angle_clip(s, "walk", kSpine, 0, 1.2, 1.5),
+                                               angle_clip(s, "run", kSpine, 30, 0.8, 4.5)})}}));
+  p.g.set_float("speed", 2.0f);
+  double last = 0;
+  for (int i = 0; i < 136 * 3; ++i) {
+    p.tick(1.0f / 120);
+    const double z = p.g.world().translation.z;
+    ASSERT_GT(z, last) << "the character never steps back (frame " << i << ")";
+    last = z;
+  }
+  EXPECT_NEAR(last, 3 * 2.1, 6e-3);
+  EXPECT_NEAR(p.g.normalized_time(p.graph.root()), 3.0, 3e-3);
+}
+
 // Seed 000 §25.4: a walk moving 1.8 m per 1.2 s cycle moves 0.025 m per 60 fps frame along +Z; a
 // character turned 30° about +Y moves by R_y(30°)·(0, 0, 0.025) = (0.0125, 0, 0.0217) m.
 TEST(GraphBlend, Seed000_25_4_RootMotionInTheWorld) {
