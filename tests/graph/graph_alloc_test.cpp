@@ -26,7 +26,41 @@ void* counted_aligned(std::size_t n, std::align_val_t align) {
 }
 }  // namespace
 
+// Every form is replaced (nothrow and aligned ones too), so that all allocations and frees go
+// through malloc / free, also under AddressSanitizer.
 void* operator new(std::size_t n) { return counted(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return counted_aligned(n, a);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  try {
+    return counted_aligned(n, a);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
 void* operator new[](std::size_t n) { return counted(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
 void* operator new[](std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
