@@ -139,7 +139,8 @@ class ClipSampler {
   static void decode_rotations(const RuntimeClip& c, int frame, float* out) {
     using namespace simd;
     const F4 scale = splat(1.0f / kSnormScale);
-    const int16_t* src = &c.rotations_[static_cast<size_t>(frame) * c.r_slots_ * kRotationValues];
+    const int16_t* src =
+        c.rotations_.data() + static_cast<size_t>(frame) * c.r_slots_ * kRotationValues;
     for (int i = 0; i < c.r_slots_ * kRotationValues; i += 4)
       store(out + i, load_i16(src + i, scale));
   }

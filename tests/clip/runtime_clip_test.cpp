@@ -140,6 +140,9 @@ TEST(RuntimeClip, SingleFramePoseAndPaddingLanesHoldIdentity) {
   c.tracks[0].rotation.values = {Quat::from_axis_angle({1, 0, 0}, 0.5)};
   const RuntimeClip rc = RuntimeClip::build(c, sk);
   std::vector<SoaTransform> pose(2);
+  EXPECT_EQ(rc.animated_rotation_groups(), 0);  // nothing to decode: the cache must cope
+  SamplingCache cache(rc);
+  ASSERT_TRUE(sample(rc, 0.0f, cache, pose));
   ASSERT_TRUE(sample(rc, 3.0f, pose));
   EXPECT_NEAR(get_joint(pose, 0).rotation.x, std::sin(0.25), 1e-4);
   EXPECT_EQ(get_joint(pose, 4).translation.y, 1.0f);
