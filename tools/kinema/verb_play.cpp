@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "kinema/blend/root_motion.h"
 #include "kinema/core/error.h"
 #include "kinema/graph/graph_play.h"
 #include "kinema/io/file.h"
@@ -36,6 +37,21 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 }  // namespace
+
+// The foot-sliding metric of the result (seed 000 §25.4): how far planted feet drift in the
+// world, which is what a bad blend or root motion shows as skating. Empty when no humanoid feet
+// are found.
+static std::string foot_sliding_summary(const Asset& asset, const Clip& clip, double fps) {
+  const std::optional<Humanoid> humanoid = humanoid_of(asset);
+  if (!humanoid) return {};
+  const int feet[] = {humanoid->find("leftFoot"), humanoid->find("rightFoot")};
+  if (feet[0] < 0 || feet[1] < 0 || !(clip.duration > 0)) return {};
+  const std::vector<Vec3> positions = foot_world_positions(clip, asset.skeleton, feet, fps);
+  const double dt = clip.duration / (sampled_frame_count(clip, fps) - 1);
+  const FootSlidingReport report = measure_foot_sliding(positions, 2, dt);
+  return "foot sliding while planted: mean " + format_number(report.total.mean_speed, 3) +
+         " m/s, max " + format_number(report.total.max_speed, 3) + " m/s";
+}
 
 void run_play(const PlayRequest& request, const GlobalOptions& global) {
   namespace fs = std::filesystem;
@@ -92,6 +108,8 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
                   << format_number(degrees(p.yaw), 1) << "°";
       }
     }
+    const std::string sliding = foot_sliding_summary(result, clip, request.fps);
+    if (!sliding.empty()) std::cout << "; " << sliding;
     std::cout << '\n';
   }
 }
