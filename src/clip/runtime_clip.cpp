@@ -145,6 +145,21 @@ class ClipSampler {
       store(out + i, load_i16(src + i, scale));
   }
 
+  // A translation or scale channel of one group: lerped from its slot in the two frame blocks,
+  // or the stored constant.
+  static void vec3_channel(int slot, const float* f0, const float* f1, simd::F4 a, const float* kx,
+                           const float* ky, const float* kz, float* ox, float* oy, float* oz) {
+    using namespace simd;
+    if (slot < 0) {
+      store(ox, load(kx)), store(oy, load(ky)), store(oz, load(kz));
+      return;
+    }
+    const size_t i = static_cast<size_t>(slot) * kTranslationFloats;
+    store(ox, lerp(load(f0 + i), load(f1 + i), a));
+    store(oy, lerp(load(f0 + i + 4), load(f1 + i + 4), a));
+    store(oz, lerp(load(f0 + i + 8), load(f1 + i + 8), a));
+  }
+
   // Writes the pose from two decoded rotation frames (or straight from the int16 blocks when
   // `r0`/`r1` are null).
   static void write(const RuntimeClip& c, int frame, float alpha, const float* r0, const float* r1,
@@ -164,14 +179,7 @@ class ClipSampler {
       const RuntimeClip::Group& gr = c.groups_[g];
       const SoaTransform& k = c.constants_[g];
       SoaTransform& o = out[g];
-      if (gr.translation_slot >= 0) {
-        const size_t i = static_cast<size_t>(gr.translation_slot) * kTranslationFloats;
-        store(o.tx, lerp(load(t0 + i), load(t1 + i), a));
-        store(o.ty, lerp(load(t0 + i + 4), load(t1 + i + 4), a));
-        store(o.tz, lerp(load(t0 + i + 8), load(t1 + i + 8), a));
-      } else {
-        store(o.tx, load(k.tx)), store(o.ty, load(k.ty)), store(o.tz, load(k.tz));
-      }
+      vec3_channel(gr.translation_slot, t0, t1, a, k.tx, k.ty, k.tz, o.tx, o.ty, o.tz);
       if (gr.rotation_slot >= 0) {
         const size_t i = static_cast<size_t>(gr.rotation_slot) * kRotationValues;
         F4 x, y, z, w;
@@ -192,14 +200,7 @@ class ClipSampler {
         store(o.qx, load(k.qx)), store(o.qy, load(k.qy)), store(o.qz, load(k.qz));
         store(o.qw, load(k.qw));
       }
-      if (gr.scale_slot >= 0) {
-        const size_t i = static_cast<size_t>(gr.scale_slot) * kTranslationFloats;
-        store(o.sx, lerp(load(s0 + i), load(s1 + i), a));
-        store(o.sy, lerp(load(s0 + i + 4), load(s1 + i + 4), a));
-        store(o.sz, lerp(load(s0 + i + 8), load(s1 + i + 8), a));
-      } else {
-        store(o.sx, load(k.sx)), store(o.sy, load(k.sy)), store(o.sz, load(k.sz));
-      }
+      vec3_channel(gr.scale_slot, s0, s1, a, k.sx, k.sy, k.sz, o.sx, o.sy, o.sz);
     }
   }
 
