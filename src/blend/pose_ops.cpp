@@ -145,29 +145,22 @@ void additive_group(const SoaTransform& b, const SoaTransform& d, F4 w, Additive
   store_rot(o, q);
 }
 
-// The common case: no bone masks, a total weight above the threshold and at most
-// kMaxFastLayers inputs. Weights are then the same for every joint, so they are normalized
-// once up front (kept in registers, not re-read through the layer spans) and no rest pose is
-// needed.
 constexpr size_t kMaxFastLayers = 8;
-void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
-                    std::span<SoaTransform> out) {
-  const size_t n = layers.size();
-  const SoaTransform* poses[kMaxFastLayers];
-  F4 weights[kMaxFastLayers];
-  for (size_t i = 0; i < n; ++i) {
-    poses[i] = layers[i].pose.data();
-    weights[i] = splat(layers[i].weight / total_weight);
-  }
-  SoaTransform* o = out.data();
-  for (size_t g = 0, groups = out.size(); g < groups; ++g) {
+
+// The unmasked blend over all groups with N inputs known at compile time (the loops unroll and
+// the weights stay in registers); N = 0 means "n at run time".
+template <size_t N>
+void blend_unmasked_groups(const SoaTransform* const* poses, const F4* weights, size_t n,
+                           SoaTransform* o, size_t groups) {
+  const size_t count = N ? N : n;
+  for (size_t g = 0; g < groups; ++g) {
     const SoaTransform& p0 = poses[0][g];
     const F4 w0 = weights[0];
     F4 tx = load(p0.tx) * w0, ty = load(p0.ty) * w0, tz = load(p0.tz) * w0;
     F4 sx = load(p0.sx) * w0, sy = load(p0.sy) * w0, sz = load(p0.sz) * w0;
     const Rot first = load_rot(p0);
     Rot q{first.x * w0, first.y * w0, first.z * w0, first.w * w0};
-    for (size_t i = 1; i < n; ++i) {
+    for (size_t i = 1; i < count; ++i) {
       const SoaTransform& p = poses[i][g];
       const F4 w = weights[i];
       tx = tx + load(p.tx) * w, ty = ty + load(p.ty) * w, tz = tz + load(p.tz) * w;
@@ -179,6 +172,32 @@ void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
     store(o[g].tx, tx), store(o[g].ty, ty), store(o[g].tz, tz);
     store(o[g].sx, sx), store(o[g].sy, sy), store(o[g].sz, sz);
     store_rot(o[g], normalized(q));
+  }
+}
+
+// The common case: no bone masks, a total weight above the threshold and at most
+// kMaxFastLayers inputs. Weights are then the same for every joint, so they are normalized
+// once up front and no rest pose is needed.
+void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
+                    std::span<SoaTransform> out) {
+  const size_t n = layers.size();
+  const SoaTransform* poses[kMaxFastLayers];
+  F4 weights[kMaxFastLayers];
+  for (size_t i = 0; i < n; ++i) {
+    poses[i] = layers[i].pose.data();
+    weights[i] = splat(layers[i].weight / total_weight);
+  }
+  switch (n) {
+    case 1:
+      return blend_unmasked_groups<1>(poses, weights, n, out.data(), out.size());
+    case 2:
+      return blend_unmasked_groups<2>(poses, weights, n, out.data(), out.size());
+    case 3:
+      return blend_unmasked_groups<3>(poses, weights, n, out.data(), out.size());
+    case 4:
+      return blend_unmasked_groups<4>(poses, weights, n, out.data(), out.size());
+    default:
+      return blend_unmasked_groups<0>(poses, weights, n, out.data(), out.size());
   }
 }
 
