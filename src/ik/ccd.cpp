@@ -41,7 +41,13 @@ IkResult ccd_solve(const IkChain& chain, std::span<Quat> local, const Vec3& targ
       const Quat parent = k == 0 ? normalize(chain.base_rotation) : m[k - 1];
       const Quat turned = normalize(q * m[k]);
       local[k] = limits(k, normalize(conjugate(parent) * turned));
-      ik_chain_fk(chain, local, m, p);
+      // Only joint k and what hangs below it moved: redo FK from k on.
+      Quat r = parent;
+      for (std::size_t i = k; i < n; ++i) {
+        r = normalize(r * local[i]);
+        m[i] = r;
+        p[i + 1] = p[i] + rotate(r, chain.offsets[i]);
+      }
     }
     err = distance(p[n], target);
   }
