@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -77,6 +78,31 @@ TEST(TwoBone, Seed000_25_12_LegOnStep) {
   EXPECT_NEAR(thigh - shin, 75.5, 0.05);
   // Pure rotations about z: no swing off the leg's plane.
   EXPECT_NEAR(std::abs(fwd.root_delta.z), length(fwd.root_delta.vec()), 1e-12);
+}
+
+TEST(TwoBone, Seed000_25_6_FootPlacementKneeBends) {
+  // Thigh and shin 0.45 m; hip (0, 0.85), foot (0.15, 0): d = √(0.15² + 0.85²) = 0.863,
+  // knee bend arccos((0.745 − 0.405)/0.405) = arccos 0.840 = 32.9°. Pelvis lowered by 0.10 to
+  // (0, 0.75): back foot (−0.15, −0.10) is 0.863 away again (32.9°); front foot (0.15, 0.15) is
+  // √(0.0225 + 0.36) = 0.618 away: cos θ = (0.3825 − 0.405)/0.405 = −0.056, bend 93.2°.
+  const auto bend = [](Vec3 hip, Vec3 foot) {
+    TwoBoneInput in;
+    in.root = hip;
+    in.mid = hip + Vec3{0, -0.45, 0};
+    in.end = hip + Vec3{0, -0.90, 0};
+    in.target = foot;
+    in.pole = hip + Vec3{1, -0.45, 0};  // knee forward (+x)
+    const TwoBoneResult r = solve_two_bone(in);
+    EXPECT_TRUE(r.reached);
+    EXPECT_NEAR(distance(r.end_position, foot), 0.0, 1e-12);
+    EXPECT_GT(r.mid_position.x, std::min(hip.x, foot.x));  // bends forward
+    return degrees(r.mid_bend);
+  };
+  EXPECT_NEAR(distance(Vec3{0, 0.85, 0}, Vec3{0.15, 0, 0}), 0.863, 5e-4);
+  EXPECT_NEAR(bend({0, 0.85, 0}, {0.15, 0, 0}), 32.9, 0.05);
+  EXPECT_NEAR(bend({0, 0.75, 0}, {-0.15, -0.10, 0}), 32.9, 0.05);
+  EXPECT_NEAR(distance(Vec3{0, 0.75, 0}, Vec3{0.15, 0.15, 0}), 0.618, 5e-4);
+  EXPECT_NEAR(bend({0, 0.75, 0}, {0.15, 0.15, 0}), 93.2, 0.05);
 }
 
 TEST(TwoBone, UnreachableGivesStraightChainTowardsTarget) {
