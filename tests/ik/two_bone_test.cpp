@@ -238,8 +238,8 @@ TEST(TwoBone, ApplyToLocalTransforms) {
   EXPECT_FALSE(apply_two_bone(r, parents, 2, 1, 4, local));
 }
 
-// Randomized 100k: bone lengths kept (1e-6 relative), reachable targets reached (1e-9),
-// everything finite.
+// Randomized 100k: bone lengths kept (1e-6 relative), reachable targets reached (1e-9), the
+// elbow on its side, the mid bending about the plane normal, everything finite.
 TEST(TwoBone, RandomizedSweep) {
   std::mt19937 rng(42);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -260,6 +260,18 @@ TEST(TwoBone, RandomizedSweep) {
     const double l1 = distance(in.mid, in.root), l2 = distance(in.end, in.mid);
     ASSERT_NEAR(distance(r.mid_position, in.root), l1, 1e-6 * l1) << i;
     ASSERT_NEAR(distance(r.end_position, r.mid_position), l2, 1e-6 * l2) << i;
+    // The mid joint sits on the elbow side of the solve plane (seed 002), and the mid's own
+    // delta only bends about the new plane normal (the hinge stays a hinge).
+    if (!r.pole_fallback) {
+      const Vec3 x = normalize(in.target - in.root);
+      const Vec3 y = normalize(cross(cross(x, in.pole - in.root), x));
+      ASSERT_GE(in.elbow_side * dot(r.mid_position - in.root, y), -1e-9) << i;
+    }
+    const Vec3 n = cross(r.mid_position - in.root, r.end_position - r.mid_position);
+    if (length(n) > 1e-6) {
+      const Quat bend = r.mid_delta * conjugate(r.root_delta);
+      ASSERT_LT(length(cross(bend.vec(), normalize(n))), 1e-9) << i;
+    }
     const double d = distance(in.target, in.root);
     if (d >= std::abs(l1 - l2) && d <= l1 + l2) {
       ASSERT_TRUE(r.reached) << i;
