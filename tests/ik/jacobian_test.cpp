@@ -238,5 +238,61 @@ TEST(Jacobian, RandomSweep) {
   EXPECT_GE(reached, tried * 97 / 100);
 }
 
+// Two arms on a spine: both hands reach targets taken from random reachable poses.
+TEST(Jacobian, TreeTwoHands) {
+  const std::vector<int> parents{-1, 0, 1, 2, 1, 4};
+  const std::vector<Vec3> offsets{{0, 0, 0},    {0, 0.5, 0},   {-0.2, 0.1, 0},
+                                  {-0.3, 0, 0}, {0.2, 0.1, 0}, {0.3, 0, 0}};
+  const IkTree tree{{0, 1, 0}, Quat::identity(), parents, offsets};
+  std::vector<IkJoint> joints(6);
+  joints[3] = IkJoint{IkJointType::kHinge, {0, 1, 0}};
+  joints[5] = IkJoint{IkJointType::kHinge, {0, 1, 0}};
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-0.6, 0.6);
+  JacobianSettings s;
+  s.method = JacobianMethod::kAdaptiveDampedLeastSquares;
+  s.lambda = 1e-3;
+  s.max_joint_step = 0.3;
+  s.settings = IkSettings{1e-4, 100};
+  int reached = 0;
+  const int trials = 2000;
+  for (int k = 0; k < trials; ++k) {
+    // A random pose gives reachable targets for the two hands.
+    std::vector<Quat> goal(6);
+    for (std::size_t j = 0; j < 6; ++j)
+      goal[j] = joints[j].type == IkJointType::kHinge
+                    ? Quat::from_axis_angle(joints[j].axis, u(rng) * 2)
+                    : from_rotation_vector(Vec3{u(rng), u(rng), u(rng)});
+    std::array<IkTreeEffector, 2> eff{IkTreeEffector{3, {-0.3, 0, 0}, {}},
+                                      IkTreeEffector{5, {0.3, 0, 0}, {}}};
+    // Targets: forward kinematics of the goal pose.
+    std::array<Quat, 6> m;
+    std::array<Vec3, 6> p;
+    for (std::size_t j = 0; j < 6; ++j) {
+      const Quat pr = parents[j] < 0 ? Quat::identity() : m[static_cast<std::size_t>(parents[j])];
+      const Vec3 pp = parents[j] < 0 ? tree.base_position : p[static_cast<std::size_t>(parents[j])];
+      p[j] = pp + rotate(pr, offsets[j]);
+      m[j] = pr * goal[j];
+    }
+    for (auto& e : eff) e.target = p[e.joint] + rotate(m[e.joint], e.tip);
+    std::vector<Quat> local(6, Quat::identity());
+    const IkResult r = jacobian_solve_tree(tree, joints, local, eff, s);
+    ASSERT_NE(r.status, IkStatus::kInvalidInput);
+    ASSERT_TRUE(std::isfinite(r.error));
+    for (const Quat& q : local) ASSERT_TRUE(is_finite(q));
+    reached += r.status == IkStatus::kReached;
+  }
+  EXPECT_GE(reached, trials * 95 / 100);
+  // Invalid: a NaN target, and too many effectors.
+  std::vector<Quat> local(6, Quat::identity());
+  const IkTreeEffector bad{3, {}, {NAN, 0, 0}};
+  EXPECT_EQ(
+      jacobian_solve_tree(tree, joints, local, std::span<const IkTreeEffector>(&bad, 1)).status,
+      IkStatus::kInvalidInput);
+  const std::vector<IkTreeEffector> five(5, IkTreeEffector{3, {}, {0, 1, 0}});
+  EXPECT_EQ(jacobian_solve_tree(tree, joints, local, five).status, IkStatus::kInvalidInput);
+  EXPECT_EQ(local[0], Quat::identity());
+}
+
 }  // namespace
 }  // namespace kinema
