@@ -61,6 +61,43 @@ double ellipse_value(double u, double v, double a, double b) {
   return r;
 }
 
+// Closest point of the ellipse (x/e0)² + (y/e1)² = 1, e0 ≥ e1 > 0, to (x, y) outside it,
+// written back into (x, y). Eberly, "Distance from a Point to an Ellipse" (2013): bisection on
+// G(s) = (r0·z0/(s + r0))² + (z1/(s + 1))² − 1 with r0 = (e0/e1)², which has one root in
+// [z1 − 1, |(r0·z0, z1)| − 1] for outside points; bisection runs until the bracket stops
+// shrinking (≤ ~1100 halvings, typically ~60).
+void closest_on_ellipse(double e0, double e1, double& x, double& y) {
+  const double sx = x < 0 ? -1.0 : 1.0, sy = y < 0 ? -1.0 : 1.0;
+  const double y0 = std::abs(x), y1 = std::abs(y);
+  if (y1 == 0) {  // on the major axis, outside: the vertex
+    x = sx * e0;
+    y = 0;
+    return;
+  }
+  if (y0 == 0) {  // on the minor axis, outside: the co-vertex
+    x = 0;
+    y = sy * e1;
+    return;
+  }
+  const double z0 = y0 / e0, z1 = y1 / e1, r0 = (e0 / e1) * (e0 / e1), n0 = r0 * z0;
+  double s0 = z1 - 1.0, s1 = std::hypot(n0, z1) - 1.0, s = s0;
+  for (int i = 0; i < 1100; ++i) {
+    s = 0.5 * (s0 + s1);
+    if (s == s0 || s == s1) break;
+    const double g0 = n0 / (s + r0), g1 = z1 / (s + 1.0);
+    const double g = g0 * g0 + g1 * g1 - 1.0;
+    if (g > 0) {
+      s0 = s;
+    } else if (g < 0) {
+      s1 = s;
+    } else {
+      break;
+    }
+  }
+  x = sx * r0 * y0 / (s + r0);
+  y = sy * y1 / (s + 1.0);
+}
+
 bool in_range(double x, double lo, double hi, double tol) { return x >= lo - tol && x <= hi + tol; }
 
 }  // namespace
@@ -165,11 +202,16 @@ Quat project(const SwingTwistLimit& limit, const Quat& q) {
   if (a <= 0) u = 0;
   if (b <= 0) v = 0;
   if (a > 0 && b > 0) {
-    const double e = ellipse_value(u, v, a, b);
-    if (e > 1.0) {  // radial scaling onto the ellipse (exact for a circle)
-      const double k = 1.0 / std::sqrt(e);
-      u *= k;
-      v *= k;
+    if (ellipse_value(u, v, a, b) > 1.0) {
+      if (a == b) {  // circle: radial scaling is the closest point
+        const double k = a / std::hypot(u, v);
+        u *= k;
+        v *= k;
+      } else if (a > b) {
+        closest_on_ellipse(a, b, u, v);
+      } else {
+        closest_on_ellipse(b, a, v, u);
+      }
     }
   } else {
     u = std::clamp(u, -a, a);

@@ -98,13 +98,14 @@ struct SwingTwistAngles {
 SwingTwistAngles measure(const SwingTwistLimit& limit, const Quat& q);
 
 /// Projects q into the allowed set: the twist angle is clamped with clamp_angle and the swing
-/// is brought inside the cone. The swing part is exact for a circular cone (the swing axis is
-/// kept and the swing angle is reduced to the half-angle: the closest allowed swing). For an
-/// elliptical cone it is an approximation: the swing rotation vector (u, v) is scaled radially,
-/// towards (0, 0), onto the ellipse — the same swing direction, not the Euclidean-nearest point
-/// of the ellipse; the difference grows with the ellipse's eccentricity and vanishes when
-/// swing_a = swing_b. Radial scaling is cheap, continuous and idempotent, which is what an
-/// iterative solver needs. Returns normalize(q) unchanged when within(limit, q, 1e-12).
+/// is brought inside the cone, separately (swing and twist are treated as independent).
+/// Circular cone: the swing axis is kept and the swing angle reduced to the half-angle — the
+/// closest allowed swing. Elliptical cone: the swing rotation vector (u, v) goes to the closest
+/// point of the ellipse in the (u, v) plane (exact to rounding, Eberly's bisection). That is the
+/// closest allowed swing in the log-map (rotation-vector) metric, an approximation of the
+/// geodesic-closest rotation: the two agree for a circle and differ slightly for an eccentric
+/// ellipse at large angles. A zero half-angle clamps the other component to its range.
+/// Returns normalize(q) unchanged when within(limit, q, 1e-12), so projection is idempotent.
 Quat project(const SwingTwistLimit& limit, const Quat& q);
 
 /// True when q's swing is inside the cone grown by `tolerance` radians on each half-angle and its
