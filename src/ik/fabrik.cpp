@@ -141,13 +141,21 @@ void apply_poles(std::span<Vec3> pos, std::span<const int> parents, const Fabrik
       const Vec3 d = p - root;
       return d - u * dot(d, u);
     };
-    if (dot(off_axis(pos[pole.mid]), off_axis(pole.pole)) >= 0) continue;
-    // Wrong side: turn the joints between root and end 180° about the root–end line.
-    for (int k = parents[pole.end]; k >= 0 && static_cast<std::size_t>(k) != pole.root;
-         k = parents[static_cast<std::size_t>(k)]) {
-      const Vec3 d = pos[static_cast<std::size_t>(k)] - root;
-      pos[static_cast<std::size_t>(k)] = root + u * (2 * dot(d, u)) - d;
+    const Vec3 m = off_axis(pos[pole.mid]), q = off_axis(pole.pole);
+    Quat turn;
+    if (pole.align) {
+      // Signed angle about u from the mid joint's half-plane to the pole's.
+      if (length_squared(m) < 1e-20 || length_squared(q) < 1e-20) continue;
+      turn = Quat::from_axis_angle(u, std::atan2(dot(cross(m, q), u), dot(m, q)));
+    } else {
+      if (dot(m, q) >= 0) continue;
+      // Wrong side: 180° about the root–end line (in a plane, the mirror image across it).
+      turn = Quat::from_axis_angle(u, kPi);
     }
+    for (int k = parents[pole.end]; k >= 0 && static_cast<std::size_t>(k) != pole.root;
+         k = parents[static_cast<std::size_t>(k)])
+      pos[static_cast<std::size_t>(k)] =
+          root + rotate(turn, pos[static_cast<std::size_t>(k)] - root);
   }
 }
 

@@ -118,6 +118,30 @@ TEST(Fabrik, Seed000_25_12_LegMirrorRuleKeepsKneeForward) {
   EXPECT_NEAR(std::acos(dot(thigh, shin) / 16) * kDeg, 75.5, 0.05);
 }
 
+// 3D pole vector: a leg reaching forward and sideways bends its knee towards the pole.
+TEST(Fabrik, PoleAlignPointsKneeAtPole) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> u(-0.4, 0.4);
+  for (int k = 0; k < 1000; ++k) {
+    std::vector<Vec3> p{{0, 1, 0}, {0.01, 0.55, 0}, {0, 0.1, 0}};
+    const std::vector<Vec3> before = p;
+    const FabrikPole pole{0, 1, 2, {u(rng), 0.6, 1}, true};
+    FabrikSettings s;
+    s.settings = IkSettings{1e-6, 100};
+    s.poles = std::span<const FabrikPole>(&pole, 1);
+    const Vec3 target{u(rng), 0.4 + u(rng), u(rng)};
+    const IkResult r = fabrik_solve_chain(p, target, s);
+    expect_lengths(before, p, chain_parents(3));
+    if (r.status != IkStatus::kReached) continue;
+    // The knee, the pole, the hip and the foot are coplanar, knee and pole on the same side.
+    const Vec3 axis = normalize(p[2] - p[0]);
+    const Vec3 knee = (p[1] - p[0]) - axis * dot(p[1] - p[0], axis);
+    const Vec3 pv = (pole.pole - p[0]) - axis * dot(pole.pole - p[0], axis);
+    EXPECT_NEAR(length(cross(normalize(knee), normalize(pv))), 0, 1e-6);
+    EXPECT_GT(dot(knee, pv), 0);
+  }
+}
+
 TEST(Fabrik, UnreachableStretchesStraight) {
   std::vector<Vec3> p{{0, 0, 0}, {3, 0, 0}, {5, 0, 0}};
   const IkResult r = fabrik_solve_chain(p, {0, 10, 0});

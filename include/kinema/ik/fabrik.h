@@ -45,10 +45,13 @@ struct FabrikConstraint {
 /// space), the joints strictly between root and end are turned 180° about that line — in a
 /// plane, the mirror image across it — which keeps every bone length and the effector.
 /// `root` must be a proper ancestor of `mid`, and `mid` of `end`. Poles act after the
-/// constraints and win over them.
+/// constraints and win over them. With `align` set, the joints are instead turned about the
+/// line by whatever angle puts `mid` in the half-plane of the pole (the classic 3D pole vector:
+/// the knee points at the pole, not merely to its side).
 struct FabrikPole {
   std::size_t root = 0, mid = 0, end = 0;
   Vec3 pole{};
+  bool align = false;
 };
 
 /// An end effector: joint `joint` should reach `target` (model space, metres).
