@@ -1,5 +1,7 @@
 #include "kinema/ik/fabrik.h"
 
+#include "kinema/ik/joint_limits.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,6 +41,9 @@ bool valid(std::span<const Vec3> pos, std::span<const int> parents,
       if (c.kind == FabrikConstraint::Kind::kNone) continue;
       if (!is_finite(c.axis) || !(length(c.axis) > 0)) return false;
       if (c.kind == FabrikConstraint::Kind::kCone && !(c.max_angle >= 0 && c.max_angle <= kPi))
+        return false;
+      if (c.kind == FabrikConstraint::Kind::kHinge &&
+          !(c.hinge_min >= -kPi && c.hinge_min <= c.hinge_max && c.hinge_max <= kPi))
         return false;
     }
   }
@@ -119,7 +124,19 @@ void forward(std::span<Vec3> pos, std::span<const int> parents, const FabrikSett
     if (!s.constraints.empty()) {
       const FabrikConstraint& c = s.constraints[p];
       if (c.kind == FabrikConstraint::Kind::kHinge) {
-        d = onto_plane(d, normalize(c.axis), old_dir);
+        const Vec3 n_axis = normalize(c.axis);
+        d = onto_plane(d, n_axis, old_dir);
+        if (parents[p] >= 0 && (c.hinge_min > -kPi || c.hinge_max < kPi)) {
+          // The bend is measured in the plane from the incoming bone's direction.
+          const Vec3 in = direction(pos[static_cast<std::size_t>(parents[p])], pos[p], d);
+          const Vec3 ref = in - n_axis * dot(in, n_axis);
+          if (length_squared(ref) > 1e-20) {
+            const Vec3 r = normalize(ref);
+            const double angle = std::atan2(dot(cross(r, d), n_axis), dot(r, d));
+            const double clamped = clamp_angle(angle, c.hinge_min, c.hinge_max);
+            if (clamped != angle) d = rotate(Quat::from_axis_angle(n_axis, clamped), r);
+          }
+        }
       } else if (c.kind == FabrikConstraint::Kind::kCone) {
         const Vec3 axis = parents[p] < 0 ? normalize(c.axis)
                                          : direction(pos[static_cast<std::size_t>(parents[p])],

@@ -216,6 +216,31 @@ TEST(Fabrik, HingePlaneConstraintHolds) {
   EXPECT_EQ(fabrik_solve_chain(p, {1.5, 1.5, 0}, s).status, IkStatus::kReached);
 }
 
+// A knee hinge limited to [0°, 150°] (seed 000 §25.6: asked for 160°, it stops at 150°).
+TEST(Fabrik, HingeRangeHolds) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> u(-2, 2);
+  std::vector<FabrikConstraint> c(3);
+  c[1] = {FabrikConstraint::Kind::kHinge, {0, 0, 1}, 0, 0, 150 * kPi / 180};
+  FabrikSettings s;
+  s.constraints = c;
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<Vec3> p{{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+    const IkResult r = fabrik_solve_chain(p, {u(rng), u(rng), 0}, s);
+    ASSERT_NE(r.status, IkStatus::kInvalidInput);
+    const Vec3 a = p[1] - p[0], b = p[2] - p[1];
+    const double bend = std::atan2(cross(a, b).z, dot(a, b));
+    EXPECT_GE(bend, -1e-9);
+    EXPECT_LE(bend, 150 * kPi / 180 + 1e-9);
+    EXPECT_NEAR(length(b), 1, 1e-9);
+  }
+  // Folding the chain back onto its root would need 180°: the knee stops at 150°.
+  std::vector<Vec3> p{{0, 0, 0}, {1, 0, 0}, {1.2, 0.5, 0}};
+  fabrik_solve_chain(p, {0.0, 0.0, 0}, s);
+  const Vec3 a = p[1] - p[0], b = p[2] - p[1];
+  EXPECT_NEAR(std::atan2(cross(a, b).z, dot(a, b)) * kDeg, 150, 1e-6);
+}
+
 TEST(Fabrik, ConeConstraintHolds) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-3, 3);

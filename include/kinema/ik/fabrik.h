@@ -29,7 +29,9 @@ struct FabrikConstraint {
   enum class Kind {
     kNone,
     /// The bones leaving this joint stay in the plane through the joint with normal `axis`
-    /// (model space) — a hinge's bending plane.
+    /// (model space) — a hinge's bending plane — and, for a joint that has a parent, turn
+    /// from the joint's incoming bone direction by a signed angle about `axis` (right-handed)
+    /// within [hinge_min, hinge_max] (radians; the default range is free).
     kHinge,
     /// The bones leaving this joint stay within `max_angle` (radians, [0, π]) of the joint's
     /// own incoming bone direction; for a root, of `axis` (model space) — a ball joint's cone.
@@ -37,7 +39,8 @@ struct FabrikConstraint {
   };
   Kind kind = Kind::kNone;
   Vec3 axis = Vec3::unit_z();
-  double max_angle = 0;
+  double max_angle = 0;                      ///< kCone half-angle
+  double hinge_min = -kPi, hinge_max = kPi;  ///< kHinge range, −π ≤ min ≤ max ≤ π
 };
 
 /// Knee/elbow pole (the half-plane mirror rule): after each forward pass, when joint `mid` lies
