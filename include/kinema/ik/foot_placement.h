@@ -69,7 +69,8 @@ struct FootPlacementSettings {
 };
 
 /// Spring state carried from frame to frame. Value-initialised = not started: the first update
-/// (and every update after reset()) snaps to the targets.
+/// (and every update after reset()) snaps to the targets. Leg i of every update uses slot i:
+/// reset() when the legs change (another character, a teleport).
 struct FootPlacementState {
   bool started = false;
   double pelvis_offset = 0, pelvis_velocity = 0;              ///< metres, m/s
