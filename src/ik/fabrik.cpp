@@ -1,0 +1,265 @@
+#include "kinema/ik/fabrik.h"
+
+#include "kinema/ik/joint_limits.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace kinema {
+namespace {
+
+constexpr std::size_t kMax = kMaxFabrikJoints;
+
+struct Scratch {
+  std::array<double, kMax> length;  // bone length from the parent
+  std::array<bool, kMax> active;    // on a path from a root to an effector
+  std::array<Vec3, kMax> start;     // positions at the start of the iteration
+  std::array<Vec3, kMax> sum;       // backward-pass proposals, summed
+  std::array<int, kMax> count;
+};
+
+bool is_ancestor(std::span<const int> parents, std::size_t a, std::size_t j) {
+  for (int k = parents[j]; k >= 0; k = parents[static_cast<std::size_t>(k)])
+    if (static_cast<std::size_t>(k) == a) return true;
+  return false;
+}
+
+bool valid(std::span<const Vec3> pos, std::span<const int> parents,
+           std::span<const FabrikEffector> effectors, const FabrikSettings& s) {
+  const std::size_t n = pos.size();
+  if (n == 0 || n > kMax || parents.size() != n || effectors.empty()) return false;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!is_finite(pos[j])) return false;
+    if (parents[j] < -1 || parents[j] >= static_cast<int>(j)) return false;
+  }
+  for (const FabrikEffector& e : effectors)
+    if (e.joint >= n || !is_finite(e.target)) return false;
+  if (!s.constraints.empty()) {
+    if (s.constraints.size() != n) return false;
+    for (const FabrikConstraint& c : s.constraints) {
+      if (c.kind == FabrikConstraint::Kind::kNone) continue;
+      if (!is_finite(c.axis) || !(length(c.axis) > 0)) return false;
+      if (c.kind == FabrikConstraint::Kind::kCone && !(c.max_angle >= 0 && c.max_angle <= kPi))
+        return false;
+      if (c.kind == FabrikConstraint::Kind::kHinge &&
+          !(c.hinge_min >= -kPi && c.hinge_min <= c.hinge_max && c.hinge_max <= kPi))
+        return false;
+    }
+  }
+  for (const FabrikPole& p : s.poles) {
+    if (p.root >= n || p.mid >= n || p.end >= n || !is_finite(p.pole)) return false;
+    if (!is_ancestor(parents, p.root, p.mid) || !is_ancestor(parents, p.mid, p.end)) return false;
+  }
+  return s.settings.tolerance >= 0 && s.settings.max_iterations >= 0;
+}
+
+// Any unit vector perpendicular to n (unit).
+Vec3 perpendicular(const Vec3& n) {
+  const Vec3 a = std::abs(n.x) < 0.9 ? Vec3::unit_x() : Vec3::unit_y();
+  return normalize(cross(n, a));
+}
+
+// Direction `d` (unit) pushed into the plane with unit normal `n`; `fallback` when d ∥ n.
+Vec3 onto_plane(const Vec3& d, const Vec3& n, const Vec3& fallback) {
+  const Vec3 p = d - n * dot(d, n);
+  if (length_squared(p) > 1e-20) return normalize(p);
+  const Vec3 f = fallback - n * dot(fallback, n);
+  return length_squared(f) > 1e-20 ? normalize(f) : perpendicular(n);
+}
+
+// Direction `d` (unit) turned towards `axis` (unit) until it is within `max_angle` of it.
+Vec3 into_cone(const Vec3& d, const Vec3& axis, double max_angle) {
+  const double angle = std::atan2(length(cross(axis, d)), dot(axis, d));
+  if (angle <= max_angle) return d;
+  Vec3 side = d - axis * dot(d, axis);
+  side = length_squared(side) > 1e-20 ? normalize(side) : perpendicular(axis);
+  return normalize(axis * std::cos(max_angle) + side * std::sin(max_angle));
+}
+
+// Unit direction from `from` to `to`, or `fallback` when they coincide.
+Vec3 direction(const Vec3& from, const Vec3& to, const Vec3& fallback) {
+  const Vec3 d = to - from;
+  const double len = length(d);
+  return len > 1e-12 ? d / len : fallback;
+}
+
+void backward(std::span<Vec3> pos, std::span<const int> parents,
+              std::span<const FabrikEffector> effectors, const FabrikSettings& s, Scratch& w) {
+  const std::size_t n = pos.size();
+  std::fill_n(w.sum.begin(), n, Vec3{});
+  std::fill_n(w.count.begin(), n, 0);
+  for (const FabrikEffector& e : effectors) {
+    w.sum[e.joint] += e.target;
+    ++w.count[e.joint];
+  }
+  for (std::size_t j = n; j-- > 0;) {
+    if (!w.active[j] || parents[j] < 0) continue;
+    // Every child (larger index) has proposed by now: this joint takes their average.
+    if (w.count[j] > 0) pos[j] = w.sum[j] / static_cast<double>(w.count[j]);
+    const std::size_t p = static_cast<std::size_t>(parents[j]);
+    Vec3 d = direction(pos[j], pos[p], -direction(w.start[p], w.start[j], Vec3::unit_x()));
+    if (!s.constraints.empty() && s.constraints[p].kind == FabrikConstraint::Kind::kHinge)
+      d = onto_plane(d, normalize(s.constraints[p].axis), d);
+    w.sum[p] += pos[j] + d * w.length[j];
+    ++w.count[p];
+  }
+}
+
+void forward(std::span<Vec3> pos, std::span<const int> parents, const FabrikSettings& s,
+             Scratch& w) {
+  const std::size_t n = pos.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    if (parents[j] < 0) {
+      pos[j] = w.start[j];  // roots stay put
+      continue;
+    }
+    const std::size_t p = static_cast<std::size_t>(parents[j]);
+    if (!w.active[j]) {
+      pos[j] = pos[p] + (w.start[j] - w.start[p]);  // rigidly with the parent
+      continue;
+    }
+    const Vec3 old_dir = direction(w.start[p], w.start[j], Vec3::unit_x());
+    Vec3 d = direction(pos[p], pos[j], old_dir);
+    if (!s.constraints.empty()) {
+      const FabrikConstraint& c = s.constraints[p];
+      if (c.kind == FabrikConstraint::Kind::kHinge) {
+        const Vec3 n_axis = normalize(c.axis);
+        d = onto_plane(d, n_axis, old_dir);
+        if (parents[p] >= 0 && (c.hinge_min > -kPi || c.hinge_max < kPi)) {
+          // The bend is measured in the plane from the incoming bone's direction.
+          const Vec3 in = direction(pos[static_cast<std::size_t>(parents[p])], pos[p], d);
+          const Vec3 ref = in - n_axis * dot(in, n_axis);
+          if (length_squared(ref) > 1e-20) {
+            const Vec3 r = normalize(ref);
+            const double angle = std::atan2(dot(cross(r, d), n_axis), dot(r, d));
+            const double clamped = clamp_angle(angle, c.hinge_min, c.hinge_max);
+            if (clamped != angle) d = rotate(Quat::from_axis_angle(n_axis, clamped), r);
+          }
+        }
+      } else if (c.kind == FabrikConstraint::Kind::kCone) {
+        const Vec3 axis = parents[p] < 0 ? normalize(c.axis)
+                                         : direction(pos[static_cast<std::size_t>(parents[p])],
+                                                     pos[p], normalize(c.axis));
+        d = into_cone(d, axis, c.max_angle);
+      }
+    }
+    pos[j] = pos[p] + d * w.length[j];
+  }
+}
+
+void apply_poles(std::span<Vec3> pos, std::span<const int> parents, const FabrikSettings& s) {
+  for (const FabrikPole& pole : s.poles) {
+    const Vec3 root = pos[pole.root];
+    const Vec3 axis = pos[pole.end] - root;
+    if (length_squared(axis) < 1e-20) continue;
+    const Vec3 u = normalize(axis);
+    auto off_axis = [&](const Vec3& p) {
+      const Vec3 d = p - root;
+      return d - u * dot(d, u);
+    };
+    const Vec3 m = off_axis(pos[pole.mid]), q = off_axis(pole.pole);
+    Quat turn;
+    if (pole.align) {
+      // Signed angle about u from the mid joint's half-plane to the pole's.
+      if (length_squared(m) < 1e-20 || length_squared(q) < 1e-20) continue;
+      turn = Quat::from_axis_angle(u, std::atan2(dot(cross(m, q), u), dot(m, q)));
+    } else {
+      if (dot(m, q) >= 0) continue;
+      // Wrong side: 180° about the root–end line (in a plane, the mirror image across it).
+      turn = Quat::from_axis_angle(u, kPi);
+    }
+    for (int k = parents[pole.end]; k >= 0 && static_cast<std::size_t>(k) != pole.root;
+         k = parents[static_cast<std::size_t>(k)])
+      pos[static_cast<std::size_t>(k)] =
+          root + rotate(turn, pos[static_cast<std::size_t>(k)] - root);
+  }
+}
+
+double max_error(std::span<const Vec3> pos, std::span<const FabrikEffector> effectors) {
+  double e = 0;
+  for (const FabrikEffector& f : effectors) e = std::max(e, distance(pos[f.joint], f.target));
+  return e;
+}
+
+}  // namespace
+
+IkResult fabrik_solve(std::span<Vec3> positions, std::span<const int> parents,
+                      std::span<const FabrikEffector> effectors, const FabrikSettings& s) {
+  IkResult result;
+  result.error = std::nan("");
+  if (!valid(positions, parents, effectors, s)) return result;
+  const std::size_t n = positions.size();
+  Scratch w;
+  std::fill_n(w.active.begin(), n, false);
+  for (std::size_t j = 0; j < n; ++j) {
+    w.start[j] = positions[j];
+    w.length[j] = parents[j] < 0
+                      ? 0.0
+                      : distance(positions[j], positions[static_cast<std::size_t>(parents[j])]);
+  }
+  bool unreachable = false;
+  for (const FabrikEffector& e : effectors) {
+    double reach = 0;
+    std::size_t root = e.joint;
+    for (int k = static_cast<int>(e.joint); k >= 0; k = parents[static_cast<std::size_t>(k)]) {
+      w.active[static_cast<std::size_t>(k)] = true;
+      reach += w.length[static_cast<std::size_t>(k)];
+      root = static_cast<std::size_t>(k);
+    }
+    if (distance(positions[root], e.target) > reach) unreachable = true;
+  }
+
+  if (unreachable && effectors.size() == 1) {
+    // Reachability test: stretch the path straight at the target and stop.
+    const FabrikEffector& e = effectors[0];
+    std::size_t root = e.joint;
+    while (parents[root] >= 0) root = static_cast<std::size_t>(parents[root]);
+    const Vec3 d = direction(positions[root], e.target, Vec3::unit_x());
+    for (std::size_t j = root + 1; j < n; ++j)
+      if (w.active[j]) {
+        // Along the path, parents come first, so the parent is already placed.
+        positions[j] = positions[static_cast<std::size_t>(parents[j])] + d * w.length[j];
+      }
+    // The forward pass re-applies constraints and moves the other branches along.
+    forward(positions, parents, s, w);
+    apply_poles(positions, parents, s);
+    result.status = IkStatus::kUnreachable;
+    result.iterations = 0;
+    result.error = max_error(positions, effectors);
+    return result;
+  }
+
+  double err = max_error(positions, effectors);
+  int it = 0;
+  while (err > s.settings.tolerance && it < s.settings.max_iterations) {
+    for (std::size_t j = 0; j < n; ++j) w.start[j] = positions[j];
+    backward(positions, parents, effectors, s, w);
+    forward(positions, parents, s, w);
+    apply_poles(positions, parents, s);
+    ++it;
+    err = max_error(positions, effectors);
+  }
+  result.iterations = it;
+  result.error = err;
+  result.status = err <= s.settings.tolerance ? IkStatus::kReached
+                  : unreachable               ? IkStatus::kUnreachable
+                                              : IkStatus::kMaxIterations;
+  return result;
+}
+
+IkResult fabrik_solve_chain(std::span<Vec3> positions, const Vec3& target,
+                            const FabrikSettings& settings) {
+  if (positions.empty() || positions.size() > kMax) {
+    IkResult bad;
+    bad.error = std::nan("");
+    return bad;
+  }
+  std::array<int, kMax> parents;
+  for (std::size_t j = 0; j < positions.size(); ++j) parents[j] = static_cast<int>(j) - 1;
+  const FabrikEffector effector{positions.size() - 1, target};
+  return fabrik_solve(positions, std::span<const int>(parents.data(), positions.size()),
+                      std::span<const FabrikEffector>(&effector, 1), settings);
+}
+
+}  // namespace kinema

@@ -1,0 +1,298 @@
+// Jacobian IK tests: seed 000 §25.6 worked numbers (planar arm l1 = 3, l2 = 2), singular
+// poses, orientation goals, ball joints and randomized sweeps.
+#include "kinema/ik/jacobian.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace kinema {
+namespace {
+
+constexpr double kDeg = kPi / 180.0;
+
+const std::array<Vec3, 2> kArm{Vec3{3, 0, 0}, Vec3{2, 0, 0}};
+const std::array<IkJoint, 2> kHinges{IkJoint{IkJointType::kHinge, {0, 0, 1}},
+                                     IkJoint{IkJointType::kHinge, {0, 0, 1}}};
+
+IkChain arm() { return IkChain{{0, 0, 0}, Quat::identity(), kArm}; }
+
+std::array<Quat, 2> pose(double t1_deg, double t2_deg) {
+  return {Quat::from_axis_angle({0, 0, 1}, t1_deg * kDeg),
+          Quat::from_axis_angle({0, 0, 1}, t2_deg * kDeg)};
+}
+
+Vec3 hand(std::span<const Quat> local) {
+  std::array<Quat, 2> m;
+  std::array<Vec3, 3> p;
+  ik_chain_fk(arm(), local, m, p);
+  return p[2];
+}
+
+struct Step {
+  double d1_deg, d2_deg, error;
+};
+
+Step one_step(JacobianMethod method, double t1, double t2, const Vec3& target) {
+  auto local = pose(t1, t2);
+  JacobianSettings s;
+  s.method = method;
+  s.lambda = 1;
+  std::array<double, 2> delta{};
+  EXPECT_TRUE(jacobian_step(arm(), kHinges, local, target, delta, s));
+  return {delta[0] / kDeg, delta[1] / kDeg, distance(hand(local), target)};
+}
+
+TEST(Jacobian, Seed000_25_6_JacobianPose) {
+  const auto local = pose(30, 45);
+  const Vec3 h = hand(local);
+  EXPECT_NEAR(h.x, 3.116, 5e-4);
+  EXPECT_NEAR(h.y, 3.432, 5e-4);
+  // Columns z × (h − p_i): (−3.432, 3.116) and (−1.932, 0.518); det 4.243.
+  const Vec3 elbow{3 * std::cos(30 * kDeg), 3 * std::sin(30 * kDeg), 0};
+  const Vec3 c1 = cross(Vec3{0, 0, 1}, h), c2 = cross(Vec3{0, 0, 1}, h - elbow);
+  EXPECT_NEAR(c1.x, -3.432, 5e-4);
+  EXPECT_NEAR(c1.y, 3.116, 5e-4);
+  EXPECT_NEAR(c2.x, -1.932, 5e-4);
+  EXPECT_NEAR(c2.y, 0.518, 5e-4);
+  EXPECT_NEAR(c1.x * c2.y - c2.x * c1.y, 4.243, 5e-4);
+}
+
+TEST(Jacobian, Seed000_25_6_JacobianOneStep) {
+  const Vec3 target{2.5, 3.8, 0};
+  const Step tr = one_step(JacobianMethod::kTranspose, 30, 45, target);
+  EXPECT_NEAR(tr.d1_deg, 7.55, 5e-3);
+  EXPECT_NEAR(tr.d2_deg, 3.20, 5e-3);
+  EXPECT_NEAR(tr.d1_deg * kDeg, 0.1317, 5e-5);
+  EXPECT_NEAR(tr.d2_deg * kDeg, 0.0558, 5e-5);
+  EXPECT_NEAR(tr.error, 0.035, 5e-4);
+  const Step pi = one_step(JacobianMethod::kPseudoInverse, 30, 45, target);
+  EXPECT_NEAR(pi.d1_deg, 5.30, 5e-3);
+  EXPECT_NEAR(pi.d2_deg, 8.85, 5e-3);
+  EXPECT_NEAR(pi.error, 0.070, 5e-4);
+  const Step dls = one_step(JacobianMethod::kDampedLeastSquares, 30, 45, target);
+  EXPECT_NEAR(dls.d1_deg, 6.34, 5e-3);
+  EXPECT_NEAR(dls.d2_deg, 5.36, 5e-3);
+  EXPECT_NEAR(dls.error, 0.041, 5e-4);
+}
+
+TEST(Jacobian, Seed000_25_6_JacobianNearSingular) {
+  // Elbow bent 5°, hand (4.992, 0.174); ask 0.3 further along x (just out of reach).
+  const Vec3 h = hand(pose(0, 5));
+  EXPECT_NEAR(h.x, 4.992, 5e-4);
+  EXPECT_NEAR(h.y, 0.174, 5e-4);
+  EXPECT_NEAR(6 * std::sin(5 * kDeg), 0.523, 5e-4);
+  const Vec3 target = h + Vec3{0.3, 0, 0};
+  auto local = pose(0, 5);
+  JacobianSettings s;
+  s.method = JacobianMethod::kPseudoInverse;
+  std::array<double, 2> delta{};
+  ASSERT_TRUE(jacobian_step(arm(), kHinges, local, target, delta, s));
+  EXPECT_NEAR(delta[0] / kDeg, 65.5, 0.05);
+  EXPECT_NEAR(delta[1] / kDeg, -164.1, 0.05);
+  const Vec3 flung = hand(local);  // the arm swings round
+  EXPECT_NEAR(flung.x, 1.12, 5e-3);
+  EXPECT_NEAR(flung.y, 0.73, 5e-3);
+  const Step dls = one_step(JacobianMethod::kDampedLeastSquares, 0, 5, target);
+  EXPECT_NEAR(dls.d1_deg, 0.49, 5e-3);
+  EXPECT_NEAR(dls.d2_deg, -1.58, 5e-3);
+  // Adaptive damping also stays small there.
+  s.method = JacobianMethod::kAdaptiveDampedLeastSquares;
+  s.lambda = 0.01;
+  s.lambda_max = 1;
+  s.singular_threshold = 1;
+  local = pose(0, 5);
+  ASSERT_TRUE(jacobian_step(arm(), kHinges, local, target, delta, s));
+  EXPECT_LT(std::abs(delta[0]) + std::abs(delta[1]), 5 * kDeg);
+}
+
+TEST(Jacobian, StepClamping) {
+  auto local = pose(0, 5);
+  JacobianSettings s;
+  s.method = JacobianMethod::kPseudoInverse;
+  s.max_joint_step = 10 * kDeg;
+  std::array<double, 2> delta{};
+  ASSERT_TRUE(jacobian_step(arm(), kHinges, local, hand(pose(0, 5)) + Vec3{0.3, 0, 0}, delta, s));
+  EXPECT_NEAR(std::max(std::abs(delta[0]), std::abs(delta[1])), 10 * kDeg, 1e-12);
+  // Error clamping shrinks the task-space request.
+  local = pose(30, 45);
+  s.max_joint_step = 1e300;
+  s.max_error_step = 0.1;
+  ASSERT_TRUE(jacobian_step(arm(), kHinges, local, {2.5, 3.8, 0}, delta, s));
+  EXPECT_NEAR(std::hypot(delta[0], delta[1]), std::hypot(5.30, 8.85) * kDeg * 0.1 / 0.717, 2e-3);
+}
+
+TEST(Jacobian, SolveConvergesEachMethod) {
+  for (JacobianMethod m :
+       {JacobianMethod::kTranspose, JacobianMethod::kPseudoInverse,
+        JacobianMethod::kDampedLeastSquares, JacobianMethod::kAdaptiveDampedLeastSquares}) {
+    auto local = pose(30, 45);
+    JacobianSettings s;
+    s.method = m;
+    s.lambda = m == JacobianMethod::kAdaptiveDampedLeastSquares ? 0.01 : 0.3;
+    s.settings = IkSettings{1e-6, m == JacobianMethod::kTranspose ? 500 : 100};
+    const IkResult r = jacobian_solve(arm(), kHinges, local, {2.5, 3.8, 0}, s);
+    EXPECT_EQ(r.status, IkStatus::kReached) << static_cast<int>(m);
+    EXPECT_LE(distance(hand(local), {2.5, 3.8, 0}), 1e-6);
+  }
+}
+
+TEST(Jacobian, InvalidInput) {
+  auto local = pose(30, 45);
+  const auto before = local;
+  IkResult r = jacobian_solve(arm(), kHinges, local, {NAN, 0, 0});
+  EXPECT_EQ(r.status, IkStatus::kInvalidInput);
+  EXPECT_EQ(local[0], before[0]);
+  EXPECT_EQ(local[1], before[1]);
+  const std::array<IkJoint, 2> zero_axis{IkJoint{IkJointType::kHinge, {0, 0, 0}}, kHinges[1]};
+  EXPECT_EQ(jacobian_solve(arm(), zero_axis, local, {1, 1, 0}).status, IkStatus::kInvalidInput);
+  JacobianSettings s;
+  s.lambda = NAN;
+  EXPECT_EQ(jacobian_solve(arm(), kHinges, local, {1, 1, 0}, s).status, IkStatus::kInvalidInput);
+  const Quat bad_goal{0, 0, 0, 0};
+  EXPECT_EQ(jacobian_solve(arm(), kHinges, local, {1, 1, 0}, {}, {}, &bad_goal).status,
+            IkStatus::kInvalidInput);
+  EXPECT_EQ(local[0], before[0]);
+}
+
+// A 4-joint 3D arm of ball joints reaches position and orientation goals.
+TEST(Jacobian, BallJointsWithOrientationGoal) {
+  const std::array<Vec3, 4> offs{Vec3{0, 0.4, 0}, Vec3{0, 0.4, 0}, Vec3{0, 0.3, 0},
+                                 Vec3{0, 0.1, 0}};
+  const IkChain chain{{0, 1, 0}, Quat::identity(), offs};
+  const std::array<IkJoint, 4> joints{};
+  std::array<Quat, 4> local;
+  local.fill(Quat::identity());
+  const Quat goal = Quat::from_axis_angle({1, 0, 0}, 1.2);
+  JacobianSettings s;
+  s.settings = IkSettings{1e-6, 200};
+  s.lambda = 0.05;
+  const IkResult r = jacobian_solve(chain, joints, local, {0.3, 1.6, 0.4}, s, {}, &goal);
+  EXPECT_EQ(r.status, IkStatus::kReached);
+  std::array<Quat, 4> m;
+  std::array<Vec3, 5> p;
+  ik_chain_fk(chain, local, m, p);
+  EXPECT_LE(distance(p[4], {0.3, 1.6, 0.4}), 1e-6);
+  EXPECT_LE(angle_between(m[3], goal), 1e-6);
+}
+
+// Limit hook: a hinge clamped to [0, 60°] is never past it after a solve.
+Quat clamp_hinge(const void*, std::size_t, const Quat& q) {
+  Vec3 axis;
+  double angle;
+  to_axis_angle(q, axis, angle);
+  double signed_angle = axis.z < 0 ? -angle : angle;
+  signed_angle = std::clamp(signed_angle, 0.0, 60 * kDeg);
+  return Quat::from_axis_angle({0, 0, 1}, signed_angle);
+}
+
+// 10k random targets per method on a planar 4-hinge arm: lengths kept, no NaN, reachable
+// targets within tolerance for DLS, limits hold with the hook.
+TEST(Jacobian, RandomSweep) {
+  const std::array<Vec3, 4> offs{Vec3{1, 0, 0}, Vec3{0.8, 0, 0}, Vec3{0.6, 0, 0}, Vec3{0.4, 0, 0}};
+  const IkChain chain{{0, 0, 0}, Quat::identity(), offs};
+  std::array<IkJoint, 4> joints;
+  joints.fill(IkJoint{IkJointType::kHinge, {0, 0, 1}});
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> ang(-kPi, kPi), rad(0.3, 3.2);
+  JacobianSettings s;
+  s.method = JacobianMethod::kAdaptiveDampedLeastSquares;
+  s.lambda = 1e-3;
+  s.lambda_max = 0.5;
+  s.singular_threshold = 0.3;
+  s.max_joint_step = 0.5;
+  s.settings = IkSettings{1e-4, 60};
+  int reached = 0, tried = 0;
+  for (int k = 0; k < 10000; ++k) {
+    std::array<Quat, 4> local;
+    for (auto& q : local) q = Quat::from_axis_angle({0, 0, 1}, 0.3);
+    const double a = ang(rng), r = rad(rng);
+    const Vec3 t{r * std::cos(a), r * std::sin(a), 0};
+    const bool limited = k % 4 == 3;
+    const IkResult res = jacobian_solve(
+        chain, joints, local, t, s, limited ? IkLimitHook{clamp_hinge, nullptr} : IkLimitHook{});
+    ASSERT_NE(res.status, IkStatus::kInvalidInput);
+    ASSERT_TRUE(std::isfinite(res.error));
+    std::array<Quat, 4> m;
+    std::array<Vec3, 5> p;
+    ik_chain_fk(chain, local, m, p);
+    for (int j = 0; j < 4; ++j) {
+      ASSERT_TRUE(is_finite(local[j]));
+      EXPECT_NEAR(distance(p[j + 1], p[j]), length(offs[j]), 1e-6 * length(offs[j]));
+      if (limited) {
+        Vec3 axis;
+        double angle;
+        to_axis_angle(local[j], axis, angle);
+        EXPECT_LE(angle, 60 * kDeg + 1e-9);
+        EXPECT_TRUE(angle < 1e-9 || axis.z > 0);
+      }
+    }
+    if (!limited && r < 2.6) {  // reach 2.8: keep clear of the boundary
+      ++tried;
+      reached += res.status == IkStatus::kReached;
+    }
+  }
+  EXPECT_GE(reached, tried * 97 / 100);
+}
+
+// Two arms on a spine: both hands reach targets taken from random reachable poses.
+TEST(Jacobian, TreeTwoHands) {
+  const std::vector<int> parents{-1, 0, 1, 2, 1, 4};
+  const std::vector<Vec3> offsets{{0, 0, 0},    {0, 0.5, 0},   {-0.2, 0.1, 0},
+                                  {-0.3, 0, 0}, {0.2, 0.1, 0}, {0.3, 0, 0}};
+  const IkTree tree{{0, 1, 0}, Quat::identity(), parents, offsets};
+  std::vector<IkJoint> joints(6);
+  joints[3] = IkJoint{IkJointType::kHinge, {0, 1, 0}};
+  joints[5] = IkJoint{IkJointType::kHinge, {0, 1, 0}};
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-0.6, 0.6);
+  JacobianSettings s;
+  s.method = JacobianMethod::kAdaptiveDampedLeastSquares;
+  s.lambda = 1e-3;
+  s.max_joint_step = 0.3;
+  s.settings = IkSettings{1e-4, 100};
+  int reached = 0;
+  const int trials = 2000;
+  for (int k = 0; k < trials; ++k) {
+    // A random pose gives reachable targets for the two hands.
+    std::vector<Quat> goal(6);
+    for (std::size_t j = 0; j < 6; ++j)
+      goal[j] = joints[j].type == IkJointType::kHinge
+                    ? Quat::from_axis_angle(joints[j].axis, u(rng) * 2)
+                    : from_rotation_vector(Vec3{u(rng), u(rng), u(rng)});
+    std::array<IkTreeEffector, 2> eff{IkTreeEffector{3, {-0.3, 0, 0}, {}},
+                                      IkTreeEffector{5, {0.3, 0, 0}, {}}};
+    // Targets: forward kinematics of the goal pose.
+    std::array<Quat, 6> m;
+    std::array<Vec3, 6> p;
+    for (std::size_t j = 0; j < 6; ++j) {
+      const Quat pr = parents[j] < 0 ? Quat::identity() : m[static_cast<std::size_t>(parents[j])];
+      const Vec3 pp = parents[j] < 0 ? tree.base_position : p[static_cast<std::size_t>(parents[j])];
+      p[j] = pp + rotate(pr, offsets[j]);
+      m[j] = pr * goal[j];
+    }
+    for (auto& e : eff) e.target = p[e.joint] + rotate(m[e.joint], e.tip);
+    std::vector<Quat> local(6, Quat::identity());
+    const IkResult r = jacobian_solve_tree(tree, joints, local, eff, s);
+    ASSERT_NE(r.status, IkStatus::kInvalidInput);
+    ASSERT_TRUE(std::isfinite(r.error));
+    for (const Quat& q : local) ASSERT_TRUE(is_finite(q));
+    reached += r.status == IkStatus::kReached;
+  }
+  EXPECT_GE(reached, trials * 95 / 100);
+  // Invalid: a NaN target, and too many effectors.
+  std::vector<Quat> local(6, Quat::identity());
+  const IkTreeEffector bad{3, {}, {NAN, 0, 0}};
+  EXPECT_EQ(
+      jacobian_solve_tree(tree, joints, local, std::span<const IkTreeEffector>(&bad, 1)).status,
+      IkStatus::kInvalidInput);
+  const std::vector<IkTreeEffector> five(5, IkTreeEffector{3, {}, {0, 1, 0}});
+  EXPECT_EQ(jacobian_solve_tree(tree, joints, local, five).status, IkStatus::kInvalidInput);
+  EXPECT_EQ(local[0], Quat::identity());
+}
+
+}  // namespace
+}  // namespace kinema

@@ -1,0 +1,286 @@
+#include "kinema/ik/two_bone.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kinema/ik/joint_limits.h"
+#include "kinema/skeleton/skeleton.h"
+
+namespace kinema {
+namespace {
+
+// Seed 000 §25.12 practice task: thigh 4, shin 4, hip H = (0, 7.5), leg hanging straight down
+// (knee (0, 3.5), ankle (0, −0.5)), foot target F = (2, 1.5), the character faces +x.
+TwoBoneInput seed_leg(int side) {
+  TwoBoneInput in;
+  in.root = {0, 7.5, 0};
+  in.mid = {0, 3.5, 0};
+  in.end = {0, -0.5, 0};
+  in.target = {2, 1.5, 0};
+  in.pole = {10, 3.5, 0};  // in front of the knee (+x): the pole side is "forward"
+  in.elbow_side = side;
+  return in;
+}
+
+TEST(TwoBone, Seed002_TwoBoneSolvePlane) {
+  // Seed 002: X along T − R, Z = X × (U − R), Y = Z × X; the mid joint is on the +Y (pole) side
+  // for +1. Here X = (1, −3)/√10, U − R = (10, −4) → Z = +z, Y = (3, 1)/√10 (forward).
+  const TwoBoneResult fwd = solve_two_bone(seed_leg(+1));
+  const Vec3 x = normalize(Vec3{2, -6, 0});
+  const Vec3 y = cross(normalize(cross(x, Vec3{10, -4, 0})), x);
+  EXPECT_GT(dot(fwd.mid_position - Vec3{0, 7.5, 0}, y), 0.0);
+  const TwoBoneResult back = solve_two_bone(seed_leg(-1));
+  EXPECT_LT(dot(back.mid_position - Vec3{0, 7.5, 0}, y), 0.0);
+  // Everything stays in the z = 0 plane.
+  EXPECT_NEAR(fwd.mid_position.z, 0.0, 1e-12);
+  EXPECT_NEAR(back.end_position.z, 0.0, 1e-12);
+}
+
+TEST(TwoBone, Seed000_25_12_LegOnStep) {
+  // Step 1: |F − H| = √40 = 6.325 < 8.
+  EXPECT_NEAR(std::sqrt(40.0), 6.325, 5e-4);
+  const TwoBoneResult fwd = solve_two_bone(seed_leg(+1));
+  const TwoBoneResult back = solve_two_bone(seed_leg(-1));
+  ASSERT_EQ(fwd.status, TwoBoneStatus::kReached);
+  ASSERT_TRUE(back.reached);
+  // Step 3: cos θ = (40 − 16 − 16)/32 = 0.25, knee bend 75.5°.
+  EXPECT_NEAR(degrees(fwd.mid_bend), 75.5, 0.05);
+  EXPECT_NEAR(std::cos(fwd.mid_bend), 0.25, 1e-12);
+  // The two analytic knees, "約" (3.32, 5.28) and (−1.32, 3.72). Exactly they are
+  // H + 4(cos α·X ± sin α·Y) = (1 ± 3√0.6, 4.5 ± √0.6) = (3.3238, 5.2746), (−1.3238, 3.7254):
+  // the seed's y values are 0.0054 off its own two decimals (5.27 and 3.73 would round right),
+  // so x is tested to the printed precision and y to 0.01.
+  EXPECT_NEAR(fwd.mid_position.x, 1.0 + 3.0 * std::sqrt(0.6), 1e-12);
+  EXPECT_NEAR(fwd.mid_position.y, 4.5 + std::sqrt(0.6), 1e-12);
+  EXPECT_NEAR(back.mid_position.x, 1.0 - 3.0 * std::sqrt(0.6), 1e-12);
+  EXPECT_NEAR(back.mid_position.y, 4.5 - std::sqrt(0.6), 1e-12);
+  EXPECT_NEAR(fwd.mid_position.x, 3.32, 0.005);
+  EXPECT_NEAR(fwd.mid_position.y, 5.28, 0.01);
+  EXPECT_NEAR(back.mid_position.x, -1.32, 0.005);
+  EXPECT_NEAR(back.mid_position.y, 3.72, 0.01);
+  for (const TwoBoneResult* r : {&fwd, &back}) {
+    EXPECT_NEAR(distance(r->mid_position, Vec3{0, 7.5, 0}), 4.0, 1e-12);
+    EXPECT_NEAR(distance(r->mid_position, Vec3{2, 1.5, 0}), 4.0, 1e-12);
+    EXPECT_NEAR(distance(r->end_position, Vec3{2, 1.5, 0}), 0.0, 1e-12);
+  }
+  // Step 4: measured from the bind pose (bones straight down), about +z (counter-clockwise):
+  // thigh ≈ 56.2°, shin ≈ −19.3°, the difference 75.5° is the knee bend.
+  const Vec3 z{0, 0, 1};
+  const double thigh = degrees(twist_angle(fwd.root_delta, z));
+  const double shin = degrees(twist_angle(fwd.mid_delta, z));
+  EXPECT_NEAR(thigh, 56.2, 0.05);
+  EXPECT_NEAR(shin, -19.3, 0.05);
+  EXPECT_NEAR(thigh - shin, 75.5, 0.05);
+  // Pure rotations about z: no swing off the leg's plane.
+  EXPECT_NEAR(std::abs(fwd.root_delta.z), length(fwd.root_delta.vec()), 1e-12);
+}
+
+TEST(TwoBone, Seed000_25_6_FootPlacementKneeBends) {
+  // Thigh and shin 0.45 m; hip (0, 0.85), foot (0.15, 0): d = √(0.15² + 0.85²) = 0.863,
+  // knee bend arccos((0.745 − 0.405)/0.405) = arccos 0.840 = 32.9°. Pelvis lowered by 0.10 to
+  // (0, 0.75): back foot (−0.15, −0.10) is 0.863 away again (32.9°); front foot (0.15, 0.15) is
+  // √(0.0225 + 0.36) = 0.618 away: cos θ = (0.3825 − 0.405)/0.405 = −0.056, bend 93.2°.
+  const auto bend = [](Vec3 hip, Vec3 foot) {
+    TwoBoneInput in;
+    in.root = hip;
+    in.mid = hip + Vec3{0, -0.45, 0};
+    in.end = hip + Vec3{0, -0.90, 0};
+    in.target = foot;
+    in.pole = hip + Vec3{1, -0.45, 0};  // knee forward (+x)
+    const TwoBoneResult r = solve_two_bone(in);
+    EXPECT_TRUE(r.reached);
+    EXPECT_NEAR(distance(r.end_position, foot), 0.0, 1e-12);
+    EXPECT_GT(r.mid_position.x, std::min(hip.x, foot.x));  // bends forward
+    return degrees(r.mid_bend);
+  };
+  EXPECT_NEAR(distance(Vec3{0, 0.85, 0}, Vec3{0.15, 0, 0}), 0.863, 5e-4);
+  EXPECT_NEAR(bend({0, 0.85, 0}, {0.15, 0, 0}), 32.9, 0.05);
+  EXPECT_NEAR(bend({0, 0.75, 0}, {-0.15, -0.10, 0}), 32.9, 0.05);
+  EXPECT_NEAR(distance(Vec3{0, 0.75, 0}, Vec3{0.15, 0.15, 0}), 0.618, 5e-4);
+  EXPECT_NEAR(bend({0, 0.75, 0}, {0.15, 0.15, 0}), 93.2, 0.05);
+}
+
+TEST(TwoBone, UnreachableGivesStraightChainTowardsTarget) {
+  TwoBoneInput in = seed_leg(+1);
+  in.target = {9, 2, 0};
+  const TwoBoneResult r = solve_two_bone(in);
+  EXPECT_EQ(r.status, TwoBoneStatus::kUnreachable);
+  EXPECT_FALSE(r.reached);
+  const Vec3 dir = normalize(in.target - in.root);
+  EXPECT_NEAR(distance(r.mid_position, in.root + dir * 4.0), 0.0, 1e-9);
+  EXPECT_NEAR(distance(r.end_position, in.root + dir * 8.0), 0.0, 1e-9);
+  EXPECT_NEAR(r.mid_bend, 0.0, 1e-9);
+}
+
+TEST(TwoBone, TooCloseFoldsTowardsTarget) {
+  TwoBoneInput in;
+  in.root = {0, 0, 0};
+  in.mid = {0, -3, 0};
+  in.end = {0, -4, 1};  // l1 = 3, l2 = √2
+  in.target = {0.5, 0, 0};
+  in.pole = {0, 0, 5};
+  const TwoBoneResult r = solve_two_bone(in);
+  EXPECT_EQ(r.status, TwoBoneStatus::kUnreachable);
+  const double l2 = std::sqrt(2.0);
+  EXPECT_NEAR(distance(r.end_position, Vec3{3.0 - l2, 0, 0}), 0.0, 1e-9);
+  EXPECT_NEAR(distance(r.mid_position, in.root), 3.0, 1e-12);
+  EXPECT_NEAR(distance(r.mid_position, r.end_position), l2, 1e-12);
+}
+
+TEST(TwoBone, SoftIkApproachesFullExtensionSmoothly) {
+  TwoBoneInput in = seed_leg(+1);
+  in.soft_distance = 0.5;
+  double prev = 0;
+  for (double d = 6.0; d < 10.0; d += 0.01) {
+    in.target = in.root + normalize(Vec3{1, -3, 0}) * d;
+    const TwoBoneResult r = solve_two_bone(in);
+    const double reach = distance(r.end_position, in.root);
+    EXPECT_LT(reach, 8.0);
+    EXPECT_GE(reach, prev - 1e-12);  // monotonic, no snap
+    if (d < 7.5) {
+      EXPECT_TRUE(r.reached) << d;
+    } else if (d > 7.5 + 1e-9 && d <= 8.0) {
+      EXPECT_EQ(r.status, TwoBoneStatus::kSoftened) << d;
+    }
+    prev = reach;
+  }
+  // The formula: d' = (L − s) + s(1 − e^{−(d − (L − s))/s}) at d = L: 7.5 + 0.5(1 − e^{−1}).
+  in.target = in.root + normalize(Vec3{1, -3, 0}) * 8.0;
+  EXPECT_NEAR(distance(solve_two_bone(in).end_position, in.root),
+              7.5 + 0.5 * (1.0 - std::exp(-1.0)), 1e-12);
+}
+
+TEST(TwoBone, WeightBlendsWithFk) {
+  TwoBoneInput in = seed_leg(+1);
+  in.weight = 0;
+  TwoBoneResult r = solve_two_bone(in);
+  EXPECT_NEAR(distance(r.end_position, in.end), 0.0, 1e-12);
+  in.weight = 0.5;
+  r = solve_two_bone(in);
+  EXPECT_NEAR(degrees(twist_angle(r.root_delta, {0, 0, 1})), 0.5 * 56.25, 0.1);
+  EXPECT_NEAR(distance(r.mid_position, in.root), 4.0, 1e-12);
+  EXPECT_NEAR(distance(r.mid_position, r.end_position), 4.0, 1e-12);
+}
+
+TEST(TwoBone, MatchesEndOrientation) {
+  TwoBoneInput in = seed_leg(+1);
+  in.match_end_rotation = true;
+  in.end_rotation = Quat::from_axis_angle({0, 1, 0}, 0.3);
+  in.target_rotation = Quat::from_axis_angle({1, 0, 0}, -0.7);
+  const TwoBoneResult r = solve_two_bone(in);
+  EXPECT_NEAR(angle_between(r.end_delta * in.end_rotation, in.target_rotation), 0.0, 1e-12);
+  EXPECT_NEAR(distance(r.end_position, in.target), 0.0, 1e-12);
+}
+
+TEST(TwoBone, DegenerateInputsNeverNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  TwoBoneInput in = seed_leg(+1);
+  in.target = {nan, 0, 0};
+  TwoBoneResult r = solve_two_bone(in);
+  EXPECT_EQ(r.status, TwoBoneStatus::kInvalidInput);
+  EXPECT_EQ(r.root_delta, Quat::identity());
+  EXPECT_TRUE(is_finite(r.end_position));
+
+  in = seed_leg(+1);
+  in.mid = in.root;  // zero-length thigh
+  r = solve_two_bone(in);
+  EXPECT_EQ(r.status, TwoBoneStatus::kDegenerate);
+  EXPECT_TRUE(is_finite(r.mid_delta));
+
+  in = seed_leg(+1);
+  in.target = in.root;  // on the root, l1 = l2: the end folds back onto the root
+  r = solve_two_bone(in);
+  EXPECT_TRUE(is_finite(r.root_delta) && is_finite(r.mid_position));
+  EXPECT_NEAR(distance(r.end_position, in.root), 0.0, 1e-9);
+  EXPECT_NEAR(distance(r.mid_position, in.root), 4.0, 1e-12);
+
+  in = seed_leg(+1);
+  in.pole = in.root + (in.target - in.root) * 2.0;  // pole on the line R–T
+  r = solve_two_bone(in);
+  EXPECT_TRUE(r.pole_fallback);
+  EXPECT_TRUE(r.reached);
+  EXPECT_NEAR(distance(r.end_position, in.target), 0.0, 1e-9);
+  EXPECT_TRUE(is_finite(r.mid_position));
+}
+
+TEST(TwoBone, ApplyToLocalTransforms) {
+  // Root helper → hip → knee → twist helper → ankle, with a rotated parent.
+  const std::vector<int> parents{-1, 0, 1, 2, 3};
+  std::vector<Transform> local(5);
+  local[0].rotation = Quat::from_axis_angle({0, 1, 0}, 0.4);
+  local[0].translation = {0.2, 1.0, 0.0};
+  local[1].translation = {0, -0.1, 0};
+  local[1].rotation = Quat::from_axis_angle({1, 0, 0}, 0.2);
+  local[2].translation = {0, -0.45, 0};
+  local[2].rotation = Quat::from_axis_angle({1, 0, 0}, -0.3);
+  local[3].translation = {0, -0.2, 0};
+  local[3].rotation = Quat::from_axis_angle({0, 1, 0}, 0.5);
+  local[4].translation = {0, -0.25, 0};
+  std::vector<Mat4> model(5);
+  ASSERT_TRUE(local_to_model(parents, local, model));
+  TwoBoneInput in;
+  in.root = model[1].translation_part();
+  in.mid = model[2].translation_part();
+  in.end = model[4].translation_part();
+  in.target = in.root + Vec3{0.1, -0.6, 0.2};
+  in.pole = in.root + Vec3{0, 0, 1};
+  const TwoBoneResult r = solve_two_bone(in);
+  ASSERT_TRUE(r.reached);
+  ASSERT_TRUE(apply_two_bone(r, parents, 1, 2, 4, local));
+  ASSERT_TRUE(local_to_model(parents, local, model));
+  EXPECT_NEAR(distance(model[2].translation_part(), r.mid_position), 0.0, 1e-12);
+  EXPECT_NEAR(distance(model[4].translation_part(), in.target), 0.0, 1e-12);
+  EXPECT_FALSE(apply_two_bone(r, parents, 2, 1, 4, local));
+}
+
+// Randomized 100k: bone lengths kept (1e-6 relative), reachable targets reached (1e-9), the
+// elbow on its side, the mid bending about the plane normal, everything finite.
+TEST(TwoBone, RandomizedSweep) {
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const auto rv = [&] { return Vec3{u(rng), u(rng), u(rng)}; };
+  int reached = 0;
+  for (int i = 0; i < 100000; ++i) {
+    TwoBoneInput in;
+    in.root = rv();
+    in.mid = in.root + rv();
+    in.end = in.mid + rv();
+    in.target = in.root + rv() * 1.5;
+    in.pole = in.root + rv();
+    in.elbow_side = (i & 1) ? 1 : -1;
+    const TwoBoneResult r = solve_two_bone(in);
+    ASSERT_TRUE(is_finite(r.mid_position) && is_finite(r.end_position)) << i;
+    ASSERT_TRUE(is_finite(r.root_delta) && is_finite(r.mid_delta)) << i;
+    if (r.status == TwoBoneStatus::kDegenerate) continue;
+    const double l1 = distance(in.mid, in.root), l2 = distance(in.end, in.mid);
+    ASSERT_NEAR(distance(r.mid_position, in.root), l1, 1e-6 * l1) << i;
+    ASSERT_NEAR(distance(r.end_position, r.mid_position), l2, 1e-6 * l2) << i;
+    // The mid joint sits on the elbow side of the solve plane (seed 002), and the mid's own
+    // delta only bends about the new plane normal (the hinge stays a hinge).
+    if (!r.pole_fallback) {
+      const Vec3 x = normalize(in.target - in.root);
+      const Vec3 y = normalize(cross(cross(x, in.pole - in.root), x));
+      ASSERT_GE(in.elbow_side * dot(r.mid_position - in.root, y), -1e-9) << i;
+    }
+    const Vec3 n = cross(r.mid_position - in.root, r.end_position - r.mid_position);
+    if (length(n) > 1e-6) {
+      const Quat bend = r.mid_delta * conjugate(r.root_delta);
+      ASSERT_LT(length(cross(bend.vec(), normalize(n))), 1e-9) << i;
+    }
+    const double d = distance(in.target, in.root);
+    if (d >= std::abs(l1 - l2) && d <= l1 + l2) {
+      ASSERT_TRUE(r.reached) << i;
+      ASSERT_LT(distance(r.end_position, in.target), 1e-9) << i;
+      ++reached;
+    }
+  }
+  EXPECT_GT(reached, 10000);
+}
+
+}  // namespace
+}  // namespace kinema
