@@ -53,12 +53,7 @@ IkResult ccd_solve(const IkChain& chain, std::span<Quat> local, const Vec3& targ
   }
   result.iterations = it;
   result.error = err;
-  if (err <= cs.settings.tolerance)
-    result.status = IkStatus::kReached;
-  else if (distance(chain.base_position, target) > ik_chain_reach(chain))
-    result.status = IkStatus::kUnreachable;
-  else
-    result.status = IkStatus::kMaxIterations;
+  result.status = ik_chain_status(chain, target, err, cs.settings.tolerance);
   return result;
 }
 

@@ -38,4 +38,10 @@ double ik_chain_reach(const IkChain& chain) {
   return sum;
 }
 
+IkStatus ik_chain_status(const IkChain& chain, const Vec3& target, double error, double tolerance) {
+  if (error <= tolerance) return IkStatus::kReached;
+  if (distance(chain.base_position, target) > ik_chain_reach(chain)) return IkStatus::kUnreachable;
+  return IkStatus::kMaxIterations;
+}
+
 }  // namespace kinema

@@ -59,26 +59,27 @@ bool HeightField::cell_of(double x, double z, int& ix, int& iz, double& fx,
   return true;
 }
 
-bool HeightField::height(double x, double z, double& h) const noexcept {
+bool HeightField::corners(double x, double z, double& h00, double& h10, double& h01, double& h11,
+                          double& fx, double& fz) const noexcept {
   int ix = 0, iz = 0;
-  double fx = 0, fz = 0;
   if (!cell_of(x, z, ix, iz, fx, fz)) return false;
   const std::size_t w = static_cast<std::size_t>(width_);
   const std::size_t i00 = static_cast<std::size_t>(iz) * w + static_cast<std::size_t>(ix);
-  const double h00 = heights_[i00], h10 = heights_[i00 + 1], h01 = heights_[i00 + w],
-               h11 = heights_[i00 + w + 1];
+  h00 = heights_[i00], h10 = heights_[i00 + 1], h01 = heights_[i00 + w],
+  h11 = heights_[i00 + w + 1];
+  return true;
+}
+
+bool HeightField::height(double x, double z, double& h) const noexcept {
+  double h00, h10, h01, h11, fx, fz;
+  if (!corners(x, z, h00, h10, h01, h11, fx, fz)) return false;
   h = (h00 * (1 - fx) + h10 * fx) * (1 - fz) + (h01 * (1 - fx) + h11 * fx) * fz;
   return true;
 }
 
 bool HeightField::normal(double x, double z, Vec3& n) const noexcept {
-  int ix = 0, iz = 0;
-  double fx = 0, fz = 0;
-  if (!cell_of(x, z, ix, iz, fx, fz)) return false;
-  const std::size_t w = static_cast<std::size_t>(width_);
-  const std::size_t i00 = static_cast<std::size_t>(iz) * w + static_cast<std::size_t>(ix);
-  const double h00 = heights_[i00], h10 = heights_[i00 + 1], h01 = heights_[i00 + w],
-               h11 = heights_[i00 + w + 1];
+  double h00, h10, h01, h11, fx, fz;
+  if (!corners(x, z, h00, h10, h01, h11, fx, fz)) return false;
   const double dhdx = ((h10 - h00) * (1 - fz) + (h11 - h01) * fz) / cell_;
   const double dhdz = ((h01 - h00) * (1 - fx) + (h11 - h10) * fx) / cell_;
   n = normalize(Vec3{-dhdx, 1, -dhdz}, Vec3::unit_y());

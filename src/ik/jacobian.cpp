@@ -250,12 +250,7 @@ IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
   for (std::size_t i = 0; i < n; ++i) local[i] = work[i];
   result.iterations = it;
   result.error = pos_err;
-  if (err <= s.settings.tolerance)
-    result.status = IkStatus::kReached;
-  else if (distance(chain.base_position, target) > ik_chain_reach(chain))
-    result.status = IkStatus::kUnreachable;
-  else
-    result.status = IkStatus::kMaxIterations;
+  result.status = ik_chain_status(chain, target, err, s.settings.tolerance);
   return result;
 }
 

@@ -82,4 +82,8 @@ bool ik_chain_valid(const IkChain& chain, std::span<const Quat> local);
 /// Sum of the bone lengths |offsets[i]| (metres).
 double ik_chain_reach(const IkChain& chain);
 
+/// How an iterative chain solve ended: reached when `error` ≤ `tolerance`, else unreachable when
+/// the target lies beyond the chain's reach from its base, else the iteration cap stopped it.
+IkStatus ik_chain_status(const IkChain& chain, const Vec3& target, double error, double tolerance);
+
 }  // namespace kinema

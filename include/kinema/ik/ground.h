@@ -57,6 +57,9 @@ class HeightField final : public Ground {
 
  private:
   bool cell_of(double x, double z, int& ix, int& iz, double& fx, double& fz) const noexcept;
+  // The four heights of the cell holding (x, z) and the position inside it, in [0, 1].
+  bool corners(double x, double z, double& h00, double& h10, double& h01, double& h11, double& fx,
+               double& fz) const noexcept;
   double origin_x_, origin_z_, cell_;
   int width_, depth_;
   std::vector<double> heights_;
