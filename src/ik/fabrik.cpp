@@ -262,4 +262,86 @@ IkResult fabrik_solve_chain(std::span<Vec3> positions, const Vec3& target,
                       std::span<const FabrikEffector>(&effector, 1), settings);
 }
 
+IkResult fabrik_solve_chain(const IkChain& chain, std::span<Quat> local, const Vec3& target,
+                            const IkSettings& settings, IkLimitHook limits) {
+  IkResult result;
+  result.error = std::nan("");
+  const std::size_t n = chain.offsets.size();
+  if (!ik_chain_valid(chain, local) || !is_finite(target)) return result;
+  if (!(settings.tolerance >= 0) || settings.max_iterations < 0) return result;
+
+  std::array<Quat, kMaxIkChainJoints> model_storage;
+  std::array<Quat, kMaxIkChainJoints> best_storage;
+  std::array<Vec3, kMaxIkChainJoints + 1> point_storage, reached_storage;
+  const std::span<Quat> model(model_storage.data(), n);
+  const std::span<Vec3> points(point_storage.data(), n + 1);
+  const std::span<Vec3> reached(reached_storage.data(), n + 1);
+  for (std::size_t i = 0; i < n; ++i) local[i] = limits(i, normalize(local[i]));
+  ik_chain_fk(chain, local, model, points);
+  double error = distance(points[n], target);
+  // Limits can make a pass lose ground, so the best pose seen is kept, and the solve stops
+  // once several passes in a row have not improved on it by more than `stall`: it has
+  // converged to what the limits (or the reach) allow.
+  const double stall = 1e-12 * std::max(1.0, ik_chain_reach(chain));
+  constexpr int kPatience = 4;
+  std::copy(local.begin(), local.end(), best_storage.begin());
+  double best_error = error;
+  int without_progress = 0;
+  int iteration = 0;
+  while (error > settings.tolerance && iteration < settings.max_iterations) {
+    ++iteration;
+    // Backward pass: the effector on the target, each joint at bone length from its child on
+    // the line to its current position (a joint on its child keeps its bone's direction). With
+    // limits the bone's direction is first limited as the joint would be under its current
+    // parent, so the pass does not aim for a pose the forward pass cannot make (a foot bent
+    // past its cone, a knee bent backwards).
+    reached[n] = target;
+    for (std::size_t i = n; i-- > 0;) {
+      const Vec3 bone = rotate(model[i], chain.offsets[i]);
+      Vec3 wanted = reached[i + 1] - points[i];
+      if (length_squared(wanted) < 1e-24) wanted = bone;
+      Vec3 limited = wanted;
+      if (limits && length_squared(bone) > 1e-24) {
+        const Quat parent = i == 0 ? normalize(chain.base_rotation) : model[i - 1];
+        const Quat turned = normalize(from_to(bone, wanted) * model[i]);
+        const Quat allowed = limits(i, normalize(conjugate(parent) * turned));
+        limited = rotate(normalize(parent * allowed), chain.offsets[i]);
+      }
+      const double len = length(limited);
+      reached[i] = len > 1e-12 ? reached[i + 1] - limited * (length(chain.offsets[i]) / len)
+                               : reached[i + 1];
+    }
+    // Forward pass in rotation space: the base stays; each bone turns towards the backward
+    // pass's next point and its local rotation is limited before the next joint is placed.
+    Quat parent = normalize(chain.base_rotation);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec3 bone = rotate(normalize(parent * local[i]), chain.offsets[i]);
+      const Vec3 wanted = reached[i + 1] - points[i];
+      if (length_squared(bone) > 1e-24 && length_squared(wanted) > 1e-24) {
+        const Quat turned = normalize(from_to(bone, wanted) * parent * local[i]);
+        local[i] = limits(i, normalize(conjugate(parent) * turned));
+      }
+      parent = normalize(parent * local[i]);
+      model[i] = parent;
+      points[i + 1] = points[i] + rotate(parent, chain.offsets[i]);
+    }
+    error = distance(points[n], target);
+    if (error < best_error - stall) {
+      best_error = error;
+      std::copy(local.begin(), local.end(), best_storage.begin());
+      without_progress = 0;
+    } else if (++without_progress >= kPatience) {
+      break;
+    }
+  }
+  if (best_error < error) {
+    std::copy_n(best_storage.begin(), n, local.begin());
+    error = best_error;
+  }
+  result.iterations = iteration;
+  result.error = error;
+  result.status = ik_chain_status(chain, target, error, settings.tolerance);
+  return result;
+}
+
 }  // namespace kinema

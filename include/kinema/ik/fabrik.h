@@ -86,4 +86,20 @@ IkResult fabrik_solve(std::span<Vec3> positions, std::span<const int> parents,
 IkResult fabrik_solve_chain(std::span<Vec3> positions, const Vec3& target,
                             const FabrikSettings& settings = {});
 
+/// FABRIK on an IkChain's local rotations, so that rotational joint limits (a swing-twist cone,
+/// a hinge range: kinema/ik/joint_limits.h through make_limit_hook) apply inside the passes,
+/// as CCD and the Jacobian solvers apply them. Each iteration runs the backward pass on the
+/// chain's points (effector on the target, each joint pulled to bone length from its child)
+/// and then the forward pass in rotation space: from the base out, joint i turns by the
+/// shortest arc that points its bone at the backward pass's position of joint i + 1, the new
+/// local rotation goes through the limit hook, and joint i + 1 is placed from the (limited)
+/// rotation. Without limits this is exactly positional FABRIK on a chain (same points after
+/// every iteration) that also keeps each joint's twist; with limits a solved pose always
+/// satisfies them. Iterations stop at the tolerance, at the cap, or when an iteration no
+/// longer improves the error (a limited or unreachable optimum). Returns kReached /
+/// kUnreachable (target beyond the reach; the chain points at it as far as the limits allow) /
+/// kMaxIterations; kInvalidInput (local untouched) as ccd_solve. Never throws, never allocates.
+IkResult fabrik_solve_chain(const IkChain& chain, std::span<Quat> local, const Vec3& target,
+                            const IkSettings& settings = {}, IkLimitHook limits = {});
+
 }  // namespace kinema
