@@ -13,13 +13,72 @@ Vec3 any_perpendicular(const Vec3& x) {
   return normalize(cross(x, helper));
 }
 
-// Rotation taking the frame (a0, n0) to (a1, n1) (unit a's, n's perpendicular to them): the
-// shortest arc a0 → a1, then a turn about a1 that brings the carried n0 onto n1.
+// Rotation about the unit `axis` by the angle θ = atan2(sin_part, cos_part) — the quaternion
+// (axis·sin θ/2, cos θ/2) of Quat::from_axis_angle, to rounding, without trigonometry: the half
+// angle has (cos θ/2, sin θ/2) ∝ (r + c, s) = (s, r − c) (r = |(c, s)|); the second form is used
+// for c < 0 so that nothing cancels near θ = ±π.
+Quat axis_angle_of(const Vec3& axis, double sin_part, double cos_part) {
+  const double r = std::sqrt(sin_part * sin_part + cos_part * cos_part);
+  if (!(r > 0)) return Quat::identity();  // atan2(0, 0) = 0
+  double ch, sh;                          // ∝ cos θ/2 ≥ 0, sin θ/2
+  if (cos_part >= 0) {
+    ch = r + cos_part;
+    sh = sin_part;
+  } else {
+    ch = std::abs(sin_part);
+    sh = std::copysign(r - cos_part, sin_part);
+  }
+  const double h = 1.0 / std::sqrt(ch * ch + sh * sh);
+  return {axis.x * (sh * h), axis.y * (sh * h), axis.z * (sh * h), ch * h};
+}
+
+// Unit quaternion of the rotation matrix with rows (m00 m01 m02), (m10 m11 m12), (m20 m21 m22)
+// (Shepperd's method: the largest of 4w², 4x², 4y², 4z² is taken from the diagonal, so there is
+// no cancellation).
+Quat quat_of_matrix(double m00, double m01, double m02, double m10, double m11, double m12,
+                    double m20, double m21, double m22) {
+  Quat q;
+  const double trace = m00 + m11 + m22;
+  if (trace > 0) {
+    const double t = std::sqrt(trace + 1.0), s = 0.5 / t;
+    q = {(m21 - m12) * s, (m02 - m20) * s, (m10 - m01) * s, 0.5 * t};
+  } else if (m00 > m11 && m00 > m22) {
+    const double t = std::sqrt(1.0 + m00 - m11 - m22), s = 0.5 / t;
+    q = {0.5 * t, (m01 + m10) * s, (m02 + m20) * s, (m21 - m12) * s};
+  } else if (m11 > m22) {
+    const double t = std::sqrt(1.0 + m11 - m00 - m22), s = 0.5 / t;
+    q = {(m01 + m10) * s, 0.5 * t, (m12 + m21) * s, (m02 - m20) * s};
+  } else {
+    const double t = std::sqrt(1.0 + m22 - m00 - m11), s = 0.5 / t;
+    q = {(m02 + m20) * s, (m12 + m21) * s, 0.5 * t, (m10 - m01) * s};
+  }
+  return q;  // unit to rounding (the caller normalizes)
+}
+
+// Rotation taking the orthonormal frame (a0, n0) to (a1, n1) (unit a's, n's perpendicular to
+// them): R = a1·a0ᵀ + n1·n0ᵀ + b1·b0ᵀ with b = a × n. The same rotation as the shortest arc
+// a0 → a1 followed by the turn about a1 that brings the carried n0 onto n1, with one square root
+// instead of trigonometry.
 Quat frame_rotation(const Vec3& a0, const Vec3& n0, const Vec3& a1, const Vec3& n1) {
-  const Quat q1 = from_to(a0, a1);
-  const Vec3 m = rotate(q1, n0);
-  const double angle = std::atan2(dot(cross(m, n1), a1), dot(m, n1));
-  return normalize(Quat::from_axis_angle(a1, angle) * q1);
+  const Vec3 b0 = cross(a0, n0), b1 = cross(a1, n1);
+  const auto m = [&](double a1i, double n1i, double b1i, int j) {
+    const double a0j = j == 0 ? a0.x : j == 1 ? a0.y : a0.z;
+    const double n0j = j == 0 ? n0.x : j == 1 ? n0.y : n0.z;
+    const double b0j = j == 0 ? b0.x : j == 1 ? b0.y : b0.z;
+    return a1i * a0j + n1i * n0j + b1i * b0j;
+  };
+  return quat_of_matrix(m(a1.x, n1.x, b1.x, 0), m(a1.x, n1.x, b1.x, 1), m(a1.x, n1.x, b1.x, 2),
+                        m(a1.y, n1.y, b1.y, 0), m(a1.y, n1.y, b1.y, 1), m(a1.y, n1.y, b1.y, 2),
+                        m(a1.z, n1.z, b1.z, 0), m(a1.z, n1.z, b1.z, 1), m(a1.z, n1.z, b1.z, 2));
+}
+
+// slerp(identity, q, w) for w in [0, 1]. The ends, the common case, skip slerp's trigonometry:
+// at w = 1 slerp returns normalize(±q) (the hemisphere of the identity) and at w = 0 the
+// identity, so the shortcuts give the same values.
+Quat weighted(const Quat& q, double w) {
+  if (w >= 1) return normalize(q.w < 0 ? -q : q);
+  if (w <= 0) return Quat::identity();
+  return slerp(Quat::identity(), q, w);
 }
 
 bool finite_input(const TwoBoneInput& in) {
@@ -53,18 +112,23 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
   double d = length(to_target);
   Vec3 x;
   if (d > 1e-12 * scale) {
-    x = to_target / d;
+    x = to_target * (1.0 / d);
   } else {  // target on the root: keep the current reach direction
     d = 0;
     x = normalize(in.end - in.root, normalize(bone1));
   }
   Vec3 z = cross(x, in.pole - in.root);
-  if (!(length(z) > 1e-9 * scale)) {
+  double z_length = length(z);
+  if (!(z_length > 1e-9 * scale)) {
     r.pole_fallback = true;
     z = cross(x, bone1);  // the plane the chain bends in now
-    if (!(length(z) > 1e-9 * scale)) z = any_perpendicular(x);
+    z_length = length(z);
+    if (!(z_length > 1e-9 * scale)) {
+      z = any_perpendicular(x);
+      z_length = length(z);
+    }
   }
-  z = normalize(z);
+  z = z * (1.0 / z_length);
   const Vec3 y = cross(z, x);
 
   // Reach: clamp into [|l1 − l2|, l1 + l2], with soft IK near full extension.
@@ -88,29 +152,53 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
   }
   const double sin_a = std::sqrt(std::max(0.0, 1.0 - cos_a * cos_a));
   const double side = in.elbow_side < 0 ? -1.0 : 1.0;
-  const Vec3 new_mid = in.root + x * (l1 * cos_a) + y * (side * l1 * sin_a);
-  const Vec3 new_end = in.root + x * reach;
-  const Vec3 new_bone1 = normalize(new_mid - in.root, x);
-  const Vec3 new_bone2 = normalize(new_end - new_mid, x);
-  r.mid_bend = std::acos(std::clamp(dot(new_bone1, new_bone2), -1.0, 1.0));
+  // The new bones in the plane's (x, y) coordinates: bone 1 is (cos α, ±sin α) (unit), bone 2
+  // runs from the new mid joint l1·(cos α, ±sin α) to the new end (reach, 0).
+  const double c1 = cos_a, s1 = side * sin_a;
+  double c2 = reach - l1 * c1, s2 = -l1 * s1;
+  const double len2 = std::sqrt(c2 * c2 + s2 * s2);
+  if (len2 > 0) {
+    c2 *= 1.0 / len2;
+    s2 *= 1.0 / len2;
+  } else {
+    c2 = 1;
+    s2 = 0;
+  }
+  const Vec3 new_bone1 = x * c1 + y * s1;
+  const Vec3 new_bone2 = x * c2 + y * s2;
+  r.mid_bend = std::acos(std::clamp(c1 * c2 + s1 * s2, -1.0, 1.0));
 
-  // Root delta: old (bone, bend normal) frame → new one, so a hinge stays a hinge.
-  const Vec3 a0 = bone1 / l1;
-  const Vec3 n0 = cross(a0, bone2 / l2);
-  const Vec3 n1 = cross(new_bone1, new_bone2);
-  Quat root_delta;
-  if (length(n0) > 1e-9 && length(n1) > 1e-9) {
-    root_delta = frame_rotation(a0, normalize(n0), new_bone1, normalize(n1));
+  // Root delta: old (bone, bend normal) frame → new one, so a hinge stays a hinge. The new bend
+  // normal is new_bone1 × new_bone2 = (c1·s2 − s1·c2)·z (x × y = z).
+  // The mid delta then only bends about the new normal.
+  const Vec3 a0 = bone1 * (1.0 / l1), u0 = bone2 * (1.0 / l2);
+  const Vec3 n0 = cross(a0, u0);
+  const double n0_length = length(n0), n1_length = c1 * s2 - s1 * c2;
+  Quat root_delta, mid_local;
+  if (n0_length > 1e-9 && std::abs(n1_length) > 1e-9) {
+    const Vec3 n1 = n1_length > 0 ? z : -z;
+    root_delta = frame_rotation(a0, n0 * (1.0 / n0_length), new_bone1, n1);
+    // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
+    // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
+    // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
+    const double cos_b0 = dot(a0, u0), sin_b0 = n0_length;
+    const double cos_b1 = c1 * c2 + s1 * s2, sin_b1 = std::abs(n1_length);
+    mid_local =
+        axis_angle_of(n1, sin_b1 * cos_b0 - cos_b1 * sin_b0, cos_b1 * cos_b0 + sin_b1 * sin_b0);
   } else {
     root_delta = from_to(a0, new_bone1);
+    mid_local = from_to(rotate(root_delta, bone2), new_bone2);  // bend only
   }
-  const Quat mid_local = from_to(rotate(root_delta, bone2), new_bone2);  // bend only
 
   // Blend with FK by weight: each delta slerped from identity.
   const double w = std::clamp(in.weight, 0.0, 1.0);
-  const Quat id = Quat::identity();
-  r.root_delta = slerp(id, root_delta, w);
-  r.mid_delta = normalize(slerp(id, mid_local, w) * r.root_delta);
+  if (w >= 1) {  // the common case, inline; the mid delta is normalized once, after the product
+    r.root_delta = normalize(root_delta.w < 0 ? -root_delta : root_delta);
+    r.mid_delta = normalize((mid_local.w < 0 ? -mid_local : mid_local) * r.root_delta);
+  } else {
+    r.root_delta = weighted(root_delta, w);
+    r.mid_delta = normalize(weighted(mid_local, w) * r.root_delta);
+  }
   r.end_delta = r.mid_delta;
   if (in.match_end_rotation) {
     const Quat old_end = normalize(in.end_rotation);
@@ -134,24 +222,25 @@ bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, i
   const int n = static_cast<int>(parents.size());
   if (static_cast<int>(local.size()) != n || root < 0 || !(root < mid) || !(mid < end) || end >= n)
     return false;
-  // mid must descend from root, end from mid.
-  const auto descends = [&](int j, int ancestor) {
-    for (int p = parents[j]; p >= 0; p = parents[p]) {
-      if (p >= j) return false;  // not parents-first
-      if (p == ancestor) return true;
+  // Rotation from `ancestor`'s frame to `j`'s parent frame: the product of the local rotations
+  // of the joints strictly between them (ancestor −1: the model frame). False when j does not
+  // descend from ancestor or the parents are not parents-first.
+  const auto between = [&](int j, int ancestor, Quat& q) {
+    q = Quat::identity();
+    for (int p = parents[j]; p != ancestor; p = parents[p]) {
+      if (p < ancestor || p >= j) return false;
+      q = local[p].rotation * q;
       j = p;
     }
+    return true;
+  };
+  Quat q_root, q_mid, q_end;
+  if (!between(root, -1, q_root) || !between(mid, root, q_mid) || !between(end, mid, q_end))
     return false;
-  };
-  if (!descends(mid, root) || !descends(end, mid)) return false;
-  // Old model rotation of joint j's parent (rotations only).
-  const auto parent_rotation = [&](int j) {
-    Quat q = Quat::identity();
-    for (int p = parents[j]; p >= 0; p = parents[p]) q = local[p].rotation * q;
-    return normalize(q);
-  };
-  const Quat p_root = parent_rotation(root), p_mid = parent_rotation(mid),
-             p_end = parent_rotation(end);
+  // Old model rotations of the three joints' parents (rotations only), each from the one above.
+  const Quat p_root = normalize(q_root);
+  const Quat p_mid = normalize(p_root * local[root].rotation * q_mid);
+  const Quat p_end = normalize(p_mid * local[mid].rotation * q_end);
   // local_j ← P_j⁻¹ · D_a⁻¹ · D_j · P_j · local_j (D_a: nearest chain ancestor's delta).
   const auto update = [](const Quat& p, const Quat& d_a, const Quat& d_j, const Quat& l) {
     return normalize(conjugate(p) * conjugate(d_a) * d_j * p * l);
