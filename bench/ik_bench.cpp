@@ -81,6 +81,30 @@ void TwoBone_SolveApply(benchmark::State& state) {
 }
 BENCHMARK(TwoBone_SolveApply)->Name("TwoBone/SolveApply");
 
+// What ozz's IKTwoBoneJob user does: the joints' model rotations come from the FK the caller
+// already ran; the solve's local corrections are multiplied into the local rotations.
+void TwoBone_SolveCorrect(benchmark::State& state) {
+  const std::vector<LegTarget>& targets = leg();
+  TwoBoneInput in = leg_input();
+  const std::array<Quat, 3> animated{Quat::identity(), Quat::identity(), Quat::identity()};
+  // Opaque to the optimizer (DoNotOptimize clobbers memory), as ozz's input matrices are.
+  std::array<Quat, 3> model{Quat::identity(), Quat::identity(), Quat::identity()};
+  benchmark::DoNotOptimize(model.data());
+  std::array<Quat, 3> local;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    local = animated;
+    in.target = targets[i++ & (kTargets - 1)].target;
+    const TwoBoneResult r = solve_two_bone(in);
+    const TwoBoneCorrections c = two_bone_local_corrections(r, model[0], model[1], model[2]);
+    local[0] = local[0] * c.root;
+    local[1] = local[1] * c.mid;
+    local[2] = local[2] * c.end;
+    benchmark::DoNotOptimize(local);
+  }
+}
+BENCHMARK(TwoBone_SolveCorrect)->Name("TwoBone/SolveCorrect");
+
 // ---- The 10-joint chain ------------------------------------------------------------------------
 
 const Chain10& chain10() {

@@ -252,4 +252,21 @@ bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, i
   return true;
 }
 
+TwoBoneCorrections two_bone_local_corrections(const TwoBoneResult& result, const Quat& root_model,
+                                              const Quat& mid_model, const Quat& end_model) {
+  TwoBoneCorrections c;
+  if (result.status == TwoBoneStatus::kDegenerate || result.status == TwoBoneStatus::kInvalidInput)
+    return c;
+  // A model delta D applied to a joint whose model rotation is M = P·L changes L to
+  // P⁻¹·D·M = L·(M⁻¹·D·M); a joint below a turned ancestor only owes the difference D_a⁻¹·D_j.
+  // Products of unit quaternions stay unit to rounding: no normalization needed.
+  const auto conjugated = [](const Quat& m, const Quat& d) { return conjugate(m) * d * m; };
+  c.root = conjugated(root_model, result.root_delta);
+  c.mid = conjugated(mid_model, conjugate(result.root_delta) * result.mid_delta);
+  // Without a matched end rotation end_delta equals mid_delta: nothing to correct.
+  if (!(result.end_delta == result.mid_delta))
+    c.end = conjugated(end_model, conjugate(result.mid_delta) * result.end_delta);
+  return c;
+}
+
 }  // namespace kinema

@@ -238,6 +238,52 @@ TEST(TwoBone, ApplyToLocalTransforms) {
   EXPECT_FALSE(apply_two_bone(r, parents, 2, 1, 4, local));
 }
 
+// The local corrections (ozz's IKTwoBoneJob output form) give what apply_two_bone gives.
+TEST(TwoBone, LocalCorrectionsMatchApply) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const std::vector<int> parents{-1, 0, 1, 2, 3};
+  for (int k = 0; k < 2000; ++k) {
+    std::vector<Transform> local(5);
+    for (Transform& t : local) {
+      t.rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+      t.translation = Vec3{u(rng), u(rng), u(rng)} * 0.4;
+    }
+    std::vector<Mat4> model(5);
+    ASSERT_TRUE(local_to_model(parents, local, model));
+    std::vector<Quat> model_rotation(5);
+    Quat r = Quat::identity();
+    for (int j = 0; j < 5; ++j) model_rotation[j] = r = normalize(r * local[j].rotation);
+    TwoBoneInput in;
+    in.root = model[1].translation_part();
+    in.mid = model[2].translation_part();
+    in.end = model[4].translation_part();
+    in.target = in.root + Vec3{u(rng), u(rng), u(rng)} * 0.6;
+    in.pole = in.root + Vec3{u(rng), u(rng), u(rng)};
+    in.weight = k % 3 == 0 ? 0.6 : 1.0;
+    in.match_end_rotation = k % 2 == 0;
+    in.end_rotation = model_rotation[4];
+    in.target_rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    const TwoBoneResult result = solve_two_bone(in);
+    std::vector<Transform> applied = local;
+    ASSERT_TRUE(apply_two_bone(result, parents, 1, 2, 4, applied));
+    const TwoBoneCorrections c =
+        two_bone_local_corrections(result, model_rotation[1], model_rotation[2], model_rotation[4]);
+    const auto same = [](const Quat& a, const Quat& b) {
+      return std::abs(std::abs(dot(a, b)) - 1.0) < 1e-12;
+    };
+    EXPECT_TRUE(same(normalize(local[1].rotation * c.root), applied[1].rotation)) << k;
+    EXPECT_TRUE(same(normalize(local[2].rotation * c.mid), applied[2].rotation)) << k;
+    EXPECT_TRUE(same(normalize(local[4].rotation * c.end), applied[4].rotation)) << k;
+  }
+  TwoBoneResult bad;
+  bad.status = TwoBoneStatus::kDegenerate;
+  bad.root_delta = Quat::from_axis_angle({1, 0, 0}, 1.0);
+  const TwoBoneCorrections none =
+      two_bone_local_corrections(bad, Quat::identity(), Quat::identity(), Quat::identity());
+  EXPECT_EQ(none.root, Quat::identity());
+}
+
 // Randomized 100k: bone lengths kept (1e-6 relative), reachable targets reached (1e-9), the
 // elbow on its side, the mid bending about the plane normal, everything finite.
 TEST(TwoBone, RandomizedSweep) {

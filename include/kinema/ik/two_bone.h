@@ -91,4 +91,19 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in);
 bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                     int end, std::span<Transform> local);
 
+/// Local-space corrections of a solved chain, for callers that already have the joints' model
+/// rotations from FK (what ozz-animation's IKTwoBoneJob returns): `local_j ← local_j ·
+/// correction_j` gives the same rotations as apply_two_bone, without walking the hierarchy.
+struct TwoBoneCorrections {
+  Quat root = Quat::identity();
+  Quat mid = Quat::identity();
+  Quat end = Quat::identity();  ///< identity unless the end rotation was matched
+};
+
+/// correction_j = M_j⁻¹ · D_a⁻¹ · D_j · M_j, with M_j joint j's old model rotation (unit) and D_a
+/// the delta of its nearest chain ancestor (none for the root). Identity corrections when the
+/// result's status is kDegenerate or kInvalidInput. Never allocates.
+TwoBoneCorrections two_bone_local_corrections(const TwoBoneResult& result, const Quat& root_model,
+                                              const Quat& mid_model, const Quat& end_model);
+
 }  // namespace kinema
