@@ -208,7 +208,7 @@ struct FullBodySolver::Impl {
   std::vector<double> subtree_mass;          // Σ m_k over strict descendants
   std::vector<std::uint32_t> goal_ancestor;  // bit g: the joint moves goal g's joint
   JacobianMatrix jacobian, projected, high_free;
-  Eigen::VectorXd dtheta;
+  Eigen::VectorXd dtheta, dtheta_high;
   TaskVector error_rows, saved_rows, scratch_rows;
   TaskMatrix gram, inverse_high, pseudo_high, inverse_normal, coupling;
   Eigen::SelfAdjointEigenSolver<TaskMatrix> eigen;
@@ -409,6 +409,7 @@ FullBodySolver::FullBodySolver(const FullBodyRig& rig) : impl_(std::make_unique<
   s.projected.resize(kMaxRows, std::max(1, s.dof));
   s.high_free.resize(kMaxRows, std::max(1, s.dof));
   s.dtheta.resize(std::max(1, s.dof));
+  s.dtheta_high.resize(std::max(1, s.dof));
 }
 
 FullBodySolver::~FullBodySolver() = default;
@@ -688,15 +689,18 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
       // ---- the prioritized damped least-squares step ----
       const auto jh = s.jacobian.topRows(high_rows);
       const auto jn = s.jacobian.middleRows(high_rows, normal_rows);
-      s.dtheta.setZero();
-      if (high_rows > 0) {
-        s.gram.resize(high_rows, high_rows);
-        s.gram.noalias() = jh.lazyProduct(jh.transpose());
-        s.invert(high_rows, settings, s.inverse_high, normal_rows > 0 ? &s.pseudo_high : nullptr);
-        s.scratch_rows.resize(high_rows);
-        s.scratch_rows.noalias() = s.inverse_high.lazyProduct(s.error_rows.head(high_rows));
-        s.dtheta.noalias() = jh.transpose().lazyProduct(s.scratch_rows);
+      if (pass == 0) {  // the kHigh step does not change between passes
+        s.dtheta_high.setZero();
+        if (high_rows > 0) {
+          s.gram.resize(high_rows, high_rows);
+          s.gram.noalias() = jh.lazyProduct(jh.transpose());
+          s.invert(high_rows, settings, s.inverse_high, normal_rows > 0 ? &s.pseudo_high : nullptr);
+          s.scratch_rows.resize(high_rows);
+          s.scratch_rows.noalias() = s.inverse_high.lazyProduct(s.error_rows.head(high_rows));
+          s.dtheta_high.noalias() = jh.transpose().lazyProduct(s.scratch_rows);
+        }
       }
+      s.dtheta = s.dtheta_high;
       if (normal_rows > 0) {
         auto jp = s.projected.topRows(normal_rows);
         auto en = s.error_rows.segment(high_rows, normal_rows);
@@ -769,7 +773,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
         }
         s.work[t].translation = s.work[t].translation + move;
       }
-      if (!finite || !clipped) break;
+      if (!finite || !clipped || normal_rows == 0) break;
     }
     if (!finite) break;
     ++it;
