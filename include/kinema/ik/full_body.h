@@ -11,6 +11,10 @@
 // e.g. a straight knee). Goals marked kHigh are solved first; kNormal goals then act only in
 // what is left of the joint space (the damped null space of the kHigh rows), so a kNormal goal
 // that cannot be reached does not drag a kHigh goal off (Baerlocher and Boulic's prioritized IK).
+// Joint limits are applied after every step; a joint its limit clips leaves the kNormal step,
+// which is then solved again (a clamping loop), so that step never relies on a motion the limit
+// removes. Weights balance conflicting goals exactly while their errors are below
+// max_error_step; goals of one priority compromise, so make the goals that must hold kHigh.
 //
 // Conventions: right-handed, +Y up, metres, radians; quaternions (x, y, z, w). The pose is a
 // span of local transforms (parents-first, model = parent_model · local, roots relative to the
