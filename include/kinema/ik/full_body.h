@@ -9,7 +9,7 @@
 // λ adapts: it is `lambda` while the smallest singular value of J̃ is above
 // `singular_threshold`, and grows towards `lambda_max` as it falls to zero (near a singularity,
 // e.g. a straight knee). Goals marked kHigh are solved first; kNormal goals then act only in
-// what is left of the joint space (the damped null space of the kHigh rows), so a kNormal goal
+// what is left of the joint space (the null space of the kHigh rows), so a kNormal goal
 // that cannot be reached does not drag a kHigh goal off (Baerlocher and Boulic's prioritized IK).
 // Joint limits are applied after every step; a joint its limit clips leaves the kNormal step,
 // which is then solved again (a clamping loop), so that step never relies on a motion the limit
@@ -23,7 +23,8 @@
 //
 // A FullBodySolver owns all its scratch (allocated by the constructor); solve() never throws,
 // never allocates, validates its input (kInvalidInput leaves the pose untouched) and never
-// writes NaN. The same input gives a bit-identical output.
+// writes NaN. The same input gives a bit-identical output. solve() uses the solver's scratch,
+// so one solver serves one thread at a time (build one per thread; they are independent).
 #pragma once
 
 #include <array>
