@@ -1,5 +1,6 @@
 #include "kinema/ik/ccd.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -23,6 +24,15 @@ IkResult ccd_solve(const IkChain& chain, std::span<Quat> local, const Vec3& targ
   for (std::size_t i = 0; i < n; ++i) local[i] = limits(i, normalize(local[i]));
   ik_chain_fk(chain, local, m, p);
   double err = distance(p[n], target);
+  // A sweep that gains less than `stall` makes no real progress: on an unreachable target, or
+  // against a limit. After kPatience such sweeps in a row the solve stops with the best pose
+  // seen (a limited sweep can also lose ground).
+  const double stall = 1e-12 * std::max(1.0, ik_chain_reach(chain));
+  constexpr int kPatience = 4;
+  std::array<Quat, kMaxIkChainJoints> best;
+  std::copy(local.begin(), local.end(), best.begin());
+  double best_err = err;
+  int without_progress = 0;
   int it = 0;
   while (err > cs.settings.tolerance && it < cs.settings.max_iterations) {
     ++it;
@@ -50,6 +60,17 @@ IkResult ccd_solve(const IkChain& chain, std::span<Quat> local, const Vec3& targ
       }
     }
     err = distance(p[n], target);
+    if (err < best_err - stall) {
+      best_err = err;
+      std::copy(local.begin(), local.end(), best.begin());
+      without_progress = 0;
+    } else if (++without_progress >= kPatience) {
+      break;
+    }
+  }
+  if (best_err < err) {
+    std::copy_n(best.begin(), n, local.begin());
+    err = best_err;
   }
   result.iterations = it;
   result.error = err;

@@ -17,74 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.h"
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
-
-// ---- allocation counting (this file is the only one in kinema_ik_tests that replaces new) ----
-namespace {
-std::atomic<long> g_allocations{0};
-std::atomic<bool> g_counting{false};
-
-void* counted(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-
-void* counted_aligned(std::size_t n, std::align_val_t align) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  const std::size_t a = static_cast<std::size_t>(align);
-  if (void* p = std::aligned_alloc(a, (n + a - 1) / a * a)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-// Every form is replaced (as in tests/graph/graph_alloc_test.cpp), so all allocations and frees
-// go through malloc / free, also under AddressSanitizer.
-void* operator new(std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void* operator new[](std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace kinema {
 namespace {
@@ -498,15 +433,13 @@ TEST(FullBody, SolveDoesNotAllocate) {
   far.goals[1].target = far.goals[1].target + Vec3{0, 0, 3};
   far.goals.push_back(FullBodyGoal::orientation(b.head, Quat::identity()));
   std::vector<Transform> pose = b.rest;
-  g_allocations = 0;
-  g_counting = true;
+  test::start_counting_allocations();
   for (int k = 0; k < 3; ++k) {
     pose = b.rest;  // same size: no allocation
     solver().solve(pose, s.goals);
     solver().solve(pose, far.goals);
   }
-  g_counting = false;
-  EXPECT_EQ(g_allocations.load(), 0);
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
 }
 
 TEST(FullBody, InvalidInputLeavesPoseUntouched) {

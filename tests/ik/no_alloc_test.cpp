@@ -2,7 +2,7 @@
 // tree, Jacobian IK on a chain and a tree, look-at, foot placement on a height field and on a
 // triangle mesh) runs many calls with varied targets — reachable, unreachable, degenerate and
 // invalid — after a warm-up call, while a replaced global operator new counts every allocation
-// of this test program (no other file of kinema_ik_tests replaces it).
+// of this test program (the other files count through tests/ik/alloc_counter.h).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -12,6 +12,7 @@
 #include <new>
 #include <vector>
 
+#include "alloc_counter.h"
 #include "kinema/ik/ccd.h"
 #include "kinema/ik/fabrik.h"
 #include "kinema/ik/foot_placement.h"
@@ -86,6 +87,20 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace kinema::test {
+
+void start_counting_allocations() {
+  g_allocations.store(0);
+  g_counting.store(true);
+}
+
+long stop_counting_allocations() {
+  g_counting.store(false);
+  return g_allocations.load();
+}
+
+}  // namespace kinema::test
 
 namespace kinema {
 namespace {

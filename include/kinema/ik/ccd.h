@@ -24,7 +24,9 @@ struct CcdSettings {
 /// Returns kReached within tolerance; kUnreachable when the target is beyond the chain's reach
 /// (the chain is turned towards it); kMaxIterations otherwise; kInvalidInput (local untouched)
 /// for a non-finite target, an invalid chain (see ik_chain_valid), a max_step of the wrong
-/// size or with a non-positive / NaN entry. Never throws, never allocates.
+/// size or with a non-positive / NaN entry. Sweeps stop early, keeping the best pose seen, once
+/// four in a row have gained nothing (≤ 1e-12 of the reach): an unreachable target or a limit.
+/// Never throws, never allocates.
 IkResult ccd_solve(const IkChain& chain, std::span<Quat> local, const Vec3& target,
                    const CcdSettings& settings = {}, IkLimitHook limits = {});
 
