@@ -61,6 +61,27 @@ HeightField decode(std::string_view bytes, const std::string& name, const Height
     throw Error(name, "byte 0", "not a PNG image (no PNG signature)");
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error(name, "", "file too large for a height map");
+  // The size, from the IHDR chunk that must come first, is checked before stb_image sees the
+  // file (which would say no more than "unknown image type" for a huge one).
+  if (bytes.size() < 8 + 8 + 13 || bytes.substr(12, 4) != "IHDR")
+    throw Error(name, "byte 8", "truncated PNG: no IHDR header chunk");
+  const auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(bytes[at + i]);
+    return v;
+  };
+  const uint32_t header_w = be32(16), header_h = be32(20);
+  const auto size_text = [](uint64_t a, uint64_t b) {
+    return std::to_string(a) + "×" + std::to_string(b);
+  };
+  if (header_w < 2 || header_h < 2)
+    throw Error(
+        name, "PNG header",
+        "image is " + size_text(header_w, header_h) + " pixels; a height map needs at least 2×2");
+  if (static_cast<uint64_t>(header_w) * header_h > static_cast<uint64_t>(kMaxPixels))
+    throw Error(name, "PNG header",
+                "image is " + size_text(header_w, header_h) +
+                    " pixels; at most 16,777,216 (4096×4096) are accepted");
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int size = static_cast<int>(bytes.size());
 
