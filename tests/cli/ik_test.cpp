@@ -290,10 +290,19 @@ TEST_F(IkCli, UsageErrors) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--floor-height"), std::string::npos) << r.err;
   EXPECT_EQ(kinema("ik feet " + q(kWalk) + g + " -o " + q(path("o.glb")) + " --origin 1").code, 1);
-  EXPECT_EQ(kinema("ik feet " + q(kWalk) + g + " -o " + q(path("o.glb")) + " --cell-size 0").code,
+  EXPECT_EQ(kinema("ik feet " + q(kWalk) + " --ground " + q(kSlope) + " -o " + q(path("o.glb")) +
+                   " --cell-size 0")
+                .code,
             1);
   EXPECT_EQ(kinema("ik feet " + q(kWalk) + g + " -o " + q(path("o.glb")) + " --clip nope").code, 1);
   EXPECT_EQ(kinema("ik feet " + q(kWalk) + g + " -o " + q(dir_.string())).code, 1);
+  r = kinema("ik feet " + q(kWalk) + g + " -o " + q(path("o.glb")) + " --cell-size 0.1");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--cell-size applies to .png grounds"), std::string::npos) << r.err;
+  r = kinema("ik feet " + q(kWalk) + " --ground " + q(kSlope) + " -o " + q(path("o.glb")) +
+             " --ground-scale 2");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--ground-scale applies to .obj grounds"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("o.glb")));
   EXPECT_EQ(kinema("ik feet " + q(kWalk) + g + " -o " + q(path("o.png"))).code, 2);
 }

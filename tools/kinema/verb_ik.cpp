@@ -38,6 +38,7 @@ struct IkArgs {
   IkFeetRequest request;
   std::string floor = "auto", ankle = "auto";
   std::vector<double> origin, offset;
+  std::vector<CLI::Option*> png_only, obj_only;  ///< options that make sense for one kind
 };
 
 /// "auto" → nullopt, else a finite number (UsageError naming the option otherwise).
@@ -134,8 +135,10 @@ IkFeetResult run_ik_feet(const IkFeetRequest& rq, const GlobalOptions& global, b
   const Clip& clip = asset.clips[static_cast<size_t>(clip_index)];
   ClipFootPlacementOptions options = rq.options;
   if (!(options.fps > 0)) options.fps = frame_rate_of(clip) > 0 ? frame_rate_of(clip) : 30.0;
-  if (options.ankle_heights.size() == 1)
-    options.ankle_heights.resize(rig.legs.size(), options.ankle_heights[0]);
+  if (options.ankle_heights.size() == 1) {
+    const double all = options.ankle_heights[0];
+    options.ankle_heights.assign(rig.legs.size(), all);
+  }
   const int frames = static_cast<int>(std::llround(clip.duration * options.fps)) + 1;
   Progress progress("placing feet on " + fs::path(rq.ground).filename().string(), frames,
                     global.progress_enabled());
@@ -233,22 +236,28 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
   feet->add_option("-o,--out", rq.out, "The file to write: .glb .gltf .vrm or .bvh")->required();
   feet->add_option("--clip", rq.clip, "The clip, by name or index (default: the first)");
   HeightMapOptions& hm = rq.ground_options.height_map;
-  feet->add_option("--cell-size", hm.cell_size, "Height map: metres between neighbouring pixels")
-      ->capture_default_str()
-      ->check(CLI::Range(1e-6, 1e6));
-  feet->add_option("--height-range", hm.height_range,
-                   "Height map: metres from black to white (negative: white is low)")
-      ->capture_default_str();
-  feet->add_option("--base-height", hm.base_height, "Height map: height of black, metres")
-      ->capture_default_str();
-  feet->add_option("--origin", args->origin,
-                   "Height map: X,Z of pixel (0, 0) in metres (default: the image is centred on "
-                   "the origin; columns run along +X, rows along +Z)")
-      ->delimiter(',')
-      ->expected(2);
-  feet->add_option("--ground-scale", rq.ground_options.obj_scale, "OBJ mesh: metres per file unit")
-      ->capture_default_str()
-      ->check(CLI::Range(1e-9, 1e9));
+  args->png_only.push_back(feet->add_option("--cell-size", hm.cell_size,
+                                            "Height map: metres between neighbouring pixels")
+                               ->capture_default_str()
+                               ->check(CLI::Range(1e-6, 1e6)));
+  args->png_only.push_back(
+      feet->add_option("--height-range", hm.height_range,
+                       "Height map: metres from black to white (negative: white is low)")
+          ->capture_default_str());
+  args->png_only.push_back(
+      feet->add_option("--base-height", hm.base_height, "Height map: height of black, metres")
+          ->capture_default_str());
+  args->png_only.push_back(
+      feet->add_option(
+              "--origin", args->origin,
+              "Height map: X,Z of pixel (0, 0) in metres (default: the image is centred on "
+              "the origin; columns run along +X, rows along +Z)")
+          ->delimiter(',')
+          ->expected(2));
+  args->obj_only.push_back(feet->add_option("--ground-scale", rq.ground_options.obj_scale,
+                                            "OBJ mesh: metres per file unit")
+                               ->capture_default_str()
+                               ->check(CLI::Range(1e-9, 1e9)));
   feet->add_option("--ground-offset", args->offset, "X,Y,Z metres added to the ground")
       ->delimiter(',')
       ->expected(3);
@@ -288,6 +297,14 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
   return [args, json, max_tilt, feet, &global]() {
     if (!feet->parsed()) throw UsageError("ik needs a verb: kinema ik feet …");
     IkFeetRequest& r = args->request;
+    const std::string kind = extension_of(r.ground);
+    using Kind = std::pair<const std::vector<CLI::Option*>*, const char*>;
+    for (const auto& [options, wanted] :
+         {Kind{&args->png_only, "png"}, Kind{&args->obj_only, "obj"}})
+      for (const CLI::Option* o : *options)
+        if (o->count() > 0 && kind != wanted)
+          throw UsageError(o->get_name() + " applies to ." + wanted + " grounds, and --ground " +
+                           r.ground + " is not one");
     if (!args->origin.empty())
       r.ground_options.height_map.origin = std::array<double, 2>{args->origin[0], args->origin[1]};
     if (!args->offset.empty())
