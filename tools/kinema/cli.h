@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "kinema/ik/foot_placement_clip.h"
 #include "kinema/io/asset.h"
+#include "kinema/io/terrain.h"
 
 namespace CLI {
 class App;
@@ -50,6 +52,7 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global);
 VerbRun register_convert(CLI::App& app, const GlobalOptions& global);
 VerbRun register_demo(CLI::App& app, const GlobalOptions& global);
 VerbRun register_play(CLI::App& app, const GlobalOptions& global);
+VerbRun register_ik(CLI::App& app, const GlobalOptions& global);
 
 /// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
 /// graph, plays it with the --param curves, writes OUT atomically, prints progress and a
@@ -61,6 +64,27 @@ struct PlayRequest {
   bool in_place = false;  ///< --root-motion in-place
 };
 void run_play(const PlayRequest& request, const GlobalOptions& global);
+
+/// What `kinema ik feet` does once parsed (verb_ik.cpp); `kinema demo` runs it too. Loads the
+/// ground and the clip, finds the humanoid legs, runs place_feet_on_ground, writes OUT
+/// atomically and prints the metrics (as text with each line prefixed by `indent`, or as JSON
+/// when `json`; nothing when quiet). Throws UsageError / kinema::Error like a verb.
+struct IkFeetRequest {
+  std::string in, ground, out, clip;
+  GroundFileOptions ground_options;
+  /// fps 0: the clip's own rate (30 when it has none); ankle_heights may hold one value for all
+  /// legs.
+  ClipFootPlacementOptions options = [] {
+    ClipFootPlacementOptions o;
+    o.fps = 0;
+    return o;
+  }();
+};
+struct IkFeetResult {
+  ClipFootPlacementReport report;
+};
+IkFeetResult run_ik_feet(const IkFeetRequest& request, const GlobalOptions& global, bool json,
+                         const std::string& indent);
 
 /// A one-line progress bar on stderr ("label [#####.....]  50%"), drawn only when enabled,
 /// redrawn at most ~20 times per second, and erased by done() (or the destructor).

@@ -43,10 +43,13 @@ int run(int argc, char** argv) {
   app.add_flag("--no-progress", global.no_progress, "Never draw progress bars");
 
   const std::vector<std::pair<std::string, VerbRun>> verbs = {
+      // clang-format off
       {"info", register_info(app, global)},
       {"convert", register_convert(app, global)},
       {"demo", register_demo(app, global)},
       {"play", register_play(app, global)},
+      {"ik", register_ik(app, global)},
+      // clang-format on
   };
 
   try {

@@ -4,8 +4,9 @@
 // skinned character) or on the user's files: summarize both, convert the motion to GLB and back
 // to BVH, measure the round trip (max joint world-position error over every frame), retarget
 // the motion onto the character by humanoid bone names, blend the bundled walk and run through
-// an animation graph (data/demo/locomotion.graph.json, as `kinema play` does), and list what was
-// written.
+// an animation graph (data/demo/locomotion.graph.json, as `kinema play` does), place the walk's
+// feet on stairs and on a slope (data/demo/stairs.obj, slope.png, as `kinema ik feet` does), and
+// list what was written.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -264,6 +265,40 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     }
   }
 
+  // 4. Foot placement of the walk on stairs and on a slope (bundled data only: the terrain is
+  // laid out along the bundled walk's path), as `kinema ik feet` does.
+  if (args.files.empty()) {
+    struct Terrain {
+      const char* file;
+      const char* out;
+      const char* what;
+    };
+    const Terrain terrains[] = {
+        {"stairs.obj", "walk_stairs.glb", "5 steps of 0.15 m rise and 0.30 m run (OBJ mesh)"},
+        {"slope.png", "walk_slope.glb", "a 0.25 m ramp over 2 m (16-bit PNG height map)"}};
+    for (const Terrain& t : terrains) {
+      const fs::path ground = demo_data_dir() / t.file;
+      if (!fs::is_regular_file(ground, ec)) {
+        if (!global.quiet)
+          std::cout << "\n== foot placement: skipped (no " << t.file << " in "
+                    << demo_data_dir().string() << ")\n";
+        continue;
+      }
+      IkFeetRequest ik;
+      ik.in = motion_path;
+      ik.ground = ground.string();
+      ik.out = check_output((out_dir / t.out).string());
+      ik.options.follow_ground = true;
+      if (!global.quiet)
+        std::cout << "\n== foot placement: " << motion_path << " on " << ik.ground << "\n  "
+                  << t.what
+                  << "; the body follows the ground, the pelvis drops for the lower foot, the "
+                     "legs are solved\n";
+      run_ik_feet(ik, global, /*json=*/false, "  ");
+      produced.push_back(ik.out);
+    }
+  }
+
   if (!global.quiet) {
     std::cout << "\n== produced in " << out_dir.string() << ":\n";
     for (const std::string& p : produced) {
@@ -285,7 +320,7 @@ VerbRun register_demo(CLI::App& app, const GlobalOptions& global) {
       "demo",
       "A tour on the bundled walk + character (or your MOTION [CHARACTER]): summaries, "
       "BVH → GLB → BVH round trip with its error, retarget by humanoid names, and (bundled data) "
-      "a walk/run blend through an animation graph");
+      "a walk/run blend through an animation graph, and foot placement on stairs and a slope");
   sub->add_option("FILES", args->files, "MOTION (any readable file) and optional CHARACTER");
   sub->add_option("-o,--out", args->out_dir, "Folder for the results (created if needed)")
       ->capture_default_str();
