@@ -183,7 +183,9 @@ struct GoalState {
   // Aim: unit current direction, unit direction to the target, distance to it.
   Vec3 aim_direction{}, aim_to_target{};
   Vec3 com_direction{};  // COM: unit outward direction of the support polygon (y = 0)
+  Vec3 point{};          // position: the goal's point in model space; aim: the joint
   double aim_distance = 0;
+  double root_weight = 1;  // √weight
 };
 
 }  // namespace
@@ -209,8 +211,11 @@ struct FullBodySolver::Impl {
   std::vector<std::uint32_t> goal_ancestor;  // bit g: the joint moves goal g's joint
   JacobianMatrix jacobian, projected, high_free;
   Eigen::VectorXd dtheta, dtheta_high;
-  TaskVector error_rows, saved_rows, scratch_rows;
-  TaskMatrix gram, inverse_high, pseudo_high, inverse_normal, coupling;
+  TaskVector error_rows, saved_rows, scratch_rows, solution;
+  int rank_high = 0;
+  JacobianMatrix basis;  // orthonormal rows spanning the free kHigh rows
+  TaskMatrix gram, coupling;
+  std::array<double, static_cast<std::size_t>(kMaxRows) * kMaxRows> factor{};  // Cholesky
   Eigen::SelfAdjointEigenSolver<TaskMatrix> eigen;
   std::array<Polygon, kMaxFullBodyGoals> polygons;
   std::array<GoalState, kMaxFullBodyGoals> state;
@@ -251,12 +256,17 @@ struct FullBodySolver::Impl {
     return normalize(rest * project(limit, conjugate(rest) * q));
   }
 
-  // Inverts the symmetric task matrix gram(0:m, 0:m) twice from one eigen decomposition:
-  // `damped` = (G + λ²I)⁻¹, with λ growing as the smallest non-zero singular value of the rows
-  // falls below the threshold; `pseudo` (when non-null) = G⁺, eigenvalues below 1e-12 of the
-  // largest dropped, for an exact null-space projector.
-  void invert(int m, const FullBodySettings& s, TaskMatrix& damped, TaskMatrix* pseudo) {
-    eigen.compute(gram.topLeftCorner(m, m));
+  // The damping λ² for rows whose Gram matrix is gram(0:m, 0:m): `lambda` while the smallest
+  // non-zero singular value σ of the rows is at least the threshold, growing towards
+  // `lambda_max` as σ falls to zero (eigenvalues below 1e-12 of the largest count as zero).
+  double damping(int m, const FullBodySettings& s) {
+    const double floor2 = s.lambda * s.lambda;
+    const double threshold2 = s.singular_threshold * s.singular_threshold;
+    if (!(s.singular_threshold > 0) || !(s.lambda_max > s.lambda)) return floor2;
+    // Every eigenvalue above the threshold (G − threshold²·I is positive definite): no growth,
+    // and no eigenvalues to compute.
+    if (cholesky(m, -threshold2)) return floor2;
+    eigen.compute(gram.topLeftCorner(m, m), Eigen::EigenvaluesOnly);
     const auto& mu = eigen.eigenvalues();  // ascending, σ²
     const double mu_max = std::max(0.0, mu(m - 1));
     const double mu_floor = 1e-12 * mu_max;
@@ -267,23 +277,87 @@ struct FullBodySolver::Impl {
         break;
       }
     }
-    double lambda2 = s.lambda * s.lambda;
-    if (s.singular_threshold > 0 && sigma_min < s.singular_threshold) {
-      const double f = sigma_min / s.singular_threshold;
-      lambda2 = std::max(lambda2, s.lambda_max * s.lambda_max * (1 - f * f));
+    if (!(sigma_min < s.singular_threshold)) return floor2;
+    const double f = sigma_min / s.singular_threshold;
+    return std::max(floor2, s.lambda_max * s.lambda_max * (1 - f * f));
+  }
+
+  // Cholesky factor L (lower, row-major in `factor`) of gram(0:m, 0:m) + shift·I; false when
+  // that matrix is not numerically positive definite.
+  bool cholesky(int m, double shift) {
+    for (int j = 0; j < m; ++j) {
+      double* lj = &factor[static_cast<std::size_t>(j) * kMaxRows];
+      double d = gram(j, j) + shift;
+      for (int k = 0; k < j; ++k) d -= lj[k] * lj[k];
+      if (!(d > 0)) return false;
+      const double ljj = std::sqrt(d);
+      lj[j] = ljj;
+      for (int i = j + 1; i < m; ++i) {
+        double* li = &factor[static_cast<std::size_t>(i) * kMaxRows];
+        double v = gram(i, j);
+        for (int k = 0; k < j; ++k) v -= li[k] * lj[k];
+        li[j] = v / ljj;
+      }
     }
+    return true;
+  }
+
+  // x = (gram(0:m, 0:m) + λ²I)⁻¹ x, by Cholesky; the damping λ² comes from damping().
+  void damped_solve(int m, const FullBodySettings& s, TaskVector& x) {
+    const double lambda2 = damping(m, s);
+    if (lambda2 > 0 && cholesky(m, lambda2)) {
+      for (int i = 0; i < m; ++i) {  // L y = x
+        const double* li = &factor[static_cast<std::size_t>(i) * kMaxRows];
+        double v = x(i);
+        for (int k = 0; k < i; ++k) v -= li[k] * x(k);
+        x(i) = v / li[i];
+      }
+      for (int i = m; i-- > 0;) {  // Lᵀ x = y
+        double v = x(i);
+        for (int k = i + 1; k < m; ++k)
+          v -= factor[static_cast<std::size_t>(k) * kMaxRows + i] * x(k);
+        x(i) = v / factor[static_cast<std::size_t>(i) * kMaxRows + i];
+      }
+      return;
+    }
+    // No damping and a singular matrix: the eigen decomposition, zero eigenvalues dropped.
+    eigen.compute(gram.topLeftCorner(m, m));
+    const auto& mu = eigen.eigenvalues();
     const auto& v = eigen.eigenvectors();
     scratch_rows.resize(m);
+    scratch_rows.noalias() = v.transpose().lazyProduct(x.head(m));
     for (int k = 0; k < m; ++k) {
       const double d = std::max(0.0, mu(k)) + lambda2;
-      scratch_rows(k) = d > 0 ? 1.0 / d : 0.0;
+      scratch_rows(k) *= d > 0 ? 1.0 / d : 0.0;
     }
-    damped.resize(m, m);
-    damped.noalias() = v.lazyProduct(scratch_rows.asDiagonal() * v.transpose());
-    if (!pseudo) return;
-    for (int k = 0; k < m; ++k) scratch_rows(k) = mu(k) > mu_floor ? 1.0 / mu(k) : 0.0;
-    pseudo->resize(m, m);
-    pseudo->noalias() = v.lazyProduct(scratch_rows.asDiagonal() * v.transpose());
+    x.head(m).noalias() = v.lazyProduct(scratch_rows);
+  }
+
+  // basis(0:r) = an orthonormal basis of the row space of a(0:m) (Gram–Schmidt, a row whose
+  // part left outside the others' span has a squared norm below 1e-12 of the largest row's
+  // counting as dependent); returns r.
+  int orthonormal_rows(const JacobianMatrix& a, int m) {
+    double scale = 0;
+    for (int i = 0; i < m; ++i) scale = std::max(scale, a.row(i).squaredNorm());
+    const double floor = 1e-12 * scale;
+    int r = 0;
+    for (int i = 0; i < m; ++i) {
+      auto v = basis.row(r);
+      v = a.row(i);
+      double before = v.squaredNorm();
+      double after = before;
+      // Twice is enough: orthogonalize again when most of the row cancelled.
+      for (int pass = 0; pass < 2 && r > 0; ++pass) {
+        for (int k = 0; k < r; ++k) v -= v.dot(basis.row(k)) * basis.row(k);
+        after = v.squaredNorm();
+        if (after > 0.25 * before) break;
+        before = after;
+      }
+      if (!(after > floor)) continue;
+      v /= std::sqrt(after);
+      ++r;
+    }
+    return r;
   }
 };
 
@@ -408,6 +482,7 @@ FullBodySolver::FullBodySolver(const FullBodyRig& rig) : impl_(std::make_unique<
   s.jacobian.resize(kMaxRows, std::max(1, s.dof));
   s.projected.resize(kMaxRows, std::max(1, s.dof));
   s.high_free.resize(kMaxRows, std::max(1, s.dof));
+  s.basis.resize(kMaxRows, std::max(1, s.dof));
   s.dtheta.resize(std::max(1, s.dof));
   s.dtheta_high.resize(std::max(1, s.dof));
 }
@@ -503,12 +578,14 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
       const FullBodyGoal& goal = goals[g];
       GoalState& st = s.state[g];
       st.active = true;
+      st.root_weight = std::sqrt(goal.weight);
       const Transform* m = goal.kind == FullBodyGoalKind::kCenterOfMass
                                ? nullptr
                                : &s.model[static_cast<std::size_t>(goal.joint)];
       switch (goal.kind) {
         case FullBodyGoalKind::kPosition:
-          st.residual = goal.target - m->transform_point(goal.local_point);
+          st.point = m->transform_point(goal.local_point);
+          st.residual = goal.target - st.point;
           st.error = length(st.residual);
           st.rows = 3;
           break;
@@ -520,6 +597,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
           break;
         case FullBodyGoalKind::kAim: {
           const Vec3 d = normalize(rotate(m->rotation, goal.local_axis));
+          st.point = m->translation;
           const Vec3 v = goal.target - m->translation;
           const double dist = length(v);
           st.rows = 3;
@@ -573,7 +651,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
       const GoalState& st = s.state[g];
       if (!st.active) continue;
       const FullBodyGoal& goal = goals[g];
-      const double w = std::sqrt(goal.weight);
+      const double w = st.root_weight;
       Vec3 c{};
       if (goal.kind == FullBodyGoalKind::kCenterOfMass) {
         if (translation) {
@@ -587,10 +665,9 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
         continue;
       }
       if (!(s.goal_ancestor[joint] & (1u << g))) continue;
-      const Transform& gm = s.model[static_cast<std::size_t>(goal.joint)];
       switch (goal.kind) {
         case FullBodyGoalKind::kPosition:
-          c = translation ? axis : cross(axis, gm.transform_point(goal.local_point) - pj);
+          c = translation ? axis : cross(axis, st.point - pj);
           break;
         case FullBodyGoalKind::kOrientation:
           c = translation ? Vec3{} : axis;
@@ -599,7 +676,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
           // Current direction turns by the perpendicular part of the axis; the direction to
           // the target turns as the joint moves: t × Δp / distance.
           const Vec3 d = st.aim_direction, t = st.aim_to_target;
-          const Vec3 moved = translation ? axis : cross(axis, gm.translation - pj);
+          const Vec3 moved = translation ? axis : cross(axis, st.point - pj);
           c = cross(t, moved) * (-1.0 / st.aim_distance);
           if (!translation) c = c + axis - d * dot(d, axis);
           break;
@@ -670,6 +747,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
     s.saved_rows = s.error_rows;
     if (high_rows > 0 && normal_rows > 0)
       s.high_free.topRows(high_rows) = s.jacobian.topRows(high_rows);
+    s.rank_high = 0;
     for (int pass = 0; pass < kLimitPasses; ++pass) {
       s.error_rows = s.saved_rows;
       if (pass > 0) {
@@ -694,43 +772,36 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
         if (high_rows > 0) {
           s.gram.resize(high_rows, high_rows);
           s.gram.noalias() = jh.lazyProduct(jh.transpose());
-          s.invert(high_rows, settings, s.inverse_high, normal_rows > 0 ? &s.pseudo_high : nullptr);
-          s.scratch_rows.resize(high_rows);
-          s.scratch_rows.noalias() = s.inverse_high.lazyProduct(s.error_rows.head(high_rows));
-          s.dtheta_high.noalias() = jh.transpose().lazyProduct(s.scratch_rows);
+          s.solution = s.error_rows.head(high_rows);
+          s.damped_solve(high_rows, settings, s.solution);
+          s.dtheta_high.noalias() = jh.transpose().lazyProduct(s.solution.head(high_rows));
         }
       }
       s.dtheta = s.dtheta_high;
       if (normal_rows > 0) {
         auto jp = s.projected.topRows(normal_rows);
         auto en = s.error_rows.segment(high_rows, normal_rows);
+        jp = jn;
         if (high_rows > 0) {
-          // Normal rows act in the null space of the high ones, J_n (I − J_hᵀ (J_h J_hᵀ)⁺ J_h),
-          // aiming at what the high step leaves. The projector is undamped: a damped one would
-          // let an unreachable normal goal leak into (and drag off) the high goals near a
+          // Normal rows act in the null space of the high ones, J_n (I − QᵀQ) with Q an
+          // orthonormal basis of the free J_h rows (so QᵀQ = J_hᵀ (J_h J_hᵀ)⁺ J_h), aiming at
+          // what the high step leaves. The projector is undamped: a damped one would let an
+          // unreachable normal goal leak into (and drag off) the high goals near a
           // singularity, where damping is largest.
           en.noalias() -= jn.lazyProduct(s.dtheta);
-          const auto hf = s.high_free.topRows(high_rows);
-          if (any_blocked) {
-            s.gram.resize(high_rows, high_rows);
-            s.gram.noalias() = hf.lazyProduct(hf.transpose());
-            s.invert(high_rows, settings, s.coupling, &s.pseudo_high);
+          if (pass == 0 || any_blocked) s.rank_high = s.orthonormal_rows(s.high_free, high_rows);
+          if (s.rank_high > 0) {
+            const auto q = s.basis.topRows(s.rank_high);
+            s.coupling.resize(normal_rows, s.rank_high);
+            s.coupling.noalias() = jn.lazyProduct(q.transpose());
+            jp.noalias() -= s.coupling.lazyProduct(q);
           }
-          s.coupling.resize(normal_rows, high_rows);
-          s.coupling.noalias() = jn.lazyProduct(hf.transpose());
-          s.gram.resize(normal_rows, high_rows);
-          s.gram.noalias() = s.coupling.lazyProduct(s.pseudo_high);
-          jp = jn;
-          jp.noalias() -= s.gram.lazyProduct(hf);
-        } else {
-          jp = jn;
         }
         s.gram.resize(normal_rows, normal_rows);
         s.gram.noalias() = jp.lazyProduct(jp.transpose());
-        s.invert(normal_rows, settings, s.inverse_normal, nullptr);
-        s.scratch_rows.resize(normal_rows);
-        s.scratch_rows.noalias() = s.inverse_normal.lazyProduct(en);
-        s.dtheta.noalias() += jp.transpose().lazyProduct(s.scratch_rows);
+        s.solution = en;
+        s.damped_solve(normal_rows, settings, s.solution);
+        s.dtheta.noalias() += jp.transpose().lazyProduct(s.solution.head(normal_rows));
       }
       const double biggest = s.dtheta.cwiseAbs().maxCoeff();
       if (!std::isfinite(biggest)) {
