@@ -209,7 +209,7 @@ struct FullBodySolver::Impl {
   std::vector<Vec3> subtree_moment;          // Σ m_k c_k over strict descendants
   std::vector<double> subtree_mass;          // Σ m_k over strict descendants
   std::vector<std::uint32_t> goal_ancestor;  // bit g: the joint moves goal g's joint
-  JacobianMatrix jacobian, projected, high_free;
+  JacobianMatrix jacobian, high_free;
   Eigen::VectorXd dtheta, dtheta_high;
   TaskVector error_rows, saved_rows, scratch_rows, solution;
   int rank_high = 0;
@@ -480,7 +480,6 @@ FullBodySolver::FullBodySolver(const FullBodyRig& rig) : impl_(std::make_unique<
   }
   s.dof = column;
   s.jacobian.resize(kMaxRows, std::max(1, s.dof));
-  s.projected.resize(kMaxRows, std::max(1, s.dof));
   s.high_free.resize(kMaxRows, std::max(1, s.dof));
   s.basis.resize(kMaxRows, std::max(1, s.dof));
   s.dtheta.resize(std::max(1, s.dof));
@@ -779,29 +778,38 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
       }
       s.dtheta = s.dtheta_high;
       if (normal_rows > 0) {
-        auto jp = s.projected.topRows(normal_rows);
         auto en = s.error_rows.segment(high_rows, normal_rows);
-        jp = jn;
+        s.gram.resize(normal_rows, normal_rows);
+        for (int i = 0; i < normal_rows; ++i)
+          for (int k = 0; k <= i; ++k) s.gram(i, k) = s.gram(k, i) = jn.row(i).dot(jn.row(k));
+        int rank = 0;
         if (high_rows > 0) {
-          // Normal rows act in the null space of the high ones, J_n (I − QᵀQ) with Q an
+          // Normal rows act in the null space of the high ones, J_n P with P = I − QᵀQ and Q an
           // orthonormal basis of the free J_h rows (so QᵀQ = J_hᵀ (J_h J_hᵀ)⁺ J_h), aiming at
-          // what the high step leaves. The projector is undamped: a damped one would let an
-          // unreachable normal goal leak into (and drag off) the high goals near a
-          // singularity, where damping is largest.
+          // what the high step leaves. P is applied implicitly: with C = J_n Qᵀ the task matrix
+          // is J_n P J_nᵀ = J_n J_nᵀ − C Cᵀ and the step P J_nᵀ y = J_nᵀ y − Qᵀ Cᵀ y. The
+          // projector is undamped: a damped one would let an unreachable normal goal leak into
+          // (and drag off) the high goals near a singularity, where damping is largest.
           en.noalias() -= jn.lazyProduct(s.dtheta);
           if (pass == 0 || any_blocked) s.rank_high = s.orthonormal_rows(s.high_free, high_rows);
-          if (s.rank_high > 0) {
-            const auto q = s.basis.topRows(s.rank_high);
-            s.coupling.resize(normal_rows, s.rank_high);
-            s.coupling.noalias() = jn.lazyProduct(q.transpose());
-            jp.noalias() -= s.coupling.lazyProduct(q);
-          }
+          rank = s.rank_high;
+          s.coupling.resize(normal_rows, std::max(1, rank));
+          for (int i = 0; i < normal_rows; ++i)
+            for (int k = 0; k < rank; ++k) s.coupling(i, k) = jn.row(i).dot(s.basis.row(k));
+          for (int i = 0; i < normal_rows; ++i)
+            for (int k = 0; k <= i; ++k) {
+              double c = 0;
+              for (int l = 0; l < rank; ++l) c += s.coupling(i, l) * s.coupling(k, l);
+              s.gram(i, k) -= c;
+              if (k != i) s.gram(k, i) = s.gram(i, k);
+            }
         }
-        s.gram.resize(normal_rows, normal_rows);
-        s.gram.noalias() = jp.lazyProduct(jp.transpose());
         s.solution = en;
         s.damped_solve(normal_rows, settings, s.solution);
-        s.dtheta.noalias() += jp.transpose().lazyProduct(s.solution.head(normal_rows));
+        const auto y = s.solution.head(normal_rows);
+        s.dtheta.noalias() += jn.transpose().lazyProduct(y);
+        for (int k = 0; k < rank; ++k)
+          s.dtheta -= s.coupling.col(k).head(normal_rows).dot(y) * s.basis.row(k).transpose();
       }
       const double biggest = s.dtheta.cwiseAbs().maxCoeff();
       if (!std::isfinite(biggest)) {
