@@ -217,6 +217,7 @@ struct FullBodySolver::Impl {
   TaskMatrix gram, coupling;
   std::array<double, static_cast<std::size_t>(kMaxRows) * kMaxRows> factor{};  // Cholesky
   Eigen::SelfAdjointEigenSolver<TaskMatrix> eigen;
+  Eigen::Tridiagonalization<TaskMatrix> tridiagonal;
   std::array<Polygon, kMaxFullBodyGoals> polygons;
   std::array<GoalState, kMaxFullBodyGoals> state;
 
@@ -266,20 +267,44 @@ struct FullBodySolver::Impl {
     // Every eigenvalue above the threshold (G − threshold²·I is positive definite): no growth,
     // and no eigenvalues to compute.
     if (cholesky(m, -threshold2)) return floor2;
-    eigen.compute(gram.topLeftCorner(m, m), Eigen::EigenvaluesOnly);
-    const auto& mu = eigen.eigenvalues();  // ascending, σ²
-    const double mu_max = std::max(0.0, mu(m - 1));
-    const double mu_floor = 1e-12 * mu_max;
-    double sigma_min = std::sqrt(mu_max);
-    for (int k = 0; k < m; ++k) {
-      if (mu(k) > mu_floor) {
-        sigma_min = std::sqrt(mu(k));
-        break;
+    // Otherwise the smallest eigenvalue above the floor, by bisection on Sturm counts of the
+    // tridiagonal form (the damping is linear in it: 2⁻³² of threshold² is plenty).
+    tridiagonal.compute(gram.topLeftCorner(m, m));
+    std::array<double, kMaxRows> d{}, e2{};
+    double upper = 0, largest_e2 = 0;  // Gershgorin bound of the largest eigenvalue
+    for (int i = 0; i < m; ++i) {
+      d[static_cast<std::size_t>(i)] = tridiagonal.diagonal()(i);
+      const double left = i > 0 ? std::abs(tridiagonal.subDiagonal()(i - 1)) : 0.0;
+      const double right = i + 1 < m ? std::abs(tridiagonal.subDiagonal()(i)) : 0.0;
+      if (i + 1 < m) {
+        e2[static_cast<std::size_t>(i)] = right * right;
+        largest_e2 = std::max(largest_e2, right * right);
       }
+      upper = std::max(upper, d[static_cast<std::size_t>(i)] + left + right);
     }
-    if (!(sigma_min < s.singular_threshold)) return floor2;
-    const double f = sigma_min / s.singular_threshold;
-    return std::max(floor2, s.lambda_max * s.lambda_max * (1 - f * f));
+    const double pivot_min = std::numeric_limits<double>::min() * std::max(1.0, largest_e2);
+    auto count_below = [&](double x) {  // eigenvalues below x
+      int count = 0;
+      double q = 1;
+      for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) {
+        q = d[i] - x - (i > 0 ? e2[i - 1] / q : 0.0);
+        if (std::abs(q) < pivot_min) q = -pivot_min;
+        if (q < 0) ++count;
+      }
+      return count;
+    };
+    const double mu_floor = 1e-12 * upper;
+    const int zero = count_below(mu_floor);
+    const double grown2 = s.lambda_max * s.lambda_max;
+    if (!(upper > 0) || zero >= m) return std::max(floor2, grown2);  // no rows: σ = 0
+    if (count_below(threshold2) <= zero) return floor2;
+    double lo = mu_floor, hi = threshold2;
+    for (int k = 0; k < 32; ++k) {
+      const double mid = 0.5 * (lo + hi);
+      (count_below(mid) > zero ? hi : lo) = mid;
+    }
+    const double mu = 0.5 * (lo + hi);  // σ_min²
+    return std::max(floor2, grown2 * (1 - mu / threshold2));
   }
 
   // Cholesky factor L (lower, row-major in `factor`) of gram(0:m, 0:m) + shift·I; false when
