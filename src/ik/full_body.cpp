@@ -860,7 +860,7 @@ FullBodyResult FullBodySolver::solve(std::span<Transform> local,
         const Quat free = normalize(q);
         q = s.limited(j, free);
         // Clipped by its limit: the step assumed a motion that did not happen.
-        if (!(q == free) && angle_between(q, free) > 1e-9 && !s.blocked[j]) {
+        if (!s.blocked[j] && !(q == free) && angle_between(q, free) > 1e-9) {
           s.blocked[j] = 1;
           clipped = true;
         }
