@@ -25,7 +25,7 @@ using VMat =
 
 bool settings_valid(const JacobianSettings& s) {
   return s.settings.tolerance >= 0 && s.settings.max_iterations >= 0 && s.lambda >= 0 &&
-         s.lambda_max >= 0 && s.singular_threshold >= 0 && s.max_error_step > 0 &&
+         s.lambda_max >= 0 && s.singular_threshold >= 0 && s.max_error_step >= 0 &&
          s.max_joint_step > 0 && s.orientation_weight >= 0;
 }
 
@@ -113,7 +113,7 @@ bool solve_dtheta(const JMat& J, const EVec& e, const JacobianSettings& s, TVec&
 
 // Computes Δθ for the current pose; false when the step is not finite.
 bool compute_step(std::span<const IkJoint> joints, const Pose& pose, const Vec3& target,
-                  const Quat* goal, const JacobianSettings& s, TVec& dtheta) {
+                  const Quat* goal, const JacobianSettings& s, double max_error, TVec& dtheta) {
   const std::size_t n = joints.size();
   const int rows = goal ? 6 : 3;
   const int dof = static_cast<int>(jacobian_dof(joints));
@@ -145,7 +145,7 @@ bool compute_step(std::span<const IkJoint> joints, const Pose& pose, const Vec3&
   }
   Vec3 ep = target - end;
   const double len = length(ep);
-  if (len > s.max_error_step) ep = ep * (s.max_error_step / len);
+  if (len > max_error) ep = ep * (max_error / len);
   EVec e(rows);
   e(0) = ep.x;
   e(1) = ep.y;
@@ -184,6 +184,13 @@ bool inputs_valid(const IkChain& chain, std::span<const IkJoint> joints, std::sp
          settings_valid(s) && (!goal || (is_finite(*goal) && length(*goal) > 0));
 }
 
+// The error clamp of one step (metres): max_error_step, or with kJacobianAutoErrorStep a
+// fraction of the reach (no clamp for a chain of zero reach).
+double error_clamp(const JacobianSettings& s, double reach) {
+  if (s.max_error_step > 0) return s.max_error_step;
+  return reach > 0 ? kJacobianAutoErrorFraction * reach : 1e300;
+}
+
 void fk(const IkChain& chain, std::span<const Quat> local, Pose& pose) {
   const std::size_t n = local.size();
   ik_chain_fk(chain, local, std::span<Quat>(pose.model.data(), n),
@@ -206,7 +213,8 @@ bool jacobian_step(const IkChain& chain, std::span<const IkJoint> joints, std::s
   Pose pose;
   fk(chain, local, pose);
   TVec dtheta;
-  if (!compute_step(joints, pose, target, goal, s, dtheta)) return false;
+  if (!compute_step(joints, pose, target, goal, s, error_clamp(s, ik_chain_reach(chain)), dtheta))
+    return false;
   for (std::size_t k = 0; k < delta.size(); ++k) delta[k] = dtheta(static_cast<int>(k));
   apply_step(chain, joints, pose, local, dtheta, limits);
   return true;
@@ -225,6 +233,7 @@ IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
   const std::span<Quat> w(work.data(), n);
   Pose pose;
   fk(chain, w, pose);
+  const double max_error = error_clamp(s, ik_chain_reach(chain));
   auto total_error = [&](double& pos_err) {
     pos_err = distance(pose.points[n], target);
     if (!goal) return pos_err;
@@ -237,7 +246,7 @@ IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
   bool ok = true;
   while (err > s.settings.tolerance && it < s.settings.max_iterations) {
     TVec dtheta;
-    if (!compute_step(joints, pose, target, goal, s, dtheta)) {
+    if (!compute_step(joints, pose, target, goal, s, max_error, dtheta)) {
       ok = false;
       break;
     }
@@ -315,6 +324,17 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
     for (int j = static_cast<int>(effectors[k].joint); j >= 0;
          j = tree.parents[static_cast<std::size_t>(j)])
       moves[k][static_cast<std::size_t>(j)] = true;
+  // The automatic error clamp: a fraction of the longest effector path (tip to root).
+  double max_reach = 0;
+  for (std::size_t k = 0; k < ne; ++k) {
+    double reach = length(effectors[k].tip);
+    for (int j = static_cast<int>(effectors[k].joint);
+         tree.parents[static_cast<std::size_t>(j)] >= 0;
+         j = tree.parents[static_cast<std::size_t>(j)])
+      reach += length(tree.offsets[static_cast<std::size_t>(j)]);
+    max_reach = std::max(max_reach, reach);
+  }
+  const double error_step = error_clamp(s, max_reach);
   std::array<Quat, kMaxIkChainJoints> work;
   for (std::size_t i = 0; i < n; ++i) work[i] = limits(i, normalize(local[i]));
   const std::span<Quat> w(work.data(), n);
@@ -335,7 +355,7 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
     for (std::size_t k = 0; k < ne; ++k) {
       Vec3 ek = effectors[k].target - pose.tips[k];
       const double len = length(ek);
-      if (len > s.max_error_step) ek = ek * (s.max_error_step / len);
+      if (len > error_step) ek = ek * (error_step / len);
       e(3 * static_cast<int>(k)) = ek.x;
       e(3 * static_cast<int>(k) + 1) = ek.y;
       e(3 * static_cast<int>(k) + 2) = ek.z;

@@ -36,9 +36,19 @@ enum class JacobianMethod {
   kAdaptiveDampedLeastSquares,
 };
 
+/// `max_error_step` value (the default) that clamps each step's error to
+/// kJacobianAutoErrorFraction of the reach, computed per solve: the chain's reach
+/// (ik_chain_reach) or, on a tree, the longest effector path.
+inline constexpr double kJacobianAutoErrorStep = 0;
+/// The automatic error clamp as a fraction of the reach. 0.2 (20 cm on a 1 m chain) keeps
+/// adaptive DLS from overshooting on far targets (without any clamp it reached only 89 % of the
+/// sweep's targets in 64 steps, see BENCHMARKS.md) and leaves seed 000 §25.6's one-step numbers
+/// as they are (errors of 0.72 and 0.3 on a 5-unit arm: below its 1-unit clamp).
+inline constexpr double kJacobianAutoErrorFraction = 0.2;
 /// Jacobian solver settings. Step clamping (Buss): the error handed to one step is clamped to
-/// `max_error_step` metres, and the resulting Δθ is scaled so no entry exceeds
-/// `max_joint_step` radians; infinity disables either. `orientation_weight` scales the
+/// `max_error_step` metres (kJacobianAutoErrorStep, the default: a fraction of the reach; a
+/// huge value such as 1e300 disables it), and the resulting Δθ is scaled so no entry exceeds
+/// `max_joint_step` radians (1e300, the default, disables it). `orientation_weight` scales the
 /// angular rows (metres per radian) when an orientation goal is given. The damping defaults
 /// suit a human limb (about 1 m of reach); scale lambda, lambda_max and singular_threshold
 /// with the chain's size (seed 000 §25.6 uses λ = 1 on a 5-unit arm).
@@ -48,7 +58,7 @@ struct JacobianSettings {
   double lambda = 0.05;             ///< damping (metres) for DLS; the floor for adaptive DLS
   double lambda_max = 0.5;          ///< adaptive DLS: damping when σ_min reaches 0 (metres)
   double singular_threshold = 0.1;  ///< adaptive DLS: σ_min below which damping grows (metres)
-  double max_error_step = 1e300;
+  double max_error_step = kJacobianAutoErrorStep;  ///< metres; see above
   double max_joint_step = 1e300;
   double orientation_weight = 1.0;
 };
@@ -81,6 +91,7 @@ std::size_t jacobian_dof(std::span<const IkJoint> joints);
 
 /// One Jacobian step: computes Δθ for the current pose (written to `delta`, radians, one entry
 /// per degree of freedom, in joint order) and applies it to `local` (then the limit hook).
+/// The error clamp applies (automatic: a fraction of ik_chain_reach).
 /// `target_orientation`, when non-null, adds an orientation goal for the end joint's model
 /// rotation. Returns false and writes nothing on invalid input (see jacobian_solve).
 bool jacobian_step(const IkChain& chain, std::span<const IkJoint> joints, std::span<Quat> local,
