@@ -285,7 +285,7 @@ IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
     err = aim_error();
   }
   if (!ok && it == 0) return result;
-  if (!goal && !(aim == target)) {
+  if (!goal && !(aim == target) && it > 0) {
     // Unreachable: from the base out, turn each bone towards the target (a straight chain when
     // the joints allow it); kept only when it ends closer.
     const std::array<Quat, kMaxIkChainJoints> before = work;
@@ -459,7 +459,7 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
   }
   if (it == 0 && err > s.settings.tolerance && s.settings.max_iterations > 0) return result;
   for (std::size_t k = 0; k < ne; ++k) {
-    if (aim[k] == effectors[k].target) continue;
+    if (it == 0 || aim[k] == effectors[k].target) continue;
     // Unreachable: turn the joints on this effector's path that move no other effector, root
     // first, each bone towards the target; kept only when the effector ends closer.
     std::array<std::size_t, kMaxIkChainJoints> path{};

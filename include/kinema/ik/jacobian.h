@@ -112,17 +112,17 @@ bool jacobian_step(const IkChain& chain, std::span<const IkJoint> joints, std::s
 /// the iteration aims instead at the point (1 − kJacobianReachMargin) × reach from the base on
 /// the line towards the target (stopping once within tolerance of it), rather than driving into
 /// the straight, singular pose where the transpose and pseudo-inverse steps fling the chain away
-/// and DLS crawls. Then, without an orientation goal, a final straightening turns each joint
-/// from the base out so its bone points at the target (a ball joint by the shortest arc, a hinge
-/// about its axis, then the limit hook), kept only if the end ends closer. Without limits a
-/// ball-joint chain thus ends pointing straight at the target (final distance d − reach, to
-/// rounding), and any chain within kJacobianReachMargin × reach + tolerance of that once the aim
-/// point is reached. `result.error` is still the distance to `target`; the status kUnreachable.
+/// and DLS crawls. Then, after at least one step and without an orientation goal, a final
+/// straightening turns each joint from the base out so its bone points at the target (a ball
+/// joint by the shortest arc, a hinge about its axis, then the limit hook), kept only if the end
+/// ends closer. Without limits a ball-joint chain thus ends pointing straight at the target
+/// (final distance d − reach, to rounding), and any chain within kJacobianReachMargin × reach +
+/// tolerance of that once the aim point is reached. `result.error` is still the distance to
+/// `target`; the status kUnreachable.
 ///
-/// kInvalidInput (local untouched) for a
-/// non-finite target, an invalid chain, joints not matching the chain, a zero hinge axis,
-/// negative / NaN settings. kUnreachable when the target lies beyond the chain's reach.
-/// Never throws, never allocates.
+/// kInvalidInput (local untouched) for a non-finite target, an invalid chain, joints not matching
+/// the chain, a zero hinge axis, negative / NaN settings. kUnreachable when the target lies beyond
+/// the chain's reach. Never throws, never allocates.
 IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
                         std::span<Quat> local, const Vec3& target,
                         const JacobianSettings& settings = {}, IkLimitHook limits = {},
