@@ -161,19 +161,29 @@ inline constexpr int kTransposeCap = 1000;
 inline constexpr int kJacobianCap = 64;
 
 /// Buss's error clamp for the Jacobian methods: at most 10 cm (a tenth of the chain's reach) of
-/// error is handed to one step. Without it, DLS and adaptive DLS overshoot on far targets (see
-/// the "no clamp" rows of the sweep).
+/// error is handed to one step. The library's default (kJacobianAutoErrorStep) is 20 % of the
+/// reach, 20 cm here; without any clamp DLS and adaptive DLS overshoot on far targets (see the
+/// "no error clamp" rows of the sweep).
 inline constexpr double kMaxErrorStep = 0.1;
+
+/// Which error clamp a Jacobian solve uses.
+enum class ErrorClamp {
+  kBuss,     ///< kMaxErrorStep
+  kDefault,  ///< the library's default (automatic: a fraction of the reach)
+  kOff,      ///< none (max_error_step = 1e300)
+};
 
 inline IkSettings ik_settings(int cap) { return IkSettings{kTolerance, cap}; }
 
 /// The Jacobian methods on the chain: ball joints, the default damping (λ = 5 cm, adaptive up to
-/// 50 cm below σ_min = 10 cm: the defaults suit a chain of about 1 m), the error clamped to
-/// kMaxErrorStep per step unless `clamp` is false, no joint-step clamp.
-inline JacobianSettings jacobian_settings(JacobianMethod method, bool clamp = true) {
+/// 50 cm below σ_min = 10 cm: the defaults suit a chain of about 1 m), the error clamped as
+/// `clamp` says, no joint-step clamp.
+inline JacobianSettings jacobian_settings(JacobianMethod method,
+                                          ErrorClamp clamp = ErrorClamp::kBuss) {
   JacobianSettings s;
   s.method = method;
-  if (clamp) s.max_error_step = kMaxErrorStep;
+  if (clamp == ErrorClamp::kBuss) s.max_error_step = kMaxErrorStep;
+  if (clamp == ErrorClamp::kOff) s.max_error_step = 1e300;
   s.settings = ik_settings(method == JacobianMethod::kTranspose ? kTransposeCap : kJacobianCap);
   return s;
 }

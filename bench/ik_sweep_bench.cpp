@@ -7,7 +7,9 @@
 // Problems (bench/ik_problems.h): two-bone on a leg (90 % reachable targets, 10 % 2–50 % beyond
 // reach); CCD, FABRIK and the four Jacobian methods on a 10-joint ball-joint chain of 10 cm
 // bones (90 % of targets are the end effector of a random pose, so known reachable; 10 % lie at
-// 1.02–1.5 × the reach). Every solve starts from the same rest pose.
+// 1.02–1.5 × the reach). Every solve starts from the same rest pose. The Jacobian methods run
+// with Buss's 10 cm error clamp (kMaxErrorStep), with the library's default (automatic) clamp and,
+// for DLS and adaptive DLS, with none.
 //
 // Per solver and target class: success (reachable: status kReached *and* an error ≤ 1e-4 m
 // recomputed here by forward kinematics of the written pose; unreachable: status kUnreachable),
@@ -201,7 +203,7 @@ int main(int argc, char** argv) {
     o.bone_error = bone_error(c, p);
     return o;
   };
-  const auto jacobian = [&](JacobianMethod method, bool clamp = true) {
+  const auto jacobian = [&](JacobianMethod method, ErrorClamp clamp = ErrorClamp::kBuss) {
     return [&c, &chain, method, clamp](const Vec3& target, bool check) {
       Outcome o;
       std::array<Quat, kChainJoints> local = c.rest;
@@ -225,10 +227,19 @@ int main(int argc, char** argv) {
                          jacobian(JacobianMethod::kDampedLeastSquares)));
     rows.push_back(sweep("adaptive DLS", origin, reach, targets, reachable,
                          jacobian(JacobianMethod::kAdaptiveDampedLeastSquares)));
-    rows.push_back(sweep("DLS, no clamp", origin, reach, targets, reachable,
-                         jacobian(JacobianMethod::kDampedLeastSquares, false)));
-    rows.push_back(sweep("adaptive DLS, no clamp", origin, reach, targets, reachable,
-                         jacobian(JacobianMethod::kAdaptiveDampedLeastSquares, false)));
+    rows.push_back(sweep("Jacobian transpose, library defaults", origin, reach, targets, reachable,
+                         jacobian(JacobianMethod::kTranspose, ErrorClamp::kDefault)));
+    rows.push_back(sweep("pseudo-inverse, library defaults", origin, reach, targets, reachable,
+                         jacobian(JacobianMethod::kPseudoInverse, ErrorClamp::kDefault)));
+    rows.push_back(sweep("DLS, library defaults", origin, reach, targets, reachable,
+                         jacobian(JacobianMethod::kDampedLeastSquares, ErrorClamp::kDefault)));
+    rows.push_back(
+        sweep("adaptive DLS, library defaults", origin, reach, targets, reachable,
+              jacobian(JacobianMethod::kAdaptiveDampedLeastSquares, ErrorClamp::kDefault)));
+    rows.push_back(sweep("DLS, no error clamp", origin, reach, targets, reachable,
+                         jacobian(JacobianMethod::kDampedLeastSquares, ErrorClamp::kOff)));
+    rows.push_back(sweep("adaptive DLS, no error clamp", origin, reach, targets, reachable,
+                         jacobian(JacobianMethod::kAdaptiveDampedLeastSquares, ErrorClamp::kOff)));
   }
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.targets < b.targets; });

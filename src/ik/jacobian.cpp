@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 
 namespace kinema {
 namespace {
@@ -25,7 +26,7 @@ using VMat =
 
 bool settings_valid(const JacobianSettings& s) {
   return s.settings.tolerance >= 0 && s.settings.max_iterations >= 0 && s.lambda >= 0 &&
-         s.lambda_max >= 0 && s.singular_threshold >= 0 && s.max_error_step > 0 &&
+         s.lambda_max >= 0 && s.singular_threshold >= 0 && s.max_error_step >= 0 &&
          s.max_joint_step > 0 && s.orientation_weight >= 0;
 }
 
@@ -113,7 +114,7 @@ bool solve_dtheta(const JMat& J, const EVec& e, const JacobianSettings& s, TVec&
 
 // Computes Δθ for the current pose; false when the step is not finite.
 bool compute_step(std::span<const IkJoint> joints, const Pose& pose, const Vec3& target,
-                  const Quat* goal, const JacobianSettings& s, TVec& dtheta) {
+                  const Quat* goal, const JacobianSettings& s, double max_error, TVec& dtheta) {
   const std::size_t n = joints.size();
   const int rows = goal ? 6 : 3;
   const int dof = static_cast<int>(jacobian_dof(joints));
@@ -145,7 +146,7 @@ bool compute_step(std::span<const IkJoint> joints, const Pose& pose, const Vec3&
   }
   Vec3 ep = target - end;
   const double len = length(ep);
-  if (len > s.max_error_step) ep = ep * (s.max_error_step / len);
+  if (len > max_error) ep = ep * (max_error / len);
   EVec e(rows);
   e(0) = ep.x;
   e(1) = ep.y;
@@ -184,6 +185,39 @@ bool inputs_valid(const IkChain& chain, std::span<const IkJoint> joints, std::sp
          settings_valid(s) && (!goal || (is_finite(*goal) && length(*goal) > 0));
 }
 
+// The error clamp of one step (metres): max_error_step, or with kJacobianAutoErrorStep a
+// fraction of the reach (no clamp for a chain of zero reach).
+double error_clamp(const JacobianSettings& s, double reach) {
+  if (s.max_error_step > 0) return s.max_error_step;
+  return reach > 0 ? kJacobianAutoErrorFraction * reach : 1e300;
+}
+
+// Where a solve aims: the target itself when it lies within reach (or within the tolerance of
+// it), else the point kJacobianReachMargin short of full extension on the line from `base`
+// (the joint that does not move) towards it.
+Vec3 aim_point(const Vec3& base, double reach, const Vec3& target, double tolerance) {
+  const double d = distance(base, target);
+  if (!(d > reach + tolerance)) return target;
+  return base + (target - base) * ((1 - kJacobianReachMargin) * reach / d);
+}
+
+// A joint's local rotation turned so that the bone `v` (model space, from the joint) points as
+// nearly as the joint allows along `d`: a ball joint by the shortest arc, a hinge about its axis.
+// `parent` and `model` are the parent's and the joint's model rotations.
+Quat turn_towards(const IkJoint& joint, const Quat& local, const Quat& parent, const Quat& model,
+                  const Vec3& v, const Vec3& d) {
+  constexpr double kTiny = 1e-12;
+  if (joint.type == IkJointType::kBall) {
+    if (!(length(v) > kTiny) || !(length(d) > kTiny)) return local;
+    return normalize(conjugate(parent) * from_to(v, d) * parent * local);
+  }
+  const Vec3 a = rotate(model, normalize(joint.axis));
+  const Vec3 vp = v - a * dot(a, v), dp = d - a * dot(a, d);
+  if (!(length(vp) > kTiny) || !(length(dp) > kTiny)) return local;
+  const double angle = std::atan2(dot(a, cross(vp, dp)), dot(vp, dp));
+  return normalize(local * Quat::from_axis_angle(joint.axis, angle));
+}
+
 void fk(const IkChain& chain, std::span<const Quat> local, Pose& pose) {
   const std::size_t n = local.size();
   ik_chain_fk(chain, local, std::span<Quat>(pose.model.data(), n),
@@ -206,7 +240,8 @@ bool jacobian_step(const IkChain& chain, std::span<const IkJoint> joints, std::s
   Pose pose;
   fk(chain, local, pose);
   TVec dtheta;
-  if (!compute_step(joints, pose, target, goal, s, dtheta)) return false;
+  if (!compute_step(joints, pose, target, goal, s, error_clamp(s, ik_chain_reach(chain)), dtheta))
+    return false;
   for (std::size_t k = 0; k < delta.size(); ++k) delta[k] = dtheta(static_cast<int>(k));
   apply_step(chain, joints, pose, local, dtheta, limits);
   return true;
@@ -225,32 +260,57 @@ IkResult jacobian_solve(const IkChain& chain, std::span<const IkJoint> joints,
   const std::span<Quat> w(work.data(), n);
   Pose pose;
   fk(chain, w, pose);
-  auto total_error = [&](double& pos_err) {
-    pos_err = distance(pose.points[n], target);
-    if (!goal) return pos_err;
+  const double reach = ik_chain_reach(chain);
+  const double max_error = error_clamp(s, reach);
+  const Vec3 aim = aim_point(chain.base_position, reach, target, s.settings.tolerance);
+  // The error the iteration drives down: towards `aim`, and the orientation goal.
+  auto aim_error = [&] {
+    const double pos = distance(pose.points[n], aim);
+    if (!goal) return pos;
     const double ang = length(orientation_error(pose.model[n - 1], *goal));
-    return std::max(pos_err, ang * s.orientation_weight);
+    return std::max(pos, ang * s.orientation_weight);
   };
-  double pos_err = 0;
-  double err = total_error(pos_err);
+  double err = aim_error();
   int it = 0;
   bool ok = true;
   while (err > s.settings.tolerance && it < s.settings.max_iterations) {
     TVec dtheta;
-    if (!compute_step(joints, pose, target, goal, s, dtheta)) {
+    if (!compute_step(joints, pose, aim, goal, s, max_error, dtheta)) {
       ok = false;
       break;
     }
     ++it;
     apply_step(chain, joints, pose, w, dtheta, limits);
     fk(chain, w, pose);
-    err = total_error(pos_err);
+    err = aim_error();
   }
   if (!ok && it == 0) return result;
+  if (!goal && !(aim == target) && it > 0) {
+    // Unreachable: from the base out, turn each bone towards the target (a straight chain when
+    // the joints allow it); kept only when it ends closer.
+    const std::array<Quat, kMaxIkChainJoints> before = work;
+    const double before_err = distance(pose.points[n], target);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Quat parent = i == 0 ? normalize(chain.base_rotation) : pose.model[i - 1];
+      w[i] = limits(i, turn_towards(joints[i], w[i], parent, pose.model[i],
+                                    pose.points[i + 1] - pose.points[i], target - pose.points[i]));
+      fk(chain, w, pose);
+    }
+    if (!(distance(pose.points[n], target) <= before_err)) {
+      work = before;
+      fk(chain, w, pose);
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) local[i] = work[i];
+  // Reported against the real target.
+  const double pos_err = distance(pose.points[n], target);
+  double total = pos_err;
+  if (goal)
+    total =
+        std::max(total, length(orientation_error(pose.model[n - 1], *goal)) * s.orientation_weight);
   result.iterations = it;
   result.error = pos_err;
-  result.status = ik_chain_status(chain, target, err, s.settings.tolerance);
+  result.status = ik_chain_status(chain, target, total, s.settings.tolerance);
   return result;
 }
 
@@ -315,27 +375,43 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
     for (int j = static_cast<int>(effectors[k].joint); j >= 0;
          j = tree.parents[static_cast<std::size_t>(j)])
       moves[k][static_cast<std::size_t>(j)] = true;
+  // Per effector: the root of its path (a point no joint moves), the reach along the path (the
+  // tip plus every offset up to that root) and where the solve aims.
+  std::array<Vec3, kMaxIkTreeEffectors> root{}, aim{};
+  std::array<double, kMaxIkTreeEffectors> reach{};
+  double max_reach = 0;
+  for (std::size_t k = 0; k < ne; ++k) {
+    reach[k] = length(effectors[k].tip);
+    std::size_t j = effectors[k].joint;
+    while (tree.parents[j] >= 0) {
+      reach[k] += length(tree.offsets[j]);
+      j = static_cast<std::size_t>(tree.parents[j]);
+    }
+    root[k] = tree.base_position + rotate(normalize(tree.base_rotation), tree.offsets[j]);
+    aim[k] = aim_point(root[k], reach[k], effectors[k].target, s.settings.tolerance);
+    max_reach = std::max(max_reach, reach[k]);
+  }
+  const double max_error = error_clamp(s, max_reach);
   std::array<Quat, kMaxIkChainJoints> work;
   for (std::size_t i = 0; i < n; ++i) work[i] = limits(i, normalize(local[i]));
   const std::span<Quat> w(work.data(), n);
   TreePose pose;
   tree_fk(tree, w, effectors, pose);
-  auto max_error = [&] {
+  auto max_error_to = [&](const std::array<Vec3, kMaxIkTreeEffectors>& goals) {
     double e = 0;
-    for (std::size_t k = 0; k < ne; ++k)
-      e = std::max(e, distance(pose.tips[k], effectors[k].target));
+    for (std::size_t k = 0; k < ne; ++k) e = std::max(e, distance(pose.tips[k], goals[k]));
     return e;
   };
-  double err = max_error();
+  double err = max_error_to(aim);
   int it = 0;
   while (err > s.settings.tolerance && it < s.settings.max_iterations) {
     JMat J(rows, dof);
     J.setZero();
     EVec e(rows);
     for (std::size_t k = 0; k < ne; ++k) {
-      Vec3 ek = effectors[k].target - pose.tips[k];
+      Vec3 ek = aim[k] - pose.tips[k];
       const double len = length(ek);
-      if (len > s.max_error_step) ek = ek * (s.max_error_step / len);
+      if (len > max_error) ek = ek * (max_error / len);
       e(3 * static_cast<int>(k)) = ek.x;
       e(3 * static_cast<int>(k) + 1) = ek.y;
       e(3 * static_cast<int>(k) + 2) = ek.z;
@@ -379,27 +455,51 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
       w[i] = limits(i, w[i]);
     }
     tree_fk(tree, w, effectors, pose);
-    err = max_error();
+    err = max_error_to(aim);
   }
   if (it == 0 && err > s.settings.tolerance && s.settings.max_iterations > 0) return result;
+  for (std::size_t k = 0; k < ne; ++k) {
+    if (it == 0 || aim[k] == effectors[k].target) continue;
+    // Unreachable: turn the joints on this effector's path that move no other effector, root
+    // first, each bone towards the target; kept only when the effector ends closer.
+    std::array<std::size_t, kMaxIkChainJoints> path{};
+    std::size_t m = 0;
+    for (int j = static_cast<int>(effectors[k].joint); j >= 0;
+         j = tree.parents[static_cast<std::size_t>(j)])
+      path[m++] = static_cast<std::size_t>(j);
+    std::reverse(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(m));
+    const std::array<Quat, kMaxIkChainJoints> before = work;
+    const double before_err = distance(pose.tips[k], effectors[k].target);
+    for (std::size_t idx = 0; idx < m; ++idx) {
+      const std::size_t j = path[idx];
+      bool exclusive = true;
+      for (std::size_t o = 0; o < ne; ++o) exclusive = exclusive && (o == k || !moves[o][j]);
+      if (!exclusive) continue;
+      const Vec3 next = idx + 1 < m ? pose.points[path[idx + 1]] : pose.tips[k];
+      const int p = tree.parents[j];
+      const Quat parent =
+          p < 0 ? normalize(tree.base_rotation) : pose.model[static_cast<std::size_t>(p)];
+      w[j] = limits(j, turn_towards(joints[j], w[j], parent, pose.model[j], next - pose.points[j],
+                                    effectors[k].target - pose.points[j]));
+      tree_fk(tree, w, effectors, pose);
+    }
+    if (!(distance(pose.tips[k], effectors[k].target) <= before_err)) {
+      work = before;
+      tree_fk(tree, w, effectors, pose);
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) local[i] = work[i];
+  std::array<Vec3, kMaxIkTreeEffectors> targets{};
+  for (std::size_t k = 0; k < ne; ++k) targets[k] = effectors[k].target;
+  err = max_error_to(targets);  // reported against the real targets
   result.iterations = it;
   result.error = err;
   if (err <= s.settings.tolerance) {
     result.status = IkStatus::kReached;
   } else {
     result.status = IkStatus::kMaxIterations;
-    for (std::size_t k = 0; k < ne; ++k) {
-      // Reach along the path: the tip plus every offset up to the root's base.
-      double reach = length(effectors[k].tip);
-      int j = static_cast<int>(effectors[k].joint);
-      while (tree.parents[static_cast<std::size_t>(j)] >= 0) {
-        reach += length(tree.offsets[static_cast<std::size_t>(j)]);
-        j = tree.parents[static_cast<std::size_t>(j)];
-      }
-      const Vec3 root = pose.points[static_cast<std::size_t>(j)];
-      if (distance(root, effectors[k].target) > reach) result.status = IkStatus::kUnreachable;
-    }
+    for (std::size_t k = 0; k < ne; ++k)
+      if (distance(root[k], effectors[k].target) > reach[k]) result.status = IkStatus::kUnreachable;
   }
   return result;
 }
