@@ -2,76 +2,9 @@
 // layer with a mask and an additive layer, a nested state machine, crossfades, inertialized and
 // any-state transitions, triggers, root motion) runs thousands of frames while a replaced global
 // operator new counts every allocation of this test program.
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
+#include "common/alloc_counter.h"
+#include "common/replace_global_new.h"
 #include "graph_test_util.h"
-
-namespace {
-std::atomic<long> g_allocations{0};
-std::atomic<bool> g_counting{false};
-
-void* counted(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-
-void* counted_aligned(std::size_t n, std::align_val_t align) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  const std::size_t a = static_cast<std::size_t>(align);
-  if (void* p = std::aligned_alloc(a, (n + a - 1) / a * a)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-// Every form is replaced (nothrow and aligned ones too), so that all allocations and frees go
-// through malloc / free, also under AddressSanitizer.
-void* operator new(std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void* operator new[](std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace kinema {
 namespace {
@@ -140,11 +73,10 @@ AnimGraph every_node_graph() {
 
 TEST(GraphAlloc, NoAllocationPerFrame) {
   const AnimGraph graph = every_node_graph();
-  g_allocations = 0;
-  g_counting = true;
+  test::start_counting_allocations();
   GraphInstance g(graph);
-  g_counting = false;
-  EXPECT_GT(g_allocations.load(), 0) << "the counter sees the instance's own allocations";
+  EXPECT_GT(test::stop_counting_allocations(), 0)
+      << "the counter sees the instance's own allocations";
 
   const ParamHandle speed = g.parameter("speed"), vx = g.parameter("vx"), vy = g.parameter("vy"),
                     lean = g.parameter("lean"), aim = g.parameter("aim"),
@@ -152,8 +84,7 @@ TEST(GraphAlloc, NoAllocationPerFrame) {
                     jump = g.parameter("jump");
   std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));
   bool ok = true;
-  g_allocations = 0;
-  g_counting = true;
+  test::start_counting_allocations();
   for (int f = 0; f < 6000; ++f) {
     const float t = static_cast<float>(f) / 60;
     ok &= g.set_float(speed, 1.0f + 3.0f * (0.5f + 0.5f * std::sin(t * 0.7f)));
@@ -167,9 +98,9 @@ TEST(GraphAlloc, NoAllocationPerFrame) {
     ok &= g.update(1.0f / 60);
     ok &= g.evaluate(pose);
   }
-  g_counting = false;
+  const long allocations = test::stop_counting_allocations();
   EXPECT_TRUE(ok);
-  EXPECT_EQ(g_allocations.load(), 0) << "allocations during 6000 frames";
+  EXPECT_EQ(allocations, 0) << "allocations during 6000 frames";
   // Every kind of transition happened.
   const auto machines = g.machines();
   ASSERT_EQ(machines.size(), 2u);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "alloc_counter.h"
+#include "common/alloc_counter.h"
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
 

@@ -2,7 +2,8 @@
 // tree, Jacobian IK on a chain and a tree, look-at, foot placement on a height field and on a
 // triangle mesh) runs many calls with varied targets — reachable, unreachable, degenerate and
 // invalid — after a warm-up call, while a replaced global operator new counts every allocation
-// of this test program (the other files count through tests/ik/alloc_counter.h).
+// of this test program (tests/common/replace_global_new.h; the other files count through
+// tests/common/alloc_counter.h).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -12,7 +13,8 @@
 #include <new>
 #include <vector>
 
-#include "alloc_counter.h"
+#include "common/alloc_counter.h"
+#include "common/replace_global_new.h"
 #include "kinema/ik/ccd.h"
 #include "kinema/ik/fabrik.h"
 #include "kinema/ik/foot_placement.h"
@@ -23,85 +25,6 @@
 #include "kinema/ik/look_at.h"
 #include "kinema/ik/two_bone.h"
 
-namespace {
-std::atomic<long> g_allocations{0};
-std::atomic<bool> g_counting{false};
-
-void* counted(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-
-void* counted_aligned(std::size_t n, std::align_val_t align) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
-  const std::size_t a = static_cast<std::size_t>(align);
-  if (void* p = std::aligned_alloc(a, (n + a - 1) / a * a)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-// Every form is replaced (nothrow and aligned ones too), so that all allocations and frees go
-// through malloc / free, also under AddressSanitizer.
-void* operator new(std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try {
-    return counted(n);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  try {
-    return counted_aligned(n, a);
-  } catch (...) {
-    return nullptr;
-  }
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void* operator new[](std::size_t n) { return counted(n); }
-void* operator new(std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counted_aligned(n, a); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-
-namespace kinema::test {
-
-void start_counting_allocations() {
-  g_allocations.store(0);
-  g_counting.store(true);
-}
-
-long stop_counting_allocations() {
-  g_counting.store(false);
-  return g_allocations.load();
-}
-
-}  // namespace kinema::test
-
 namespace kinema {
 namespace {
 
@@ -111,11 +34,9 @@ constexpr int kCalls = 200;
 template <class F>
 long allocations(F&& f) {
   f();
-  g_allocations.store(0);
-  g_counting.store(true);
+  test::start_counting_allocations();
   f();
-  g_counting.store(false);
-  return g_allocations.load();
+  return test::stop_counting_allocations();
 }
 
 // Target k of a sweep: a point on a spiral around `centre`, from near it to `far` metres out,

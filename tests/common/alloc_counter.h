@@ -1,6 +1,6 @@
-// tests/ik/alloc_counter.h — the heap-allocation counter of kinema_ik_tests. One file of the
-// program (no_alloc_test.cpp) replaces the global operator new; the others count through these
-// two functions instead of replacing it again (two replacements would not link).
+// tests/common/alloc_counter.h — counting heap allocations in a test program. Exactly one file
+// of a program includes tests/common/replace_global_new.h, which replaces the global operator
+// new and defines these functions; every file of that program may call them.
 #pragma once
 
 namespace kinema::test {
