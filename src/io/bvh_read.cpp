@@ -15,6 +15,7 @@
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
 #include "kinema/math/euler.h"
+#include "text_scan.h"
 
 namespace kinema {
 namespace {
@@ -48,18 +49,8 @@ int channel_code(std::string_view name) {
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
 }
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-/// A token made printable and short for error messages (binary garbage must not leak).
-std::string printable(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 32)) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u >= 32 && u < 127) ? c : '?';
-  }
-  if (s.size() > 32) out += "...";
-  return out;
-}
+using text_scan::is_blank;
+using text_scan::printable;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);

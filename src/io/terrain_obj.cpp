@@ -12,23 +12,14 @@
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
 #include "kinema/io/terrain.h"
+#include "text_scan.h"
 
 namespace kinema {
 
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-
-/// A token made printable and short for error messages (binary garbage must not leak).
-std::string printable(std::string_view s) {
-  std::string out;
-  for (char c : s.substr(0, 32)) {
-    const auto u = static_cast<unsigned char>(c);
-    out += (u >= 32 && u < 127) ? c : '?';
-  }
-  if (s.size() > 32) out += "...";
-  return out;
-}
+using text_scan::is_blank;
+using text_scan::printable;
 
 /// Splits a line into blank-separated tokens (the line has no '\n'; '#' starts a comment).
 void tokenize(std::string_view line, std::vector<std::string_view>& tokens) {
