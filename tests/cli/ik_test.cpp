@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_process.h"
 #include "kinema/io/file.h"
 #include "kinema/io/humanoid.h"
 #include "kinema/skeleton/skeleton.h"
@@ -25,28 +26,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct IkRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_all(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
-
-std::string q(const std::string& s) {
-  std::string r = "'";
-  for (char c : s) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return r + "'";
-}
+using kinema::test::read_all;
+using kinema::test::write_all;
+using IkRun = kinema::test::CliRun;
+std::string q(const std::string& s) { return kinema::test::sh_quote(s); }
 
 const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
 const std::string kWalk = kDemo + "/walk.bvh";
@@ -59,41 +42,15 @@ double stairs_height(double z) {
   return 0.15 * std::min(5.0, std::floor((z + 0.9) / 0.3) + 1);
 }
 
-class IkCli : public ::testing::Test {
+class IkCli : public kinema::test::CliProcessTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("kinema_ik_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  IkCli() : CliProcessTest("kinema_ik_") {}
 
-  IkRun kinema(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = q(KINEMA_CLI_PATH) + " " + args + " >" + q(out.string()) + " 2>" +
-                            q(err.string()) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    IkRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = read_all(out);
-    r.err = read_all(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   /// A copy of a file in the scratch folder (so that "never touched" can be checked).
   std::string copy(const std::string& from, const std::string& name) {
     fs::copy_file(from, path(name));
     return path(name);
   }
-
-  fs::path dir_;
 };
 
 nlohmann::json json_of(const IkRun& r) {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_process.h"
 #include "kinema/io/file.h"
 #include "kinema/skeleton/skeleton.h"
 
@@ -22,55 +23,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct PlayRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string sh_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using kinema::test::read_all;
+using kinema::test::sh_quote;
+using PlayRun = kinema::test::CliRun;
 
 const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
 const std::string kGraph = kDemo + "/locomotion.graph.json";
 
-class PlayCli : public ::testing::Test {
+class PlayCli : public kinema::test::CliProcessTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("kinema_play_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  PlayRun kinema(const std::string& args) {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = sh_quote(KINEMA_CLI_PATH) + " " + args + " >" + sh_quote(out.string()) +
-                            " 2>" + sh_quote(err.string()) + " </dev/null";
-    const int status = std::system(cmd.c_str());
-    PlayRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = read_all(out);
-    r.err = read_all(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  PlayCli() : CliProcessTest("kinema_play_") {}
 
   /// A two-state graph on the demo's clips (absolute paths), with `transition` from walk to run.
   std::string write_graph(const std::string& transition) {
@@ -90,8 +52,6 @@ class PlayCli : public ::testing::Test {
     std::ofstream(p) << text;
     return p;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PlayCli, HelpListsPlay) {
