@@ -1,0 +1,143 @@
+// kinema/skin/skinning.h — skinning palettes, linear blend skinning (LBS) and dual-quaternion
+// skinning (DQS) of positions, normals and tangents (seed 000 §25.1–25.2).
+//
+// Conventions. A palette entry is the skinning matrix S_j = W_j · B_j⁻¹ of skin joint j (W_j: the
+// joint's model matrix in the current pose, B_j⁻¹: its inverse bind matrix), stored as a 3×4
+// affine matrix (the bottom row of a skinning matrix is always 0 0 0 1). In the bind pose every
+// S_j is the identity, so the mesh stays where it was modelled whatever the weights. Vertices
+// are in the mesh's bind space (metres); joint indices refer to palette entries (glTF's skin
+// joints, not skeleton joints). Each vertex has `influences` (joint, weight) pairs; weights are
+// non-negative and sum to 1 per vertex (padding pairs have weight 0).
+//
+// Runtime functions take spans in and write spans out, never allocate, never throw and are safe
+// to call from many threads on distinct outputs. They check sizes and return false (writing
+// nothing) on a mismatch; they do not re-check every vertex each frame. Check a mesh once when
+// it is loaded with check_skin_mesh (or validate_skin_mesh, which throws kinema::Error).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "kinema/math/dual_quat.h"
+#include "kinema/math/mat4.h"
+#include "kinema/math/vec3.h"
+
+namespace kinema {
+
+/// A 3×4 affine matrix, rows stored contiguously: m[r * 4 + c], column 3 is the translation.
+/// Transforms a column vector: p' = M · (p, 1). 12 floats per joint instead of 16.
+struct Affine3x4f {
+  std::array<float, 12> m{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+
+  static constexpr Affine3x4f identity() { return {}; }
+  constexpr float operator()(int row, int col) const { return m[size_t(row * 4 + col)]; }
+  constexpr float& operator()(int row, int col) { return m[size_t(row * 4 + col)]; }
+
+  constexpr Vec3f transform_point(const Vec3f& p) const {
+    return {m[0] * p.x + m[1] * p.y + m[2] * p.z + m[3],
+            m[4] * p.x + m[5] * p.y + m[6] * p.z + m[7],
+            m[8] * p.x + m[9] * p.y + m[10] * p.z + m[11]};
+  }
+  /// Applies the 3×3 part only (directions, tangents).
+  constexpr Vec3f transform_vector(const Vec3f& v) const {
+    return {m[0] * v.x + m[1] * v.y + m[2] * v.z, m[4] * v.x + m[5] * v.y + m[6] * v.z,
+            m[8] * v.x + m[9] * v.y + m[10] * v.z};
+  }
+};
+
+/// The top three rows of a 4×4 matrix (whose bottom row is assumed to be 0 0 0 1).
+Affine3x4f to_affine3x4(const Mat4& m);
+Affine3x4f to_affine3x4(const Mat4f& m);
+/// Back to a 4×4 matrix with bottom row 0 0 0 1.
+Mat4 to_mat4(const Affine3x4f& a);
+
+/// Skinning palette S_j = model[skin_joints[j]] · inverse_bind[j] for every skin joint j.
+/// `model`: model-space matrices of the skeleton's joints (from FK); `skin_joints`: the skeleton
+/// joint of each skin joint; `inverse_bind`: one per skin joint. Returns false (writing nothing)
+/// when the sizes differ or a skin joint is outside `model`.
+bool skinning_palette(std::span<const Mat4f> model, std::span<const int> skin_joints,
+                      std::span<const Mat4f> inverse_bind, std::span<Affine3x4f> out);
+/// Same, from double-precision (offline) model matrices.
+bool skinning_palette(std::span<const Mat4> model, std::span<const int> skin_joints,
+                      std::span<const Mat4> inverse_bind, std::span<Affine3x4f> out);
+
+/// A skinned mesh as read-only spans (the caller owns the storage).
+struct SkinMeshView {
+  std::span<const Vec3f> positions;  ///< bind space, metres
+  std::span<const Vec3f> normals;    ///< empty, or one unit normal per vertex
+  /// Empty, or one per vertex: the xyz of glTF's TANGENT (its w, the handedness, is unchanged by
+  /// skinning and stays with the caller).
+  std::span<const Vec3f> tangents;
+  int influences = 4;                ///< (joint, weight) pairs per vertex, 1…8
+  std::span<const uint16_t> joints;  ///< influences × vertex count palette indices
+  std::span<const float> weights;    ///< influences × vertex count, ≥ 0, each vertex sums to 1
+
+  size_t vertex_count() const { return positions.size(); }
+};
+
+/// Where skinning writes. Each span is empty (skip that attribute) or one per vertex; normals and
+/// tangents can only be written when the mesh has them. Outputs must not alias the inputs.
+struct SkinOutputs {
+  std::span<Vec3f> positions;
+  std::span<Vec3f> normals;   ///< unit length on output
+  std::span<Vec3f> tangents;  ///< unit length on output
+};
+
+/// What is wrong with a skinned mesh: the first bad vertex, and why.
+struct SkinMeshIssue {
+  size_t vertex = 0;
+  std::string reason;  ///< e.g. "weights sum to 0", "joint 71 is outside the palette (68 joints)"
+};
+
+/// Checks a mesh once before skinning it every frame: attribute counts, 1…8 influences, finite
+/// positions/normals/tangents, joint indices below `palette_size`, weights finite, ≥ 0 and summing
+/// to 1 within 1e-3. Returns the first problem, or nothing when the mesh is fine.
+std::optional<SkinMeshIssue> check_skin_mesh(const SkinMeshView& mesh, size_t palette_size);
+
+/// check_skin_mesh that throws kinema::Error naming `file`, "mesh <name>, vertex <i>" and the
+/// reason.
+void validate_skin_mesh(const SkinMeshView& mesh, size_t palette_size, const std::string& file,
+                        const std::string& mesh_name);
+
+/// Linear blend skinning (seed 000 §25.1): v' = Σ w_j S_j v. Normals use the blended 3×3 part's
+/// inverse transpose (exact when bones scale; the same as the 3×3 part when they do not), then
+/// are renormalized; tangents use the blended 3×3 part and are renormalized. Returns false when a
+/// span's size does not match (nothing written).
+bool skin_lbs(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
+              const SkinOutputs& out);
+
+/// A skinning palette split for dual-quaternion skinning: S_j = [rigid_j] · prescale_j, with
+/// rigid_j a rotation + translation (as a unit dual quaternion) and prescale_j the symmetric
+/// scale/shear left over (the identity for rigid bones).
+struct DqsPaletteView {
+  std::span<const DualQuatf> dual_quats;  ///< one per palette entry
+  /// Empty when every bone is rigid; else one per entry: the pre-scale stage, blended linearly
+  /// and applied before the dual quaternions (seed 000 §25.2, "scale first, then blend").
+  std::span<const Affine3x4f> prescale;
+};
+
+/// Splits every S_j into a unit dual quaternion and a pre-scale matrix (polar decomposition:
+/// S = R·K with R a rotation and K symmetric positive definite). Writes dual_quats[j] and, when
+/// `prescale` is not empty, prescale[j]. Returns true when any K differs from the identity by
+/// more than 1e-5 (the mesh then needs the pre-scale stage). A reflection (negative determinant)
+/// is treated as a rotation times a negative scale on x. Sizes must match (else false, nothing
+/// written).
+bool dual_quat_palette(std::span<const Affine3x4f> palette, std::span<DualQuatf> dual_quats,
+                       std::span<Affine3x4f> prescale, bool* any_scale = nullptr);
+
+/// Dual-quaternion skinning (seed 000 §25.2): the pre-scale stage (when given), then dual
+/// quaternion linear blending with each influence's sign chosen against the vertex's first
+/// influence (the short way round), normalization by the blended real part's length and the
+/// translation from 2·q_d·q_r*. Normals and tangents are rotated by the blended real part (after
+/// the pre-scale stage's inverse transpose / linear part). `dqs_amount` is empty (pure DQS) or
+/// one value per vertex in [0, 1]: 0 gives LBS with `lbs_palette`, 1 DQS, in between a linear mix
+/// of the two results (Maya's "weight blended"); `lbs_palette` is needed only then. Returns false
+/// when a span's size does not match (nothing written).
+bool skin_dqs(const SkinMeshView& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
+              std::span<const float> dqs_amount = {}, std::span<const Affine3x4f> lbs_palette = {});
+
+}  // namespace kinema
