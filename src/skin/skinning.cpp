@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kinema/core/error.h"
+#include "skinning_kernels.h"
 
 namespace kinema {
 
@@ -53,25 +54,6 @@ Affine3x4f normal_matrix(const Affine3x4f& a) {
 Vec3f unit(const Vec3f& v, const Vec3f& fallback) {
   const float len = length(v);
   return len > 1e-30f ? v * (1.0f / len) : fallback;
-}
-
-bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out) {
-  const size_t n = mesh.vertex_count();
-  if (mesh.influences < 1 || mesh.influences > 8) return false;
-  const size_t pairs = n * static_cast<size_t>(mesh.influences);
-  if (mesh.joints.size() != pairs || mesh.weights.size() != pairs) return false;
-  if (!mesh.normals.empty() && mesh.normals.size() != n) return false;
-  if (!mesh.tangents.empty() && mesh.tangents.size() != n) return false;
-  if (!out.positions.empty() && out.positions.size() != n) return false;
-  if (!out.normals.empty() && (out.normals.size() != n || mesh.normals.empty())) return false;
-  if (!out.tangents.empty() && (out.tangents.size() != n || mesh.tangents.empty())) return false;
-  return true;
-}
-
-bool joints_in_range(const SkinMeshView& mesh, size_t palette_size) {
-  for (const uint16_t j : mesh.joints)
-    if (j >= palette_size) return false;
-  return true;
 }
 
 // Blended 3×4 matrix of one vertex: Σ w_k S_{j_k}.
@@ -160,6 +142,32 @@ void polar_rotation(const double a[3][3], double r[3][3]) {
 }
 
 }  // namespace
+
+namespace skin_detail {
+
+bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out) {
+  const size_t n = mesh.vertex_count();
+  if (mesh.influences < 1 || mesh.influences > 8) return false;
+  const size_t pairs = n * static_cast<size_t>(mesh.influences);
+  if (mesh.joints.size() != pairs || mesh.weights.size() != pairs) return false;
+  if (!mesh.normals.empty() && mesh.normals.size() != n) return false;
+  if (!mesh.tangents.empty() && mesh.tangents.size() != n) return false;
+  if (!out.positions.empty() && out.positions.size() != n) return false;
+  if (!out.normals.empty() && (out.normals.size() != n || mesh.normals.empty())) return false;
+  if (!out.tangents.empty() && (out.tangents.size() != n || mesh.tangents.empty())) return false;
+  return true;
+}
+
+bool joints_in_range(const SkinMeshView& mesh, size_t palette_size) {
+  for (const uint16_t j : mesh.joints)
+    if (j >= palette_size) return false;
+  return true;
+}
+
+}  // namespace skin_detail
+
+using skin_detail::joints_in_range;
+using skin_detail::sizes_ok;
 
 Affine3x4f to_affine3x4(const Mat4& m) { return top_rows(m); }
 Affine3x4f to_affine3x4(const Mat4f& m) { return top_rows(m); }
@@ -310,7 +318,10 @@ bool skin_dqs(const SkinMeshView& mesh, const DqsPaletteView& palette, const Ski
       if (want_t) tan = scale.transform_vector(tan);
     }
     // Dual quaternion linear blending, each influence on the first influence's hemisphere.
-    const Quatf first = palette.dual_quats[mesh.joints[base]].real;
+    // The hemisphere anchor: the first pair with a non-zero weight (padding pairs have 0).
+    size_t anchor = base;
+    while (anchor + 1 < base + k && mesh.weights[anchor] == 0.0f) ++anchor;
+    const Quatf first = palette.dual_quats[mesh.joints[anchor]].real;
     Quatf br{0, 0, 0, 0}, bd{0, 0, 0, 0};
     for (size_t i = base; i < base + k; ++i) {
       const float w = mesh.weights[i];

@@ -1,0 +1,60 @@
+// Internal: the SIMD skinning kernels shared by the SIMD, multi-threaded and SkinMesh paths.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "kinema/skin/skinning.h"
+
+namespace kinema::skin_detail {
+
+/// One run of vertices with the same number of (joint, weight) pairs.
+struct KernelGroup {
+  int influences = 0;
+  size_t begin = 0, end = 0;  ///< stored vertices [begin, end)
+  size_t pair_begin = 0;      ///< pair index of vertex `begin`
+};
+
+/// A mesh as raw arrays (input order may differ from output order through `order`).
+struct KernelMesh {
+  const Vec3f* positions = nullptr;
+  const Vec3f* normals = nullptr;   ///< null unless normals are written
+  const Vec3f* tangents = nullptr;  ///< null unless tangents are written
+  const uint16_t* joints = nullptr;
+  const float* weights = nullptr;
+  const uint32_t* order = nullptr;  ///< null: stored index = output index
+  std::span<const KernelGroup> groups;
+  size_t vertex_count = 0;
+};
+
+struct KernelOut {
+  Vec3f* positions = nullptr;
+  Vec3f* normals = nullptr;
+  Vec3f* tangents = nullptr;
+};
+
+struct DqsKernelPalette {
+  const DualQuatf* dual_quats = nullptr;
+  const Affine3x4f* prescale = nullptr;  ///< null: rigid bones
+  const float* amount = nullptr;         ///< null: pure DQS; else per output vertex
+  const Affine3x4f* lbs = nullptr;       ///< needed with amount
+};
+
+/// Skins stored vertices [begin, end) (they may span several groups).
+void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+               size_t begin, size_t end);
+void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+               size_t begin, size_t end);
+
+/// Runs `lbs_range`/`dqs_range` over [0, vertex_count) with oneTBB in blocks of `grain`.
+void lbs_parallel(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+                  size_t grain);
+void dqs_parallel(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                  size_t grain);
+
+/// Size checks shared with the scalar path (skinning.cpp).
+bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out);
+bool joints_in_range(const SkinMeshView& mesh, size_t palette_size);
+
+}  // namespace kinema::skin_detail

@@ -1,0 +1,244 @@
+// The entry points of the SIMD and multi-threaded paths, and SkinMesh (vertices grouped by
+// influence count).
+#include <algorithm>
+#include <array>
+
+#include "kinema/core/error.h"
+#include "kinema/skin/skinning.h"
+#include "skinning_kernels.h"
+
+namespace kinema {
+
+using skin_detail::DqsKernelPalette;
+using skin_detail::KernelGroup;
+using skin_detail::KernelMesh;
+using skin_detail::KernelOut;
+
+namespace {
+
+KernelOut kernel_out(const SkinOutputs& out) {
+  return {out.positions.empty() ? nullptr : out.positions.data(),
+          out.normals.empty() ? nullptr : out.normals.data(),
+          out.tangents.empty() ? nullptr : out.tangents.data()};
+}
+
+// A view as one group; `group` must outlive the returned mesh.
+KernelMesh kernel_mesh(const SkinMeshView& mesh, const SkinOutputs& out, KernelGroup& group) {
+  group = {mesh.influences, 0, mesh.vertex_count(), 0};
+  KernelMesh k;
+  k.positions = mesh.positions.data();
+  k.normals = out.normals.empty() ? nullptr : mesh.normals.data();
+  k.tangents = out.tangents.empty() ? nullptr : mesh.tangents.data();
+  k.joints = mesh.joints.data();
+  k.weights = mesh.weights.data();
+  k.groups = {&group, 1};
+  k.vertex_count = mesh.vertex_count();
+  return k;
+}
+
+bool dqs_palette_ok(const DqsPaletteView& palette, size_t vertices,
+                    std::span<const float> dqs_amount, std::span<const Affine3x4f> lbs_palette) {
+  const size_t joints = palette.dual_quats.size();
+  if (!palette.prescale.empty() && palette.prescale.size() != joints) return false;
+  if (!dqs_amount.empty() && (dqs_amount.size() != vertices || lbs_palette.size() != joints))
+    return false;
+  return true;
+}
+
+DqsKernelPalette kernel_dqs(const DqsPaletteView& palette, std::span<const float> dqs_amount,
+                            std::span<const Affine3x4f> lbs_palette) {
+  return {palette.dual_quats.data(), palette.prescale.empty() ? nullptr : palette.prescale.data(),
+          dqs_amount.empty() ? nullptr : dqs_amount.data(),
+          dqs_amount.empty() ? nullptr : lbs_palette.data()};
+}
+
+bool lbs_view(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
+              bool parallel, size_t grain) {
+  if (!skin_detail::sizes_ok(mesh, out) || !skin_detail::joints_in_range(mesh, palette.size()))
+    return false;
+  if (mesh.vertex_count() == 0) return true;
+  KernelGroup group;
+  const KernelMesh k = kernel_mesh(mesh, out, group);
+  if (parallel)
+    skin_detail::lbs_parallel(k, palette.data(), kernel_out(out), grain);
+  else
+    skin_detail::lbs_range(k, palette.data(), kernel_out(out), 0, mesh.vertex_count());
+  return true;
+}
+
+bool dqs_view(const SkinMeshView& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
+              std::span<const float> dqs_amount, std::span<const Affine3x4f> lbs_palette,
+              bool parallel, size_t grain) {
+  if (!skin_detail::sizes_ok(mesh, out) ||
+      !skin_detail::joints_in_range(mesh, palette.dual_quats.size()) ||
+      !dqs_palette_ok(palette, mesh.vertex_count(), dqs_amount, lbs_palette))
+    return false;
+  if (mesh.vertex_count() == 0) return true;
+  KernelGroup group;
+  const KernelMesh k = kernel_mesh(mesh, out, group);
+  const DqsKernelPalette p = kernel_dqs(palette, dqs_amount, lbs_palette);
+  if (parallel)
+    skin_detail::dqs_parallel(k, p, kernel_out(out), grain);
+  else
+    skin_detail::dqs_range(k, p, kernel_out(out), 0, mesh.vertex_count());
+  return true;
+}
+
+// A SkinMesh as kernel arrays; the groups are copied into `groups` (at most 8).
+KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
+                       std::array<KernelGroup, 8>& groups) {
+  size_t count = 0;
+  for (const SkinMesh::Group& g : mesh.groups)
+    groups[count++] = {g.influences, g.begin, g.begin + g.count, g.pair_begin};
+  KernelMesh k;
+  k.positions = mesh.positions.data();
+  k.normals = out.normals.empty() ? nullptr : mesh.normals.data();
+  k.tangents = out.tangents.empty() ? nullptr : mesh.tangents.data();
+  k.joints = mesh.joints.data();
+  k.weights = mesh.weights.data();
+  k.order = mesh.order.data();
+  k.groups = {groups.data(), count};
+  k.vertex_count = mesh.vertex_count();
+  return k;
+}
+
+bool sizes_ok(const SkinMesh& mesh, const SkinOutputs& out) {
+  const size_t n = mesh.vertex_count();
+  if (!out.positions.empty() && out.positions.size() != n) return false;
+  if (!out.normals.empty() && (out.normals.size() != n || mesh.normals.empty())) return false;
+  if (!out.tangents.empty() && (out.tangents.size() != n || mesh.tangents.empty())) return false;
+  return mesh.groups.size() <= 8;
+}
+
+// The scalar reference on a SkinMesh: its stored arrays as a 1-group view per group, outputs
+// gathered into place through `order` one vertex at a time.
+template <class Skin>
+void scalar_groups(const SkinMesh& mesh, const SkinOutputs& out, Skin&& skin) {
+  for (const SkinMesh::Group& g : mesh.groups) {
+    for (size_t v = g.begin; v < g.begin + g.count; ++v) {
+      const size_t pair = g.pair_begin + (v - g.begin) * size_t(g.influences);
+      const SkinMeshView one{
+          {&mesh.positions[v], 1},
+          out.normals.empty() ? std::span<const Vec3f>{} : std::span{&mesh.normals[v], 1},
+          out.tangents.empty() ? std::span<const Vec3f>{} : std::span{&mesh.tangents[v], 1},
+          g.influences,
+          {&mesh.joints[pair], size_t(g.influences)},
+          {&mesh.weights[pair], size_t(g.influences)}};
+      const size_t o = mesh.order[v];
+      const SkinOutputs dst{
+          out.positions.empty() ? std::span<Vec3f>{} : std::span{&out.positions[o], 1},
+          out.normals.empty() ? std::span<Vec3f>{} : std::span{&out.normals[o], 1},
+          out.tangents.empty() ? std::span<Vec3f>{} : std::span{&out.tangents[o], 1}};
+      skin(one, dst, o);
+    }
+  }
+}
+
+}  // namespace
+
+bool skin_lbs_simd(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
+                   const SkinOutputs& out) {
+  return lbs_view(mesh, palette, out, false, 0);
+}
+
+bool skin_lbs_parallel(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
+                       const SkinOutputs& out, size_t grain) {
+  return lbs_view(mesh, palette, out, true, grain);
+}
+
+bool skin_dqs_simd(const SkinMeshView& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
+                   std::span<const float> dqs_amount, std::span<const Affine3x4f> lbs_palette) {
+  return dqs_view(mesh, palette, out, dqs_amount, lbs_palette, false, 0);
+}
+
+bool skin_dqs_parallel(const SkinMeshView& mesh, const DqsPaletteView& palette,
+                       const SkinOutputs& out, std::span<const float> dqs_amount,
+                       std::span<const Affine3x4f> lbs_palette, size_t grain) {
+  return dqs_view(mesh, palette, out, dqs_amount, lbs_palette, true, grain);
+}
+
+double SkinMesh::mean_influences() const {
+  return positions.empty() ? 0.0 : double(joints.size()) / double(positions.size());
+}
+
+SkinMesh make_skin_mesh(const SkinMeshView& view, size_t palette_size, const std::string& file,
+                        const std::string& mesh_name) {
+  validate_skin_mesh(view, palette_size, file, mesh_name);
+  const size_t n = view.vertex_count(), k = size_t(view.influences);
+  if (n > 0xFFFFFFFFu) throw Error(file, "mesh \"" + mesh_name + "\"", "more than 2³² vertices");
+  std::vector<uint8_t> used(n);
+  std::array<size_t, 9> per_count{};
+  for (size_t v = 0; v < n; ++v) {
+    for (size_t i = v * k; i < v * k + k; ++i) used[v] += view.weights[i] > 0.0f ? 1 : 0;
+    ++per_count[used[v]];
+  }
+  SkinMesh mesh;
+  mesh.palette_size = palette_size;
+  mesh.order.reserve(n);
+  mesh.positions.reserve(n);
+  if (!view.normals.empty()) mesh.normals.reserve(n);
+  if (!view.tangents.empty()) mesh.tangents.reserve(n);
+  for (int c = 1; c <= 8; ++c) {
+    if (per_count[size_t(c)] == 0) continue;
+    mesh.groups.push_back({c, mesh.positions.size(), per_count[size_t(c)], mesh.joints.size()});
+    for (size_t v = 0; v < n; ++v) {
+      if (used[v] != c) continue;
+      mesh.order.push_back(static_cast<uint32_t>(v));
+      mesh.positions.push_back(view.positions[v]);
+      if (!view.normals.empty()) mesh.normals.push_back(view.normals[v]);
+      if (!view.tangents.empty()) mesh.tangents.push_back(view.tangents[v]);
+      for (size_t i = v * k; i < v * k + k; ++i)
+        if (view.weights[i] > 0.0f) {
+          mesh.joints.push_back(view.joints[i]);
+          mesh.weights.push_back(view.weights[i]);
+        }
+    }
+  }
+  return mesh;
+}
+
+bool skin_lbs(const SkinMesh& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
+              SkinPath path) {
+  if (!sizes_ok(mesh, out) || palette.size() < mesh.palette_size) return false;
+  if (mesh.vertex_count() == 0) return true;
+  if (path == SkinPath::scalar) {
+    scalar_groups(mesh, out, [&](const SkinMeshView& one, const SkinOutputs& dst, size_t) {
+      skin_lbs(one, palette, dst);
+    });
+    return true;
+  }
+  std::array<KernelGroup, 8> groups;
+  const KernelMesh k = kernel_mesh(mesh, out, groups);
+  if (path == SkinPath::parallel)
+    skin_detail::lbs_parallel(k, palette.data(), kernel_out(out), 1024);
+  else
+    skin_detail::lbs_range(k, palette.data(), kernel_out(out), 0, mesh.vertex_count());
+  return true;
+}
+
+bool skin_dqs(const SkinMesh& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
+              SkinPath path, std::span<const float> dqs_amount,
+              std::span<const Affine3x4f> lbs_palette) {
+  if (!sizes_ok(mesh, out) || palette.dual_quats.size() < mesh.palette_size ||
+      !dqs_palette_ok(palette, mesh.vertex_count(), dqs_amount, lbs_palette))
+    return false;
+  if (mesh.vertex_count() == 0) return true;
+  if (path == SkinPath::scalar) {
+    scalar_groups(mesh, out, [&](const SkinMeshView& one, const SkinOutputs& dst, size_t o) {
+      skin_dqs(one, palette, dst,
+               dqs_amount.empty() ? std::span<const float>{} : dqs_amount.subspan(o, 1),
+               lbs_palette);
+    });
+    return true;
+  }
+  std::array<KernelGroup, 8> groups;
+  const KernelMesh k = kernel_mesh(mesh, out, groups);
+  const DqsKernelPalette p = kernel_dqs(palette, dqs_amount, lbs_palette);
+  if (path == SkinPath::parallel)
+    skin_detail::dqs_parallel(k, p, kernel_out(out), 1024);
+  else
+    skin_detail::dqs_range(k, p, kernel_out(out), 0, mesh.vertex_count());
+  return true;
+}
+
+}  // namespace kinema

@@ -1,0 +1,27 @@
+// The multi-threaded skinning path: oneTBB parallel_for over blocks of stored vertices, each
+// block on the SIMD kernels. Every vertex is computed alone by the same code, so the result has
+// the same bits whatever the number of threads or the block boundaries.
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "skinning_kernels.h"
+
+namespace kinema::skin_detail {
+
+void lbs_parallel(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+                  size_t grain) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.vertex_count, grain ? grain : 1),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      lbs_range(mesh, palette, out, r.begin(), r.end());
+                    });
+}
+
+void dqs_parallel(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                  size_t grain) {
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.vertex_count, grain ? grain : 1),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      dqs_range(mesh, palette, out, r.begin(), r.end());
+                    });
+}
+
+}  // namespace kinema::skin_detail

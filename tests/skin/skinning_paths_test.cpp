@@ -1,0 +1,437 @@
+// The scalar, SIMD, multi-threaded and SkinMesh paths agree; properties (bind pose, rigid parts,
+// partition of unity); determinism across thread counts; randomized stress; bad input.
+#include <gtest/gtest.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kinema/core/error.h"
+#include "kinema/skin/skinning.h"
+
+namespace kinema {
+namespace {
+
+struct RandomMesh {
+  std::vector<Vec3f> positions, normals, tangents;
+  std::vector<uint16_t> joints;
+  std::vector<float> weights;
+  int influences = 4;
+  SkinMeshView view() const { return {positions, normals, tangents, influences, joints, weights}; }
+};
+
+Vec3f random_unit(std::mt19937& rng) {
+  std::normal_distribution<float> g;
+  Vec3f v{g(rng), g(rng), g(rng)};
+  return normalize(v);
+}
+
+// Vertices in a 2 m cube, 1…influences non-zero weights at random slots (the rest padding).
+RandomMesh random_mesh(std::mt19937& rng, size_t n, int influences, size_t joints) {
+  RandomMesh m;
+  m.influences = influences;
+  std::uniform_real_distribution<float> pos(-1, 1), weight(0.05f, 1);
+  std::uniform_int_distribution<int> count(1, influences), joint(0, int(joints) - 1);
+  for (size_t v = 0; v < n; ++v) {
+    m.positions.push_back({pos(rng), pos(rng), pos(rng)});
+    m.normals.push_back(random_unit(rng));
+    m.tangents.push_back(random_unit(rng));
+    std::vector<float> w(size_t(influences), 0.0f);
+    const int used = count(rng);
+    for (int i = 0; i < used; ++i) w[size_t(rng() % unsigned(influences))] = weight(rng);
+    float sum = 0;
+    for (const float x : w) sum += x;
+    if (sum == 0) w[0] = sum = 1;
+    for (float& x : w) x /= sum;
+    for (int i = 0; i < influences; ++i) {
+      m.joints.push_back(uint16_t(joint(rng)));
+      m.weights.push_back(w[size_t(i)]);
+    }
+  }
+  return m;
+}
+
+// A pose: each bone rotated by up to `max_degrees` about a random axis, moved up to 0.5 m,
+// optionally scaled (non-uniformly, 0.7…1.4).
+std::vector<Affine3x4f> random_palette(std::mt19937& rng, size_t joints, float max_degrees,
+                                       bool scale) {
+  std::uniform_real_distribution<float> angle(-max_degrees, max_degrees), move(-0.5f, 0.5f),
+      s(0.7f, 1.4f);
+  std::vector<Affine3x4f> palette;
+  for (size_t j = 0; j < joints; ++j) {
+    const Quatf q = Quatf::from_axis_angle(random_unit(rng), angle(rng) * 3.14159265f / 180);
+    Mat4f m = Mat4f::translation({move(rng), move(rng), move(rng)}) * Mat4f::rotation(q);
+    if (scale) m = m * Mat4f::scaling({s(rng), s(rng), s(rng)});
+    palette.push_back(to_affine3x4(m));
+  }
+  return palette;
+}
+
+struct Outputs {
+  std::vector<Vec3f> p, n, t;
+  explicit Outputs(size_t count) : p(count), n(count), t(count) {}
+  SkinOutputs spans() { return {p, n, t}; }
+};
+
+float max_difference(const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
+  float worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, distance(a[i], b[i]));
+  return worst;
+}
+
+bool finite_all(const Outputs& o) {
+  for (size_t i = 0; i < o.p.size(); ++i)
+    for (const Vec3f& v : {o.p[i], o.n[i], o.t[i]})
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) return false;
+  return true;
+}
+
+void expect_agree(const Outputs& a, const Outputs& b, float tolerance, const char* what) {
+  EXPECT_LE(max_difference(a.p, b.p), tolerance) << what << " positions";
+  EXPECT_LE(max_difference(a.n, b.n), tolerance) << what << " normals";
+  EXPECT_LE(max_difference(a.t, b.t), tolerance) << what << " tangents";
+}
+
+void expect_same_bits(const Outputs& a, const Outputs& b) {
+  EXPECT_EQ(std::memcmp(a.p.data(), b.p.data(), a.p.size() * sizeof(Vec3f)), 0);
+  EXPECT_EQ(std::memcmp(a.n.data(), b.n.data(), a.n.size() * sizeof(Vec3f)), 0);
+  EXPECT_EQ(std::memcmp(a.t.data(), b.t.data(), a.t.size() * sizeof(Vec3f)), 0);
+}
+
+// Every path on one mesh and palette; all must agree with the scalar reference.
+void check_all_paths(const RandomMesh& m, const std::vector<Affine3x4f>& palette, bool dqs,
+                     float tolerance) {
+  const size_t n = m.positions.size();
+  const SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+  std::vector<DualQuatf> dq(palette.size());
+  std::vector<Affine3x4f> pre(palette.size());
+  bool scaled = false;
+  ASSERT_TRUE(dual_quat_palette(palette, dq, pre, &scaled));
+  const DqsPaletteView dqp{
+      dq, scaled ? std::span<const Affine3x4f>(pre) : std::span<const Affine3x4f>{}};
+  Outputs ref(n), simd(n), par(n), ms(n), mp(n), mr(n);
+  if (dqs) {
+    ASSERT_TRUE(skin_dqs(m.view(), dqp, ref.spans()));
+    ASSERT_TRUE(skin_dqs_simd(m.view(), dqp, simd.spans()));
+    ASSERT_TRUE(skin_dqs_parallel(m.view(), dqp, par.spans(), {}, {}, 64));
+    ASSERT_TRUE(skin_dqs(mesh, dqp, ms.spans(), SkinPath::simd));
+    ASSERT_TRUE(skin_dqs(mesh, dqp, mp.spans(), SkinPath::parallel));
+    ASSERT_TRUE(skin_dqs(mesh, dqp, mr.spans(), SkinPath::scalar));
+  } else {
+    ASSERT_TRUE(skin_lbs(m.view(), palette, ref.spans()));
+    ASSERT_TRUE(skin_lbs_simd(m.view(), palette, simd.spans()));
+    ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, par.spans(), 64));
+    ASSERT_TRUE(skin_lbs(mesh, palette, ms.spans(), SkinPath::simd));
+    ASSERT_TRUE(skin_lbs(mesh, palette, mp.spans(), SkinPath::parallel));
+    ASSERT_TRUE(skin_lbs(mesh, palette, mr.spans(), SkinPath::scalar));
+  }
+  EXPECT_TRUE(finite_all(ref));
+  expect_agree(ref, simd, tolerance, "simd");
+  expect_agree(ref, ms, tolerance, "SkinMesh simd");
+  expect_agree(ref, mr, tolerance, "SkinMesh scalar");
+  expect_same_bits(simd, par);
+  expect_same_bits(ms, mp);
+}
+
+TEST(SkinPaths, LbsAgreeOnRandomMeshesEveryInfluenceCount) {
+  std::mt19937 rng(5);
+  for (int k = 1; k <= 8; ++k) {
+    const RandomMesh m = random_mesh(rng, 1500, k, 40);
+    check_all_paths(m, random_palette(rng, 40, 60, false), false, 1e-5f);
+    check_all_paths(m, random_palette(rng, 40, 60, true), false, 1e-5f);
+  }
+}
+
+TEST(SkinPaths, DqsAgreeOnRandomMeshesWithAndWithoutScale) {
+  std::mt19937 rng(6);
+  for (int k = 1; k <= 8; ++k) {
+    const RandomMesh m = random_mesh(rng, 1500, k, 40);
+    check_all_paths(m, random_palette(rng, 40, 60, false), true, 1e-5f);
+    check_all_paths(m, random_palette(rng, 40, 60, true), true, 1e-5f);
+  }
+}
+
+TEST(SkinPaths, DqsLbsMixAgreesAndEndsAtBothMethods) {
+  std::mt19937 rng(7);
+  const RandomMesh m = random_mesh(rng, 2000, 4, 30);
+  const auto palette = random_palette(rng, 30, 70, false);
+  std::vector<DualQuatf> dq(palette.size());
+  ASSERT_TRUE(dual_quat_palette(palette, dq, {}));
+  std::vector<float> amount(m.positions.size());
+  std::uniform_real_distribution<float> u(-0.2f, 1.2f);  // clamped to [0, 1]
+  for (float& a : amount) a = u(rng);
+  const size_t n = m.positions.size();
+  const SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+  Outputs ref(n), simd(n), par(n), ms(n), lbs(n), dqs(n);
+  ASSERT_TRUE(skin_dqs(m.view(), {dq, {}}, ref.spans(), amount, palette));
+  ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, simd.spans(), amount, palette));
+  ASSERT_TRUE(skin_dqs_parallel(m.view(), {dq, {}}, par.spans(), amount, palette, 100));
+  ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, ms.spans(), SkinPath::simd, amount, palette));
+  ASSERT_TRUE(skin_lbs_simd(m.view(), palette, lbs.spans()));
+  ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, dqs.spans()));
+  expect_agree(ref, simd, 1e-5f, "mix simd");
+  expect_agree(ref, ms, 1e-5f, "mix SkinMesh");
+  expect_same_bits(simd, par);
+  for (size_t v = 0; v < n; ++v) {
+    if (amount[v] <= 0) {
+      EXPECT_LE(distance(simd.p[v], lbs.p[v]), 1e-6f);
+    }
+    if (amount[v] >= 1) {
+      EXPECT_LE(distance(simd.p[v], dqs.p[v]), 1e-6f);
+    }
+  }
+}
+
+TEST(SkinPaths, SameBitsWhateverTheThreadCountAndBlockSize) {
+  std::mt19937 rng(8);
+  const RandomMesh m = random_mesh(rng, 20000, 4, 60);
+  const auto palette = random_palette(rng, 60, 90, true);
+  std::vector<DualQuatf> dq(palette.size());
+  std::vector<Affine3x4f> pre(palette.size());
+  ASSERT_TRUE(dual_quat_palette(palette, dq, pre));
+  const SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+  const size_t n = m.positions.size();
+  Outputs lbs1(n), dqs1(n);
+  tbb::task_arena one(1);
+  one.execute([&] {
+    ASSERT_TRUE(skin_lbs(mesh, palette, lbs1.spans(), SkinPath::parallel));
+    ASSERT_TRUE(skin_dqs(mesh, {dq, pre}, dqs1.spans(), SkinPath::parallel));
+  });
+  for (const int threads : {2, 3, 8}) {
+    tbb::task_arena arena(threads);
+    for (const size_t grain : {size_t(1), size_t(7), size_t(4096)}) {
+      Outputs lbs(n), dqs(n), lbs_view(n), lbs_view1(n);
+      arena.execute([&] {
+        ASSERT_TRUE(skin_lbs(mesh, palette, lbs.spans(), SkinPath::parallel));
+        ASSERT_TRUE(skin_dqs(mesh, {dq, pre}, dqs.spans(), SkinPath::parallel));
+        ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lbs_view.spans(), grain));
+      });
+      one.execute(
+          [&] { ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lbs_view1.spans(), grain)); });
+      expect_same_bits(lbs1, lbs);
+      expect_same_bits(dqs1, dqs);
+      expect_same_bits(lbs_view1, lbs_view);
+    }
+  }
+}
+
+TEST(SkinPaths, BindPoseGivesTheInputMeshOnEveryPath) {
+  std::mt19937 rng(9);
+  const RandomMesh m = random_mesh(rng, 3000, 8, 20);
+  const std::vector<Affine3x4f> identity(20);
+  std::vector<DualQuatf> dq(20);
+  ASSERT_TRUE(dual_quat_palette(identity, dq, {}));
+  const SkinMesh mesh = make_skin_mesh(m.view(), 20);
+  const size_t n = m.positions.size();
+  for (int path = 0; path < 8; ++path) {
+    Outputs o(n);
+    switch (path) {
+      case 0:
+        ASSERT_TRUE(skin_lbs(m.view(), identity, o.spans()));
+        break;
+      case 1:
+        ASSERT_TRUE(skin_lbs_simd(m.view(), identity, o.spans()));
+        break;
+      case 2:
+        ASSERT_TRUE(skin_lbs_parallel(m.view(), identity, o.spans()));
+        break;
+      case 3:
+        ASSERT_TRUE(skin_lbs(mesh, identity, o.spans()));
+        break;
+      case 4:
+        ASSERT_TRUE(skin_dqs(m.view(), {dq, {}}, o.spans()));
+        break;
+      case 5:
+        ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, o.spans()));
+        break;
+      case 6:
+        ASSERT_TRUE(skin_dqs_parallel(m.view(), {dq, {}}, o.spans()));
+        break;
+      default:
+        ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, o.spans(), SkinPath::parallel));
+        break;
+    }
+    EXPECT_LE(max_difference(o.p, m.positions), 1e-6f) << path;
+    EXPECT_LE(max_difference(o.n, m.normals), 1e-6f) << path;
+    EXPECT_LE(max_difference(o.t, m.tangents), 1e-6f) << path;
+  }
+}
+
+TEST(SkinPaths, DqsKeepsRigidPartsRigid) {
+  // Vertices weighted to one bone move rigidly (distances kept) under DQS on every path; the
+  // same palette through the mixed vertices stays finite.
+  std::mt19937 rng(10);
+  RandomMesh m = random_mesh(rng, 1000, 4, 10);
+  for (size_t v = 0; v < 500; ++v)  // the first half: all weight on bone 3, in slot v % 4
+    for (size_t i = 0; i < 4; ++i) {
+      m.joints[v * 4 + i] = i == v % 4 ? 3 : uint16_t(rng() % 10);
+      m.weights[v * 4 + i] = i == v % 4 ? 1.0f : 0.0f;
+    }
+  const auto palette = random_palette(rng, 10, 170, false);
+  std::vector<DualQuatf> dq(10);
+  ASSERT_TRUE(dual_quat_palette(palette, dq, {}));
+  const SkinMesh mesh = make_skin_mesh(m.view(), 10);
+  Outputs a(1000), b(1000), c(1000);
+  ASSERT_TRUE(skin_dqs(m.view(), {dq, {}}, a.spans()));
+  ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, b.spans()));
+  ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, c.spans(), SkinPath::parallel));
+  for (const Outputs* o : {&a, &b, &c}) {
+    for (size_t v = 1; v < 500; ++v) {
+      EXPECT_NEAR(distance(o->p[v], o->p[0]), distance(m.positions[v], m.positions[0]), 2e-6f);
+      EXPECT_NEAR(dot(o->n[v], o->n[0]), dot(m.normals[v], m.normals[0]), 2e-6f);
+    }
+    EXPECT_TRUE(finite_all(*o));
+  }
+}
+
+TEST(SkinPaths, WeightsArePartitionOfUnity) {
+  // Every bone translated by the same t: normalized weights move every vertex by exactly t.
+  std::mt19937 rng(11);
+  const RandomMesh m = random_mesh(rng, 2000, 8, 16);
+  const Affine3x4f moved = to_affine3x4(Mat4f::translation({0.3f, -1.2f, 2.5f}));
+  const std::vector<Affine3x4f> palette(16, moved);
+  const SkinMesh mesh = make_skin_mesh(m.view(), 16);
+  for (size_t g = 0; g < mesh.groups.size(); ++g) {
+    const SkinMesh::Group& group = mesh.groups[g];
+    for (size_t v = 0; v < group.count; ++v) {
+      float sum = 0;
+      for (int i = 0; i < group.influences; ++i)
+        sum += mesh.weights[group.pair_begin + v * size_t(group.influences) + size_t(i)];
+      ASSERT_NEAR(sum, 1.0f, 1e-5f);
+    }
+  }
+  Outputs a(2000), b(2000);
+  ASSERT_TRUE(skin_lbs_simd(m.view(), palette, a.spans()));
+  ASSERT_TRUE(skin_lbs(mesh, palette, b.spans(), SkinPath::parallel));
+  for (size_t v = 0; v < 2000; ++v) {
+    EXPECT_LE(distance(a.p[v], m.positions[v] + Vec3f{0.3f, -1.2f, 2.5f}), 2e-6f);
+    EXPECT_LE(distance(b.p[v], m.positions[v] + Vec3f{0.3f, -1.2f, 2.5f}), 2e-6f);
+  }
+}
+
+TEST(SkinPaths, SkinMeshGroupsByInfluenceCount) {
+  std::mt19937 rng(12);
+  const RandomMesh m = random_mesh(rng, 5000, 8, 16);
+  const SkinMesh mesh = make_skin_mesh(m.view(), 16);
+  ASSERT_EQ(mesh.vertex_count(), 5000u);
+  std::vector<int> seen(5000, 0);
+  size_t pairs = 0, nonzero = 0;
+  int last = 0;
+  for (const SkinMesh::Group& g : mesh.groups) {
+    EXPECT_GT(g.influences, last);
+    last = g.influences;
+    EXPECT_EQ(g.pair_begin, pairs);
+    pairs += g.count * size_t(g.influences);
+    for (size_t v = g.begin; v < g.begin + g.count; ++v) {
+      ++seen[mesh.order[v]];
+      size_t used = 0;
+      for (size_t i = 0; i < 8; ++i) used += m.weights[mesh.order[v] * 8 + i] > 0 ? 1 : 0;
+      EXPECT_EQ(used, size_t(g.influences));
+    }
+  }
+  for (const float w : m.weights) nonzero += w > 0 ? 1 : 0;
+  EXPECT_EQ(pairs, nonzero);
+  EXPECT_EQ(mesh.joints.size(), nonzero);
+  EXPECT_NEAR(mesh.mean_influences(), double(nonzero) / 5000.0, 1e-12);
+  for (const int s : seen) EXPECT_EQ(s, 1);
+}
+
+TEST(SkinPaths, RandomizedStressNoNanPathsAgree) {
+  // Random skeleton sizes, wild poses (any rotation, scale), random influence layouts.
+  std::mt19937 rng(13);
+  for (int round = 0; round < 30; ++round) {
+    const size_t joints = 1 + rng() % 200;
+    const int k = 1 + int(rng() % 8);
+    const RandomMesh m = random_mesh(rng, 1 + rng() % 3000, k, joints);
+    const auto palette = random_palette(rng, joints, 180, round % 2 == 1);
+    const size_t n = m.positions.size();
+    std::vector<DualQuatf> dq(joints);
+    std::vector<Affine3x4f> pre(joints);
+    ASSERT_TRUE(dual_quat_palette(palette, dq, pre));
+    Outputs lr(n), ls(n), lp(n), dr(n), ds(n), dp(n);
+    ASSERT_TRUE(skin_lbs(m.view(), palette, lr.spans()));
+    ASSERT_TRUE(skin_lbs_simd(m.view(), palette, ls.spans()));
+    ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lp.spans(), 256));
+    ASSERT_TRUE(skin_dqs(m.view(), {dq, pre}, dr.spans()));
+    ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, pre}, ds.spans()));
+    ASSERT_TRUE(skin_dqs_parallel(m.view(), {dq, pre}, dp.spans(), {}, {}, 256));
+    for (const Outputs* o : {&lr, &ls, &lp, &dr, &ds, &dp}) EXPECT_TRUE(finite_all(*o)) << round;
+    EXPECT_LE(max_difference(lr.p, ls.p), 1e-5f) << round;
+    EXPECT_LE(max_difference(dr.p, ds.p), 1e-5f) << round;
+    expect_same_bits(ls, lp);
+    expect_same_bits(ds, dp);
+  }
+}
+
+TEST(SkinPaths, BadInputIsRejected) {
+  std::mt19937 rng(14);
+  RandomMesh m = random_mesh(rng, 10, 4, 5);
+  EXPECT_FALSE(check_skin_mesh(m.view(), 5).has_value());
+  const std::vector<Affine3x4f> palette(5);
+  Outputs o(10);
+  {  // weights that sum to zero
+    RandomMesh bad = m;
+    for (size_t i = 12; i < 16; ++i) bad.weights[i] = 0;
+    const auto issue = check_skin_mesh(bad.view(), 5);
+    ASSERT_TRUE(issue.has_value());
+    EXPECT_EQ(issue->vertex, 3u);
+    EXPECT_EQ(issue->reason, "weights sum to 0");
+    EXPECT_THROW(make_skin_mesh(bad.view(), 5), Error);
+  }
+  {  // joint index out of range: check names it, every path refuses
+    RandomMesh bad = m;
+    bad.joints[21] = 5;
+    const auto issue = check_skin_mesh(bad.view(), 5);
+    ASSERT_TRUE(issue.has_value());
+    EXPECT_EQ(issue->vertex, 5u);
+    EXPECT_NE(issue->reason.find("joint 5"), std::string::npos);
+    EXPECT_FALSE(skin_lbs_simd(bad.view(), palette, o.spans()));
+    EXPECT_FALSE(skin_lbs_parallel(bad.view(), palette, o.spans()));
+    std::vector<DualQuatf> dq(5);
+    EXPECT_FALSE(skin_dqs_simd(bad.view(), {dq, {}}, o.spans()));
+    EXPECT_FALSE(skin_dqs_parallel(bad.view(), {dq, {}}, o.spans()));
+    EXPECT_THROW(validate_skin_mesh(bad.view(), 5, "a.glb", "body"), Error);
+  }
+  {  // NaN position
+    RandomMesh bad = m;
+    bad.positions[7].y = std::nanf("");
+    const auto issue = check_skin_mesh(bad.view(), 5);
+    ASSERT_TRUE(issue.has_value());
+    EXPECT_EQ(issue->vertex, 7u);
+    EXPECT_EQ(issue->reason, "position is NaN or infinite");
+  }
+  {  // wrong counts: every path returns false and writes nothing
+    RandomMesh bad = m;
+    bad.weights.pop_back();
+    EXPECT_TRUE(check_skin_mesh(bad.view(), 5).has_value());
+    Outputs untouched(10);
+    EXPECT_FALSE(skin_lbs_simd(bad.view(), palette, untouched.spans()));
+    EXPECT_FALSE(skin_lbs_parallel(bad.view(), palette, untouched.spans()));
+    for (const Vec3f& p : untouched.p) EXPECT_EQ(p.x, 0.0f);
+    Outputs short_out(9);
+    EXPECT_FALSE(skin_lbs_simd(m.view(), palette, short_out.spans()));
+    RandomMesh nine = m;
+    nine.influences = 9;
+    EXPECT_TRUE(check_skin_mesh(nine.view(), 5).has_value());
+    EXPECT_FALSE(skin_lbs_simd(nine.view(), palette, o.spans()));
+  }
+  {  // a SkinMesh refuses a smaller palette and outputs of the wrong size
+    const SkinMesh mesh = make_skin_mesh(m.view(), 5);
+    const std::vector<Affine3x4f> small(4);
+    EXPECT_FALSE(skin_lbs(mesh, small, o.spans()));
+    Outputs short_out(9);
+    EXPECT_FALSE(skin_lbs(mesh, palette, short_out.spans()));
+    std::vector<DualQuatf> dq(5);
+    std::vector<float> amount(9, 0.5f);
+    EXPECT_FALSE(skin_dqs(mesh, {dq, {}}, o.spans(), SkinPath::simd, amount, palette));
+    RandomMesh no_normals = m;
+    no_normals.normals.clear();
+    const SkinMesh bare = make_skin_mesh(no_normals.view(), 5);
+    EXPECT_FALSE(skin_lbs(bare, palette, o.spans()));
+  }
+}
+
+}  // namespace
+}  // namespace kinema
