@@ -48,8 +48,14 @@ inline V lane(V a) {
   return _mm_shuffle_ps(a, a, _MM_SHUFFLE(I, I, I, I));
 }
 inline V yzx(V a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)); }
-inline V dot3(V a, V b) { return _mm_dp_ps(a, b, 0x7F); }
-inline V dot4(V a, V b) { return _mm_dp_ps(a, b, 0xFF); }
+// Dot products broadcast to every lane by shuffles and adds (dpps is slow on AMD's cores).
+inline V hsum4(V m) {
+  const V s = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+inline V dot4(V a, V b) { return hsum4(_mm_mul_ps(a, b)); }
+/// Lane 3 of the operands must be 0 (vectors loaded by load3) in one of them.
+inline V dot3(V a, V b) { return dot4(a, b); }
 /// `w` with the sign of `s` folded in (negated when s is negative).
 inline V sign_from(V w, V s) { return _mm_xor_ps(w, _mm_and_ps(s, _mm_set1_ps(-0.0f))); }
 /// 1/sqrt(x): the hardware estimate refined by one Newton step (relative error ≈ 1e-7).
@@ -63,7 +69,18 @@ inline V unit(V v, V fallback) {
   const V ok = _mm_cmpgt_ps(l2, splat(1e-36f));
   return _mm_blendv_ps(fallback, mul(v, rsqrt(_mm_max_ps(l2, splat(1e-36f)))), ok);
 }
-inline float first(V a) { return _mm_cvtss_f32(a); }
+/// (Σ a, Σ b, Σ c, Σ c): the horizontal sums of three vectors.
+inline V hsum3(V a, V b, V c) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, c)); }
+/// (Σ a, Σ b, Σ c, Σ d), added in the same order as hsum3.
+inline V hsum4x3(V a, V b, V c, V d) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, d)); }
+/// (x, y, z, 1).
+inline V load3_one(const Vec3f& v) {
+  const V xy = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v.x)));
+  return _mm_movelh_ps(xy, _mm_setr_ps(v.z, 1.0f, 0.0f, 0.0f));
+}
+inline V gt(V a, V b) { return _mm_cmpgt_ps(a, b); }
+inline V max(V a, V b) { return _mm_max_ps(a, b); }
+inline V select(V mask, V yes, V no) { return _mm_blendv_ps(no, yes, mask); }
 inline void transpose(V& a, V& b, V& c, V& d) { _MM_TRANSPOSE4_PS(a, b, c, d); }
 #else
 struct V {
@@ -101,7 +118,18 @@ inline V unit(V v, V fallback) {
   const V l2 = dot3(v, v);
   return l2.v[0] > 1e-36f ? mul(v, rsqrt(l2)) : fallback;
 }
-inline float first(V a) { return a.v[0]; }
+inline V hsum3(V a, V b, V c) {
+  const auto sum = [](V x) { return (x.v[0] + x.v[1]) + (x.v[2] + x.v[3]); };
+  return {{sum(a), sum(b), sum(c), sum(c)}};
+}
+inline V load3_one(const Vec3f& a) { return {{a.x, a.y, a.z, 1}}; }
+inline V hsum4x3(V a, V b, V c, V d) {
+  const auto sum = [](V x) { return (x.v[0] + x.v[1]) + (x.v[2] + x.v[3]); };
+  return {{sum(a), sum(b), sum(c), sum(d)}};
+}
+inline V gt(V a, V b) { return splat(a.v[0] > b.v[0] ? 1.0f : 0.0f); }
+inline V max(V a, V b) { return splat(a.v[0] > b.v[0] ? a.v[0] : b.v[0]); }
+inline V select(V mask, V yes, V no) { return mask.v[0] != 0 ? yes : no; }
 inline void transpose(V& a, V& b, V& c, V& d) {
   const V r[4] = {a, b, c, d};
   a = {{r[0].v[0], r[1].v[0], r[2].v[0], r[3].v[0]}};
@@ -113,6 +141,15 @@ inline void transpose(V& a, V& b, V& c, V& d) {
 
 /// a × b, lane 3 zero when both lane 3s are zero.
 inline V cross(V a, V b) { return yzx(sub(mul(a, yzx(b)), mul(yzx(a), b))); }
+
+/// Rotation by a unit quaternion r = (u, w): v + 2·u × (u × v + w·v).
+struct Rotation {
+  V r, w;
+  V apply(V v) const {
+    const V c = cross(r, madd(w, v, cross(r, v)));
+    return add(v, add(c, c));
+  }
+};
 
 /// An affine matrix as four columns (lane 3 of each is 0).
 struct Cols {
@@ -132,9 +169,21 @@ struct Cols {
   }
 };
 
-/// Σ w_k S_{j_k} over K pairs (K = 0: `k` pairs), as columns.
+/// An affine matrix as its three rows.
+struct Rows {
+  V r0, r1, r2;
+  /// M · (p, 1), p with lane 3 = 1: three row dot products summed horizontally.
+  V point(V p1) const { return hsum3(mul(r0, p1), mul(r1, p1), mul(r2, p1)); }
+  Cols cols() const {
+    V a = r0, b = r1, c = r2, d = zero();
+    transpose(a, b, c, d);
+    return {a, b, c, d};
+  }
+};
+
+/// Σ w_k S_{j_k} over K pairs (K = 0: `k` pairs), as rows.
 template <int K>
-inline Cols blend(const float* palette, const uint16_t* joints, const float* weights, int k) {
+inline Rows blend_rows(const float* palette, const uint16_t* joints, const float* weights, int k) {
   const int count = K > 0 ? K : k;
   const float* s = palette + 12 * size_t(joints[0]);
   V w = splat(weights[0]);
@@ -146,9 +195,12 @@ inline Cols blend(const float* palette, const uint16_t* joints, const float* wei
     r1 = madd(w, load4(s + 4), r1);
     r2 = madd(w, load4(s + 8), r2);
   }
-  V r3 = zero();
-  transpose(r0, r1, r2, r3);
-  return {r0, r1, r2, r3};
+  return {r0, r1, r2};
+}
+
+template <int K>
+inline Cols blend(const float* palette, const uint16_t* joints, const float* weights, int k) {
+  return blend_rows<K>(palette, joints, weights, k).cols();
 }
 
 struct Result {
@@ -177,15 +229,56 @@ inline void write(const KernelOut& out, size_t o, const Result& r) {
   if constexpr (T) store3(out.tangents[o], r.t);
 }
 
+// Positions only, four vertices at a time: the twelve row products are summed by a tree of
+// horizontal adds that leaves the four results packed as x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3
+// z3 (the same additions, in the same order, as Rows::point: the same bits as one at a time).
+template <int K>
+void lbs_positions(const KernelMesh& mesh, const float* pal, const KernelOut& out,
+                   const KernelGroup& g, size_t begin, size_t end) {
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin + (begin - g.begin) * stride;
+  const float* weights = mesh.weights + g.pair_begin + (begin - g.begin) * stride;
+  size_t v = begin;
+  for (; v + 4 <= end; v += 4, joints += 4 * stride, weights += 4 * stride) {
+    V x[4], y[4], z[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const Rows r = blend_rows<K>(pal, joints + i * stride, weights + i * stride, k);
+      const V p = load3_one(mesh.positions[v + i]);
+      x[i] = mul(r.r0, p);
+      y[i] = mul(r.r1, p);
+      z[i] = mul(r.r2, p);
+    }
+    alignas(16) float packed[12];
+    store4(packed, hsum4x3(x[0], y[0], z[0], x[1]));
+    store4(packed + 4, hsum4x3(y[1], z[1], x[2], y[2]));
+    store4(packed + 8, hsum4x3(z[2], x[3], y[3], z[3]));
+    if (!mesh.order) {
+      std::memcpy(&out.positions[v].x, packed, sizeof packed);
+    } else {
+      for (size_t i = 0; i < 4; ++i)
+        out.positions[mesh.order[v + i]] = {packed[3 * i], packed[3 * i + 1], packed[3 * i + 2]};
+    }
+  }
+  for (; v < end; ++v, joints += stride, weights += stride) {
+    const Rows r = blend_rows<K>(pal, joints, weights, k);
+    store3(out.positions[mesh.order ? mesh.order[v] : v], r.point(load3_one(mesh.positions[v])));
+  }
+}
+
 template <int K, bool N, bool T>
 void lbs_group(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                const KernelGroup& g, size_t begin, size_t end) {
   const float* pal = palette->m.data();
+  if constexpr (!N && !T) {
+    if (out.positions) lbs_positions<K>(mesh, pal, out, g, begin, end);
+    return;
+  }
   const int k = g.influences;
   for (size_t v = begin; v < end; ++v) {
     const size_t pair = g.pair_begin + (v - g.begin) * size_t(k);
-    const Cols m = blend<K>(pal, mesh.joints + pair, mesh.weights + pair, k);
-    write<N, T>(out, mesh.order ? mesh.order[v] : v, apply_lbs<N, T>(m, mesh, v));
+    const Rows rows = blend_rows<K>(pal, mesh.joints + pair, mesh.weights + pair, k);
+    write<N, T>(out, mesh.order ? mesh.order[v] : v, apply_lbs<N, T>(rows.cols(), mesh, v));
   }
 }
 
@@ -212,36 +305,31 @@ void dqs_group(const KernelMesh& mesh, const DqsKernelPalette& palette, const Ke
       br = madd(w, real, br);
       bd = madd(w, load4(q + 4), bd);
     }
-    const float len2 = first(dot4(br, br));
-    alignas(16) float r[4] = {0, 0, 0, 1}, d[4] = {0, 0, 0, 0};
-    if (len2 > 1e-36f) {
-      const V inv = rsqrt(splat(len2));
-      store4(r, mul(br, inv));
-      store4(d, mul(bd, inv));
-    }
-    const float x = r[0], y = r[1], z = r[2], w = r[3];
-    const float tx = 2 * (d[0] * w - x * d[3] + (y * d[2] - z * d[1]));
-    const float ty = 2 * (d[1] * w - y * d[3] + (z * d[0] - x * d[2]));
-    const float tz = 2 * (d[2] * w - z * d[3] + (x * d[1] - y * d[0]));
-    Cols m{set(1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0),
-           set(2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0),
-           set(2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0),
-           set(tx, ty, tz, 0)};
+    // Normalize by the real part's length (branch-free: a zero blend gives the identity).
+    const V len2 = dot4(br, br);
+    const V ok = gt(len2, splat(1e-36f));
+    const V inv = rsqrt(max(len2, splat(1e-36f)));
+    br = select(ok, mul(br, inv), set(0, 0, 0, 1));
+    bd = select(ok, mul(bd, inv), zero());
+    // Translation 2·(w_r·d − w_d·r + r × d), rotation p + 2·r × (r × p + w_r·p).
+    const V rw = lane<3>(br);
+    const V t = mul(splat(2.0f), add(sub(mul(rw, bd), mul(lane<3>(bd), br)), cross(br, bd)));
+    const Rotation rot{br, rw};
     Result s;
     if (pre) {
       // Pre-scale stage: M = [R | t] · K, normals by M's cofactor matrix (= R · cof K).
       const Cols kc = blend<K>(pre, joints, weights, k);
-      m = {m.vector(kc.c0), m.vector(kc.c1), m.vector(kc.c2), m.c3};
+      const Cols m{rot.apply(kc.c0), rot.apply(kc.c1), rot.apply(kc.c2), t};
       s = apply_lbs<N, T>(m, mesh, v);
     } else {
-      s.p = m.point(load3(mesh.positions[v]));
+      s.p = add(rot.apply(load3(mesh.positions[v])), t);
       if constexpr (N) {
         const V n = load3(mesh.normals[v]);
-        s.n = unit(m.vector(n), n);
+        s.n = unit(rot.apply(n), n);
       }
       if constexpr (T) {
-        const V t = load3(mesh.tangents[v]);
-        s.t = unit(m.vector(t), t);
+        const V tv = load3(mesh.tangents[v]);
+        s.t = unit(rot.apply(tv), tv);
       }
     }
     const size_t o = mesh.order ? mesh.order[v] : v;
