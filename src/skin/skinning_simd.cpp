@@ -58,6 +58,8 @@ inline V dot4(V a, V b) { return hsum4(_mm_mul_ps(a, b)); }
 inline V dot3(V a, V b) { return dot4(a, b); }
 /// `w` with the sign of `s` folded in (negated when s is negative).
 inline V sign_from(V w, V s) { return _mm_xor_ps(w, _mm_and_ps(s, _mm_set1_ps(-0.0f))); }
+/// Lane 3 set to 0.
+inline V xyz(V a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0))); }
 /// 1/sqrt(x): the hardware estimate refined by one Newton step (relative error ≈ 1e-7).
 inline V rsqrt(V x) {
   const V r = _mm_rsqrt_ps(x);
@@ -113,6 +115,7 @@ inline V dot4(V a, V b) {
   return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2] + a.v[3] * b.v[3]);
 }
 inline V sign_from(V w, V s) { return s.v[0] < 0 ? mul(w, splat(-1.0f)) : w; }
+inline V xyz(V a) { return {{a.v[0], a.v[1], a.v[2], 0}}; }
 inline V rsqrt(V x) { return splat(1.0f / std::sqrt(x.v[0])); }
 inline V unit(V v, V fallback) {
   const V l2 = dot3(v, v);
@@ -174,6 +177,15 @@ struct Rows {
   V r0, r1, r2;
   /// M · (p, 1), p with lane 3 = 1: three row dot products summed horizontally.
   V point(V p1) const { return hsum3(mul(r0, p1), mul(r1, p1), mul(r2, p1)); }
+  /// The 3×3 part times v (lane 3 of v is 0); lane 3 of the result cleared.
+  V vector(V v) const { return xyz(hsum3(mul(r0, v), mul(r1, v), mul(r2, v))); }
+  /// The normal transform: the cofactor matrix of the 3×3 part (rows r1×r2, r2×r0, r0×r1 = det
+  /// times the inverse transpose) times n, with the determinant's sign folded in.
+  V normal(V n) const {
+    const V a0 = xyz(r0), a1 = xyz(r1), a2 = xyz(r2);
+    const V c0 = cross(a1, a2), c1 = cross(a2, a0), c2 = cross(a0, a1);
+    return sign_from(xyz(hsum3(mul(c0, n), mul(c1, n), mul(c2, n))), dot4(a0, c0));
+  }
   Cols cols() const {
     V a = r0, b = r1, c = r2, d = zero();
     transpose(a, b, c, d);
@@ -278,7 +290,17 @@ void lbs_group(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOu
   for (size_t v = begin; v < end; ++v) {
     const size_t pair = g.pair_begin + (v - g.begin) * size_t(k);
     const Rows rows = blend_rows<K>(pal, mesh.joints + pair, mesh.weights + pair, k);
-    write<N, T>(out, mesh.order ? mesh.order[v] : v, apply_lbs<N, T>(rows.cols(), mesh, v));
+    // Row products summed horizontally: no transposition of the blended matrix.
+    const size_t o = mesh.order ? mesh.order[v] : v;
+    if (out.positions) store3(out.positions[o], rows.point(load3_one(mesh.positions[v])));
+    if constexpr (N) {
+      const V n = load3(mesh.normals[v]);
+      store3(out.normals[o], unit(rows.normal(n), n));
+    }
+    if constexpr (T) {
+      const V t = load3(mesh.tangents[v]);
+      store3(out.tangents[o], unit(rows.vector(t), t));
+    }
   }
 }
 
