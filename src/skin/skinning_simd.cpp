@@ -114,9 +114,16 @@ inline V dot3(V a, V b) { return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2
 inline V dot4(V a, V b) {
   return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2] + a.v[3] * b.v[3]);
 }
-inline V sign_from(V w, V s) { return s.v[0] < 0 ? mul(w, splat(-1.0f)) : w; }
+inline V sign_from(V w, V s) {
+  V m;
+  for (int i = 0; i < 4; ++i) m.v[i] = s.v[i] < 0 ? -w.v[i] : w.v[i];
+  return m;
+}
 inline V xyz(V a) { return {{a.v[0], a.v[1], a.v[2], 0}}; }
-inline V rsqrt(V x) { return splat(1.0f / std::sqrt(x.v[0])); }
+inline V rsqrt(V x) {
+  return {{1.0f / std::sqrt(x.v[0]), 1.0f / std::sqrt(x.v[1]), 1.0f / std::sqrt(x.v[2]),
+           1.0f / std::sqrt(x.v[3])}};
+}
 inline V unit(V v, V fallback) {
   const V l2 = dot3(v, v);
   return l2.v[0] > 1e-36f ? mul(v, rsqrt(l2)) : fallback;
@@ -130,9 +137,21 @@ inline V hsum4x3(V a, V b, V c, V d) {
   const auto sum = [](V x) { return (x.v[0] + x.v[1]) + (x.v[2] + x.v[3]); };
   return {{sum(a), sum(b), sum(c), sum(d)}};
 }
-inline V gt(V a, V b) { return splat(a.v[0] > b.v[0] ? 1.0f : 0.0f); }
-inline V max(V a, V b) { return splat(a.v[0] > b.v[0] ? a.v[0] : b.v[0]); }
-inline V select(V mask, V yes, V no) { return mask.v[0] != 0 ? yes : no; }
+inline V gt(V a, V b) {
+  V m;
+  for (int i = 0; i < 4; ++i) m.v[i] = a.v[i] > b.v[i] ? 1.0f : 0.0f;
+  return m;
+}
+inline V max(V a, V b) {
+  V m;
+  for (int i = 0; i < 4; ++i) m.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
+  return m;
+}
+inline V select(V mask, V yes, V no) {
+  V m;
+  for (int i = 0; i < 4; ++i) m.v[i] = mask.v[i] != 0 ? yes.v[i] : no.v[i];
+  return m;
+}
 inline void transpose(V& a, V& b, V& c, V& d) {
   const V r[4] = {a, b, c, d};
   a = {{r[0].v[0], r[1].v[0], r[2].v[0], r[3].v[0]}};
@@ -278,29 +297,175 @@ void lbs_positions(const KernelMesh& mesh, const float* pal, const KernelOut& ou
   }
 }
 
+/// Dual quaternion linear blending of one vertex's pairs, each on the hemisphere of the first
+/// pair with a non-zero weight (padding pairs have 0). Not normalized.
+inline void blend_dq(const float* dq, const uint16_t* joints, const float* weights, int count,
+                     V& br, V& bd) {
+  int a = 0;
+  while (a + 1 < count && weights[a] == 0.0f) ++a;
+  const V anchor = load4(dq + 8 * size_t(joints[a]));
+  br = zero();
+  bd = zero();
+  for (int i = 0; i < count; ++i) {
+    const float* q = dq + 8 * size_t(joints[i]);
+    const V real = load4(q);
+    const V w = sign_from(splat(weights[i]), dot4(real, anchor));
+    br = madd(w, real, br);
+    bd = madd(w, load4(q + 4), bd);
+  }
+}
+
+/// Four 3-vectors as structure of arrays (lane i = vertex i).
+struct Soa3 {
+  V x, y, z;
+};
+
+inline Soa3 soa_load(const Vec3f* base, const size_t* index) {
+  V a = load3(base[index[0]]), b = load3(base[index[1]]), c = load3(base[index[2]]),
+    d = load3(base[index[3]]);
+  transpose(a, b, c, d);
+  return {a, b, c};
+}
+
+inline void soa_store(Vec3f* base, const size_t* index, size_t count, const Soa3& s) {
+  V a = s.x, b = s.y, c = s.z, d = zero();
+  transpose(a, b, c, d);
+  const V rows[4] = {a, b, c, d};
+  for (size_t i = 0; i < count; ++i) store3(base[index[i]], rows[i]);
+}
+
+inline Soa3 soa_cross(const Soa3& a, const Soa3& b) {
+  return {sub(mul(a.y, b.z), mul(a.z, b.y)), sub(mul(a.z, b.x), mul(a.x, b.z)),
+          sub(mul(a.x, b.y), mul(a.y, b.x))};
+}
+
+/// v / |v| lane by lane; `fallback` where |v|² is not a normal float.
+inline Soa3 soa_unit(const Soa3& v, const Soa3& fallback) {
+  const V l2 = madd(v.x, v.x, madd(v.y, v.y, mul(v.z, v.z)));
+  const V ok = gt(l2, splat(1e-36f));
+  const V inv = rsqrt(max(l2, splat(1e-36f)));
+  return {select(ok, mul(v.x, inv), fallback.x), select(ok, mul(v.y, inv), fallback.y),
+          select(ok, mul(v.z, inv), fallback.z)};
+}
+
+/// Pure DQS (no pre-scale, no mix), four vertices at a time: each vertex's blend as above, then
+/// normalization, translation and rotation lane by lane. A short tail repeats its last vertex in
+/// the unused lanes, so every vertex gets the same operations (the same bits) wherever a block
+/// starts.
+inline V soa_dot(const Soa3& a, const Soa3& b) {
+  return madd(a.x, b.x, madd(a.y, b.y, mul(a.z, b.z)));
+}
+
+/// LBS with normals and/or tangents, four vertices at a time: each vertex's blended rows as
+/// above, transposed so that every matrix entry holds the four vertices, then the transforms,
+/// the cofactor (normal) matrix and the normalization lane by lane. A short tail repeats its
+/// last vertex, so every vertex gets the same operations wherever a block starts.
+template <int K, bool N, bool T>
+void lbs_group4(const KernelMesh& mesh, const float* pal, const KernelOut& out,
+                const KernelGroup& g, size_t begin, size_t end) {
+  const int k = g.influences;
+  for (size_t v = begin; v < end; v += 4) {
+    const size_t live = end - v < 4 ? end - v : 4;
+    size_t in[4], o[4];
+    V r0[4], r1[4], r2[4];
+    for (size_t i = 0; i < 4; ++i) {
+      in[i] = v + (i < live ? i : live - 1);
+      o[i] = mesh.order ? mesh.order[in[i]] : in[i];
+      const size_t pair = g.pair_begin + (in[i] - g.begin) * size_t(k);
+      const Rows r = blend_rows<K>(pal, mesh.joints + pair, mesh.weights + pair, k);
+      r0[i] = r.r0;
+      r1[i] = r.r1;
+      r2[i] = r.r2;
+    }
+    // Entry (r, c) of the four blended matrices: a_r.{x,y,z} = columns 0..2, t_r = column 3.
+    transpose(r0[0], r0[1], r0[2], r0[3]);
+    transpose(r1[0], r1[1], r1[2], r1[3]);
+    transpose(r2[0], r2[1], r2[2], r2[3]);
+    const Soa3 a0{r0[0], r0[1], r0[2]}, a1{r1[0], r1[1], r1[2]}, a2{r2[0], r2[1], r2[2]};
+    if (out.positions) {
+      const Soa3 p = soa_load(mesh.positions, in);
+      soa_store(
+          out.positions, o, live,
+          {add(soa_dot(a0, p), r0[3]), add(soa_dot(a1, p), r1[3]), add(soa_dot(a2, p), r2[3])});
+    }
+    if constexpr (N) {
+      // Cofactor rows a1×a2, a2×a0, a0×a1 (det · inverse transpose), det's sign folded in.
+      const Soa3 c0 = soa_cross(a1, a2), c1 = soa_cross(a2, a0), c2 = soa_cross(a0, a1);
+      const V det = soa_dot(a0, c0);
+      const Soa3 n = soa_load(mesh.normals, in);
+      const Soa3 m{sign_from(soa_dot(c0, n), det), sign_from(soa_dot(c1, n), det),
+                   sign_from(soa_dot(c2, n), det)};
+      soa_store(out.normals, o, live, soa_unit(m, n));
+    }
+    if constexpr (T) {
+      const Soa3 t = soa_load(mesh.tangents, in);
+      soa_store(out.tangents, o, live,
+                soa_unit({soa_dot(a0, t), soa_dot(a1, t), soa_dot(a2, t)}, t));
+    }
+  }
+}
+
+template <int K, bool N, bool T>
+void dqs_group4(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                const KernelGroup& g, size_t begin, size_t end) {
+  const float* dq = &palette.dual_quats->real.x;
+  const int k = g.influences;
+  const int count = K > 0 ? K : k;
+  for (size_t v = begin; v < end; v += 4) {
+    const size_t live = end - v < 4 ? end - v : 4;
+    size_t in[4], o[4];
+    V br[4], bd[4];
+    for (size_t i = 0; i < 4; ++i) {
+      in[i] = v + (i < live ? i : live - 1);
+      o[i] = mesh.order ? mesh.order[in[i]] : in[i];
+      const size_t pair = g.pair_begin + (in[i] - g.begin) * size_t(k);
+      blend_dq(dq, mesh.joints + pair, mesh.weights + pair, count, br[i], bd[i]);
+    }
+    transpose(br[0], br[1], br[2], br[3]);  // now x, y, z, w of the four real parts
+    transpose(bd[0], bd[1], bd[2], bd[3]);
+    const V len2 = madd(br[0], br[0], madd(br[1], br[1], madd(br[2], br[2], mul(br[3], br[3]))));
+    const V ok = gt(len2, splat(1e-36f));
+    const V inv = rsqrt(max(len2, splat(1e-36f)));
+    const Soa3 r{select(ok, mul(br[0], inv), zero()), select(ok, mul(br[1], inv), zero()),
+                 select(ok, mul(br[2], inv), zero())};
+    const V rw = select(ok, mul(br[3], inv), splat(1.0f));
+    const Soa3 d{select(ok, mul(bd[0], inv), zero()), select(ok, mul(bd[1], inv), zero()),
+                 select(ok, mul(bd[2], inv), zero())};
+    const V dw = select(ok, mul(bd[3], inv), zero());
+    // Translation 2·(w_r·d − w_d·r + r × d); rotation v + 2·r × (r × v + w_r·v).
+    const Soa3 rd = soa_cross(r, d);
+    const V two = splat(2.0f);
+    const Soa3 t{mul(two, add(sub(mul(rw, d.x), mul(dw, r.x)), rd.x)),
+                 mul(two, add(sub(mul(rw, d.y), mul(dw, r.y)), rd.y)),
+                 mul(two, add(sub(mul(rw, d.z), mul(dw, r.z)), rd.z))};
+    const auto rotate = [&](const Soa3& a) {
+      const Soa3 c0 = soa_cross(r, a);
+      const Soa3 c = soa_cross(r, {madd(rw, a.x, c0.x), madd(rw, a.y, c0.y), madd(rw, a.z, c0.z)});
+      return Soa3{madd(two, c.x, a.x), madd(two, c.y, a.y), madd(two, c.z, a.z)};
+    };
+    if (out.positions) {
+      const Soa3 p = rotate(soa_load(mesh.positions, in));
+      soa_store(out.positions, o, live, {add(p.x, t.x), add(p.y, t.y), add(p.z, t.z)});
+    }
+    if constexpr (N) {
+      const Soa3 n = soa_load(mesh.normals, in);
+      soa_store(out.normals, o, live, soa_unit(rotate(n), n));
+    }
+    if constexpr (T) {
+      const Soa3 tv = soa_load(mesh.tangents, in);
+      soa_store(out.tangents, o, live, soa_unit(rotate(tv), tv));
+    }
+  }
+}
+
 template <int K, bool N, bool T>
 void lbs_group(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                const KernelGroup& g, size_t begin, size_t end) {
   const float* pal = palette->m.data();
   if constexpr (!N && !T) {
     if (out.positions) lbs_positions<K>(mesh, pal, out, g, begin, end);
-    return;
-  }
-  const int k = g.influences;
-  for (size_t v = begin; v < end; ++v) {
-    const size_t pair = g.pair_begin + (v - g.begin) * size_t(k);
-    const Rows rows = blend_rows<K>(pal, mesh.joints + pair, mesh.weights + pair, k);
-    // Row products summed horizontally: no transposition of the blended matrix.
-    const size_t o = mesh.order ? mesh.order[v] : v;
-    if (out.positions) store3(out.positions[o], rows.point(load3_one(mesh.positions[v])));
-    if constexpr (N) {
-      const V n = load3(mesh.normals[v]);
-      store3(out.normals[o], unit(rows.normal(n), n));
-    }
-    if constexpr (T) {
-      const V t = load3(mesh.tangents[v]);
-      store3(out.tangents[o], unit(rows.vector(t), t));
-    }
+  } else {
+    lbs_group4<K, N, T>(mesh, pal, out, g, begin, end);
   }
 }
 
@@ -315,18 +480,8 @@ void dqs_group(const KernelMesh& mesh, const DqsKernelPalette& palette, const Ke
     const size_t pair = g.pair_begin + (v - g.begin) * size_t(k);
     const uint16_t* joints = mesh.joints + pair;
     const float* weights = mesh.weights + pair;
-    // The hemisphere anchor: the first pair with a non-zero weight (padding pairs have 0).
-    int a = 0;
-    while (a + 1 < count && weights[a] == 0.0f) ++a;
-    const V anchor = load4(dq + 8 * size_t(joints[a]));
-    V br = zero(), bd = zero();
-    for (int i = 0; i < count; ++i) {
-      const float* q = dq + 8 * size_t(joints[i]);
-      const V real = load4(q);
-      const V w = sign_from(splat(weights[i]), dot4(real, anchor));
-      br = madd(w, real, br);
-      bd = madd(w, load4(q + 4), bd);
-    }
+    V br, bd;
+    blend_dq(dq, joints, weights, count, br, bd);
     // Normalize by the real part's length (branch-free: a zero blend gives the identity).
     const V len2 = dot4(br, br);
     const V ok = gt(len2, splat(1e-36f));
@@ -374,9 +529,12 @@ template <bool Dqs, bool N, bool T, class Palette>
 void run_group(const KernelMesh& mesh, const Palette& palette, const KernelOut& out,
                const KernelGroup& g, size_t b, size_t e) {
   auto go = [&]<int K>() {
-    if constexpr (Dqs)
-      dqs_group<K, N, T>(mesh, palette, out, g, b, e);
-    else
+    if constexpr (Dqs) {
+      if (!palette.prescale && !palette.amount)
+        dqs_group4<K, N, T>(mesh, palette, out, g, b, e);
+      else
+        dqs_group<K, N, T>(mesh, palette, out, g, b, e);
+    } else
       lbs_group<K, N, T>(mesh, palette, out, g, b, e);
   };
   switch (g.influences) {
