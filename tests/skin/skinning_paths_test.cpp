@@ -202,14 +202,22 @@ TEST(SkinPaths, SameBitsWhateverTheThreadCountAndBlockSize) {
   for (const int threads : {2, 3, 8}) {
     tbb::task_arena arena(threads);
     for (const size_t grain : {size_t(1), size_t(7), size_t(4096)}) {
-      Outputs lbs(n), dqs(n), lbs_view(n), lbs_view1(n);
+      Outputs lbs(n), dqs(n), lbs_view(n), lbs_view1(n), dqs_view(n), dqs_view1(n);
+      std::vector<Vec3f> p_only(n), p_only1(n);
       arena.execute([&] {
         ASSERT_TRUE(skin_lbs(mesh, palette, lbs.spans(), SkinPath::parallel));
         ASSERT_TRUE(skin_dqs(mesh, {dq, pre}, dqs.spans(), SkinPath::parallel));
         ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lbs_view.spans(), grain));
+        ASSERT_TRUE(skin_dqs_parallel(m.view(), {dq, {}}, dqs_view.spans(), {}, {}, grain));
+        ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, {p_only, {}, {}}, grain));
       });
-      one.execute(
-          [&] { ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lbs_view1.spans(), grain)); });
+      one.execute([&] {
+        ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, lbs_view1.spans(), grain));
+        ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, dqs_view1.spans()));
+        ASSERT_TRUE(skin_lbs_simd(m.view(), palette, {p_only1, {}, {}}));
+      });
+      expect_same_bits(dqs_view1, dqs_view);
+      EXPECT_EQ(std::memcmp(p_only.data(), p_only1.data(), n * sizeof(Vec3f)), 0);
       expect_same_bits(lbs1, lbs);
       expect_same_bits(dqs1, dqs);
       expect_same_bits(lbs_view1, lbs_view);
