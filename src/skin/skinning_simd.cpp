@@ -27,12 +27,16 @@ inline V splat(float f) { return _mm_set1_ps(f); }
 inline V set(float x, float y, float z, float w) { return _mm_setr_ps(x, y, z, w); }
 inline V load4(const float* p) { return _mm_loadu_ps(p); }
 inline void store4(float* p, V v) { _mm_storeu_ps(p, v); }
-inline V load3(const Vec3f& v) {
-  const V xy = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v.x)));
-  return _mm_movelh_ps(xy, _mm_load_ss(&v.z));
+// x and y move as one 8-byte value (memcpy: vectors are only 4-byte aligned).
+inline V load_xy(const Vec3f& v) {
+  double xy;
+  std::memcpy(&xy, &v.x, sizeof xy);
+  return _mm_castpd_ps(_mm_set_sd(xy));
 }
+inline V load3(const Vec3f& v) { return _mm_movelh_ps(load_xy(v), _mm_load_ss(&v.z)); }
 inline void store3(Vec3f& v, V a) {
-  _mm_store_sd(reinterpret_cast<double*>(&v.x), _mm_castps_pd(a));
+  const double xy = _mm_cvtsd_f64(_mm_castps_pd(a));
+  std::memcpy(&v.x, &xy, sizeof xy);
   _mm_store_ss(&v.z, _mm_movehl_ps(a, a));
 }
 inline V add(V a, V b) { return _mm_add_ps(a, b); }
@@ -77,8 +81,7 @@ inline V hsum3(V a, V b, V c) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_p
 inline V hsum4x3(V a, V b, V c, V d) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, d)); }
 /// (x, y, z, 1).
 inline V load3_one(const Vec3f& v) {
-  const V xy = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(&v.x)));
-  return _mm_movelh_ps(xy, _mm_setr_ps(v.z, 1.0f, 0.0f, 0.0f));
+  return _mm_movelh_ps(load_xy(v), _mm_setr_ps(v.z, 1.0f, 0.0f, 0.0f));
 }
 inline V gt(V a, V b) { return _mm_cmpgt_ps(a, b); }
 inline V max(V a, V b) { return _mm_max_ps(a, b); }
