@@ -1,7 +1,10 @@
-// The SIMD skinning kernels: one vertex per iteration, the blended 3×4 matrix built from the
-// palette rows with 4-wide multiply-adds, transposed to columns, then applied to the position,
-// normal (cofactor matrix = inverse transpose up to a positive factor) and tangent. SSE4.1 on
-// x86-64-v2 (FMA when the compiler targets it); a plain C++ 4-vector elsewhere.
+// The SIMD skinning kernels. Each vertex's blend — the 3×4 matrix rows Σ w·S, or the dual
+// quaternion Σ ±w·q — is built with 4-wide multiply-adds; four vertices at a time are then
+// transposed so that the transforms (position, normal by the cofactor matrix = inverse transpose
+// up to a positive factor, tangent), DQS's normalization and rotation, and the renormalization
+// run lane by lane. SSE4.1 on x86-64-v2 (FMA when the compiler targets it); a plain C++ 4-vector
+// elsewhere. The one-vertex kernels (Cols, apply_lbs, dqs_group) serve DQS with a pre-scale stage
+// or an LBS/DQS mix.
 #include <cmath>
 #include <cstring>
 
