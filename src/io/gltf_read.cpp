@@ -505,6 +505,16 @@ Asset read_gltf(const std::string& path) {
         for (size_t k = 0; k < n; ++k)
           mesh.normals[k] = Vec3f{float(v[3 * k]), float(v[3 * k + 1]), float(v[3 * k + 2])};
       }
+      if (const int tan = attr("TANGENT"); tan >= 0) {
+        same_count(tan, "TANGENT");
+        const auto v = r.accessor(tan, TINYGLTF_TYPE_VEC4);
+        mesh.tangents.resize(n);
+        mesh.tangent_signs.resize(n);
+        for (size_t k = 0; k < n; ++k) {
+          mesh.tangents[k] = Vec3f{float(v[4 * k]), float(v[4 * k + 1]), float(v[4 * k + 2])};
+          mesh.tangent_signs[k] = v[4 * k + 3] < 0 ? -1.0f : 1.0f;
+        }
+      }
       if (const int uv = attr("TEXCOORD_0"); uv >= 0) {
         same_count(uv, "TEXCOORD_0");
         const auto v = r.accessor(uv, TINYGLTF_TYPE_VEC2);

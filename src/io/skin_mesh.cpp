@@ -12,6 +12,7 @@ SkinMeshView skin_mesh_view(const Mesh& mesh, const std::string& file) {
   SkinMeshView view;
   view.positions = mesh.positions;
   view.normals = mesh.normals;
+  view.tangents = mesh.tangents;
   view.influences = mesh.influences;
   view.joints = mesh.joints;
   view.weights = mesh.weights;

@@ -145,6 +145,27 @@ TEST(SkinRealMesh, GreenmanBindPoseAndPosedPathsAgree) {
   check_asset(kData + "/gltf/greenman.glb", 100, true);
 }
 
+TEST(SkinRealMesh, GltfTangentsAreRead) {
+  // AnimatedMorphCube carries TANGENT (xyz + handedness w) on its 24 vertices: unit vectors,
+  // ⟂ the normal on 16 of them (on the other 8 the file's tangent is ±the normal itself).
+  const Asset asset = load_asset(kData + "/gltf/AnimatedMorphCube.glb");
+  ASSERT_FALSE(asset.meshes.empty());
+  const Mesh& mesh = asset.meshes[0];
+  ASSERT_EQ(mesh.vertex_count(), 24u);
+  ASSERT_EQ(mesh.tangents.size(), mesh.vertex_count());
+  ASSERT_EQ(mesh.tangent_signs.size(), mesh.vertex_count());
+  ASSERT_EQ(mesh.normals.size(), mesh.vertex_count());
+  int perpendicular = 0;
+  for (size_t v = 0; v < mesh.vertex_count(); ++v) {
+    EXPECT_NEAR(length(mesh.tangents[v]), 1.0f, 1e-3f) << v;
+    EXPECT_EQ(std::abs(mesh.tangent_signs[v]), 1.0f);
+    perpendicular += std::abs(dot(mesh.tangents[v], mesh.normals[v])) < 1e-3f ? 1 : 0;
+  }
+  EXPECT_EQ(perpendicular, 16);
+  // Meshes without TANGENT have none.
+  EXPECT_TRUE(load_asset(kData + "/gltf/greenman.glb").meshes[0].tangents.empty());
+}
+
 TEST(SkinRealMesh, RigidMeshHasNoSkinView) {
   Mesh rigid;
   rigid.name = "box";

@@ -52,6 +52,8 @@ struct Mesh {
   int skin = -1;  ///< index into Asset::skins, -1 when rigid
   std::vector<Vec3f> positions;
   std::vector<Vec3f> normals;             ///< empty or one per vertex
+  std::vector<Vec3f> tangents;            ///< empty or one per vertex: glTF TANGENT xyz
+  std::vector<float> tangent_signs;       ///< with tangents: glTF TANGENT w (±1, handedness)
   std::vector<std::array<float, 2>> uvs;  ///< empty or one per vertex
   std::vector<uint32_t> indices;          ///< triangle list
   int influences = 0;                     ///< 0 (rigid), 4 or 8

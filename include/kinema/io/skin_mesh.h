@@ -12,9 +12,10 @@
 
 namespace kinema {
 
-/// The skinned attributes of `mesh` as a view (spans into the mesh's vectors: keep the mesh
-/// alive and unchanged while the view is used). Throws kinema::Error naming `file` when the mesh
-/// is rigid (no skin or no influences); does not check the weights (check_skin_mesh does).
+/// The skinned attributes of `mesh` (positions, normals, tangents, joints, weights) as a view
+/// (spans into the mesh's vectors: keep the mesh alive and unchanged while the view is used).
+/// Throws kinema::Error naming `file` when the mesh is rigid (no skin or no influences); does not
+/// check the weights (check_skin_mesh does).
 SkinMeshView skin_mesh_view(const Mesh& mesh, const std::string& file = "<memory>");
 
 /// Skinning palette of `asset.skins[skin]`: S_j = model[skin.joints[j]] · skin.inverse_bind[j].
