@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_process.h"
 #include "common/replace_global_new.h"  // the one replacement in kinema_skin_tests
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
@@ -358,6 +361,58 @@ TEST(DeltaMush, WeightBakeOnRiggedFigureReducesTheError) {
   std::printf("RiggedFigure bake, 12 poses: rms %.3f → %.3f mm, max %.3f → %.3f mm, kept %zu\n",
               bake.rms_before * 1e3, bake.rms_after * 1e3, bake.max_before * 1e3,
               bake.max_after * 1e3, bake.vertices_kept);
+}
+
+class SkinBakeCli : public test::CliProcessTest {
+ protected:
+  SkinBakeCli() : CliProcessTest("kinema_skin_bake_") {}
+};
+
+TEST_F(SkinBakeCli, BakesWeightsIntoAValidFileAndReportsTheError) {
+  const std::string in = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/greenman.glb";
+  const std::string out = path("baked.glb");
+  const test::CliRun r = kinema("skin bake-weights " + test::sh_quote(in) + " -o " +
+                                test::sh_quote(out) + " --poses 16 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["meshes"].size(), 1u);
+  EXPECT_EQ(j["poses"], 16);
+  const double before = j["meshes"][0]["rms_before_m"], after = j["meshes"][0]["rms_after_m"];
+  EXPECT_GT(before, 0);
+  EXPECT_LT(after, before);
+  const Asset original = load_asset(in), baked = load_asset(out);
+  ASSERT_EQ(baked.meshes.size(), 1u);
+  const Mesh& m = baked.meshes[0];
+  EXPECT_EQ(m.positions, original.meshes[0].positions);
+  const SkinMeshView view{m.positions, {}, {}, m.influences, m.joints, m.weights};
+  const auto issue = check_skin_mesh(view, baked.skins[0].joints.size());
+  EXPECT_FALSE(issue.has_value()) << issue->reason;
+  EXPECT_NE(m.weights, original.meshes[0].weights);
+
+  // From a clip's frames, as text.
+  const test::CliRun c = kinema("skin bake-weights " + test::sh_quote(in) + " -o " +
+                                test::sh_quote(path("clip.glb")) + " --clip 1_idle --poses 8");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("over 8 poses: rms"), std::string::npos) << c.out;
+}
+
+TEST_F(SkinBakeCli, RefusesBadCommandLines) {
+  const std::string in = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/greenman.glb";
+  EXPECT_EQ(kinema("skin bake-weights " + test::sh_quote(in) + " -o " + test::sh_quote(in)).code,
+            1);
+  EXPECT_EQ(
+      kinema("skin bake-weights " + test::sh_quote(in) + " -o " + test::sh_quote(path("x.bvh")))
+          .code,
+      1);
+  EXPECT_EQ(kinema("skin bake-weights " + test::sh_quote(in) + " -o " +
+                   test::sh_quote(path("x.glb")) + " --clip nope")
+                .code,
+            1);
+  const test::CliRun missing = kinema("skin bake-weights " + test::sh_quote(path("none.glb")) +
+                                      " -o " + test::sh_quote(path("x.glb")));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("kinema: error:"), std::string::npos);
+  EXPECT_EQ(kinema("skin").code, 1);
 }
 
 }  // namespace
