@@ -75,6 +75,27 @@ Frame frame_at(const DeltaMushBind& bind, std::span<const Vec3f> p, std::span<co
   return f;
 }
 
+// Node positions (each the mean of its vertices' positions) relative to the mean of all of them,
+// which is returned: smoothing is translation-invariant, and working near the origin keeps the
+// small differences of a strongly smoothed mesh precise in float wherever the mesh is.
+Vec3f node_positions(const DeltaMushBind& bind, std::span<const Vec3f> src, std::span<Vec3f> a) {
+  double ox = 0, oy = 0, oz = 0;
+  for (const Vec3f& p : src) {
+    ox += p.x;
+    oy += p.y;
+    oz += p.z;
+  }
+  const double inv = src.empty() ? 0.0 : 1.0 / double(src.size());
+  const Vec3f origin{float(ox * inv), float(oy * inv), float(oz * inv)};
+  for (size_t i = 0; i < bind.node_count; ++i) {
+    const uint32_t begin = bind.node_vertex_start[i], end = bind.node_vertex_start[i + 1];
+    Vec3f sum{};
+    for (uint32_t s = begin; s < end; ++s) sum += src[bind.node_vertices[s]] - origin;
+    a[i] = end - begin == 1 ? sum : sum * (1.0f / float(end - begin));
+  }
+  return origin;
+}
+
 }  // namespace
 
 Vec3f delta_mush_frame_point(const Vec3f& smoothed, const Vec3f& tangent, const Vec3f& normal,
@@ -152,13 +173,6 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
     std::vector<uint32_t> fill(bind.node_vertex_start.begin(), bind.node_vertex_start.end() - 1);
     for (uint32_t v = 0; v < n; ++v) bind.node_vertices[fill[bind.node_of[v]]++] = v;
   }
-  // A node sits at the mean of its vertices, computed as at runtime (so the bind pose round-trips).
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t begin = bind.node_vertex_start[i], end = bind.node_vertex_start[i + 1];
-    Vec3f sum{};
-    for (uint32_t s = begin; s < end; ++s) sum += positions[bind.node_vertices[s]];
-    node_pos[i] = end - begin == 1 ? sum : sum * (1.0f / float(end - begin));
-  }
 
   // Triangles over nodes (dropping ones that weld collapsed) and unique neighbour lists.
   std::vector<std::pair<uint32_t, uint32_t>> edges;
@@ -182,8 +196,8 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
 
   // Smooth the bind mesh, pick each node's frame edge, store the deltas.
   std::vector<Vec3f> scratch(3 * k);
-  std::copy(node_pos.begin(), node_pos.end(), scratch.begin());
   const std::span<Vec3f> all(scratch);
+  const Vec3f origin = node_positions(bind, positions, all.subspan(0, k));
   const std::span<Vec3f> smoothed = smooth(bind, all.subspan(0, k), all.subspan(k, k));
   const std::span<Vec3f> normals = all.subspan(2 * k, k);
   node_normals(bind, smoothed, normals);
@@ -209,7 +223,7 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
     const Frame f = frame_at(bind, smoothed, normals, i);
     for (uint32_t s = bind.node_vertex_start[i]; s < bind.node_vertex_start[i + 1]; ++s) {
       const uint32_t v = bind.node_vertices[s];
-      const Vec3f d = positions[v] - smoothed[i];
+      const Vec3f d = (positions[v] - origin) - smoothed[i];
       bind.deltas[v] = {dot(d, f.t), dot(d, f.b), dot(d, f.n)};
     }
   }
@@ -231,12 +245,7 @@ bool delta_mush_deform(const DeltaMushBind& bind, std::span<const Vec3f> deforme
     return false;
   const std::span<Vec3f> a = scratch.subspan(0, k), b = scratch.subspan(k, k),
                          normals = scratch.subspan(2 * k, k);
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t begin = bind.node_vertex_start[i], end = bind.node_vertex_start[i + 1];
-    Vec3f sum{};
-    for (uint32_t s = begin; s < end; ++s) sum += deformed[bind.node_vertices[s]];
-    a[i] = end - begin == 1 ? sum : sum * (1.0f / float(end - begin));
-  }
+  const Vec3f origin = node_positions(bind, deformed, a);
   const std::span<Vec3f> smoothed = smooth(bind, a, b);
   node_normals(bind, smoothed, normals);
   for (size_t i = 0; i < k; ++i) {
@@ -244,7 +253,7 @@ bool delta_mush_deform(const DeltaMushBind& bind, std::span<const Vec3f> deforme
     for (uint32_t s = bind.node_vertex_start[i]; s < bind.node_vertex_start[i + 1]; ++s) {
       const uint32_t v = bind.node_vertices[s];
       const Vec3f d = bind.deltas[v];
-      out[v] = smoothed[i] + f.t * d.x + f.b * d.y + f.n * d.z;
+      out[v] = (smoothed[i] + f.t * d.x + f.b * d.y + f.n * d.z) + origin;
     }
   }
   return true;

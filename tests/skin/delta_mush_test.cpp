@@ -247,6 +247,48 @@ TEST(DeltaMush, RigidMotionOfARealMeshIsRigid) {
   }
 }
 
+TEST(DeltaMush, RandomExtremePosesStayFiniteAndNearTheSkin) {
+  for (const char* file : {"gltf/RiggedFigure.glb", "gltf/greenman.glb"}) {
+    const RealMesh r = load_mesh(file, 0);
+    const DeltaMushBind bind = build_delta_mush(r.m().positions, r.m().indices);
+    Vec3f lo = r.m().positions[0], hi = lo;
+    for (const Vec3f& p : r.m().positions) {
+      lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+      hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+    }
+    const float diagonal = distance(lo, hi);
+    std::mt19937 rng(17);
+    const size_t n = r.m().positions.size();
+    std::vector<Vec3f> lbs(n);
+    for (int trial = 0; trial < 20; ++trial) {
+      const auto palette = r.random_palette(rng, 170);
+      ASSERT_TRUE(skin_lbs(r.view(), palette, {lbs, {}, {}}));
+      const auto out = deform_with_mush(bind, lbs);
+      for (size_t v = 0; v < n; ++v) {
+        ASSERT_TRUE(is_finite(out[v])) << file << " " << v;
+        ASSERT_LT(distance(out[v], lbs[v]), 0.5f * diagonal) << file << " " << v;
+      }
+    }
+  }
+}
+
+TEST(DeltaMush, DegenerateTrianglesAndIsolatedVertices) {
+  // A quad, a zero-area sliver on its edge, and a vertex no triangle uses.
+  const std::vector<Vec3f> p{{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0.5f, 0, 0}, {3, 3, 3}};
+  const std::vector<uint32_t> idx{0, 1, 2, 0, 2, 3, 0, 4, 1};
+  // Few passes: ten would shrink this five-vertex patch to a few thousandths of its size, where
+  // float differences (and so the frames) are only good to ~1e-4.
+  const DeltaMushBind bind = build_delta_mush(p, idx, {3, 0.5f, 1e-6f});
+  const auto same = deform_with_mush(bind, p);
+  for (size_t v = 0; v < p.size(); ++v) EXPECT_LT(distance(same[v], p[v]), 1e-6f) << v;
+  std::vector<Vec3f> moved = p;
+  for (auto& q : moved) q = rotate(Quatf::from_axis_angle({1, 0, 0}, 1.0f), q) + Vec3f{0, 2, 0};
+  moved[5] = {7, 7, 7};
+  const auto out = deform_with_mush(bind, moved);
+  for (size_t v = 0; v < 5; ++v) EXPECT_LT(distance(out[v], moved[v]), 1e-5f) << v;
+  EXPECT_EQ(out[5], (Vec3f{7, 7, 7}));  // isolated: follows its own deformation
+}
+
 TEST(DeltaMush, BadInputIsRejected) {
   Tube tube;
   const float nan = std::numeric_limits<float>::quiet_NaN();
