@@ -335,7 +335,14 @@ VatFiles write_vat(const VatBake& bake, const std::string& json_path) {
   j["rms_error_m"] = bake.rms_error_m;
 
   write_file_atomically(files.texture_path, bytes);
-  write_file_atomically(json_path, j.dump(2) + "\n");
+  try {
+    write_file_atomically(json_path, j.dump(2) + "\n");
+  } catch (...) {
+    // No texture without its metadata: take back the one just written.
+    std::error_code ec;
+    std::filesystem::remove(files.texture_path, ec);
+    throw;
+  }
   return files;
 }
 
