@@ -398,9 +398,16 @@ VatBake read_vat(const std::string& json_path) {
     bake.origin = vec(field("origin"), "/origin");
     bake.bounds_min = vec(field("bounds").at("min"), "/bounds/min");
     bake.bounds_max = vec(field("bounds").at("max"), "/bounds/max");
-    for (const json& m : field("meshes"))
-      bake.meshes.push_back({m.at("name").get<std::string>(), m.at("first_vertex").get<uint32_t>(),
-                             m.at("vertex_count").get<uint32_t>()});
+    for (const json& m : field("meshes")) {
+      const json& first = m.at("first_vertex");
+      const json& count = m.at("vertex_count");
+      if (!first.is_number_unsigned() || !count.is_number_unsigned() ||
+          first.get<uint64_t>() > bake.vertex_count ||
+          count.get<uint64_t>() > bake.vertex_count - first.get<uint64_t>())
+        throw Error(json_path, "/meshes", "a mesh range lies outside the texture row");
+      bake.meshes.push_back(
+          {m.at("name").get<std::string>(), first.get<uint32_t>(), count.get<uint32_t>()});
+    }
     bake.max_error_m = field("max_error_m").get<double>();
     bake.rms_error_m = field("rms_error_m").get<double>();
     const std::string texture = field("texture").get<std::string>();

@@ -342,6 +342,7 @@ TEST_F(VatFileTest, CorruptedOrTruncatedFilesThrow) {
   expect_error(replace(json, "v.dds", "missing.dds"), dds, "missing texture");
   expect_error(json.substr(0, json.size() / 2), dds, "truncated JSON");
   expect_error(replace(json, "\"fps\"", "\"fpz\""), dds, "missing fps");
+  expect_error(replace(json, "\"first_vertex\": 0", "\"first_vertex\": 5"), dds, "mesh range");
   // And the intact pair still reads.
   std::ofstream(files.json_path, std::ios::binary) << json;
   std::ofstream(files.texture_path, std::ios::binary) << dds;
