@@ -134,44 +134,31 @@ struct BlendshapeSolver::Impl {
           rhs(static_cast<Index>(a)) = s;
         }
         solve_free(f);
-        // Largest feasible step from w_F toward z_F.
+        // Largest feasible step from w_F toward z_F; `block` is the weight that stops it.
         double alpha = 1.0;
+        size_t block = f;
         for (size_t a = 0; a < f; ++a) {
           const double wk = w(free_idx[a]), zk = z(static_cast<Index>(a));
-          if (zk < 0.0 && wk - zk > 0.0) alpha = std::min(alpha, wk / (wk - zk));
-          if (zk > 1.0 && zk - wk > 0.0) alpha = std::min(alpha, (1.0 - wk) / (zk - wk));
+          if (zk < 0.0 && wk / (wk - zk) < alpha) alpha = wk / (wk - zk), block = a;
+          if (zk > 1.0 && (1.0 - wk) / (zk - wk) < alpha) alpha = (1.0 - wk) / (zk - wk), block = a;
         }
         alpha = std::clamp(alpha, 0.0, 1.0);
-        bool pinned = false;
         for (size_t a = 0; a < f; ++a) {
           const Index ga = free_idx[a];
           const double zk = z(static_cast<Index>(a));
-          double v = alpha < 1.0 ? w(ga) + alpha * (zk - w(ga)) : zk;
-          if (alpha < 1.0 && zk < 0.0 && v <= 1e-15) {
-            v = 0.0;
+          const double v = block < f ? w(ga) + alpha * (zk - w(ga)) : zk;
+          // Pin the blocking weight exactly, and any other that reached its bound too.
+          if (block < f && zk < 0.0 && (a == block || v <= 1e-12)) {
+            w(ga) = 0.0;
             state[static_cast<size_t>(ga)] = Bound::Lower;
-            pinned = true;
-          } else if (alpha < 1.0 && zk > 1.0 && v >= 1.0 - 1e-15) {
-            v = 1.0;
+          } else if (block < f && zk > 1.0 && (a == block || v >= 1.0 - 1e-12)) {
+            w(ga) = 1.0;
             state[static_cast<size_t>(ga)] = Bound::Upper;
-            pinned = true;
+          } else {
+            w(ga) = std::clamp(v, 0.0, 1.0);
           }
-          w(ga) = std::clamp(v, 0.0, 1.0);
         }
-        if (alpha < 1.0) {
-          if (!pinned) {  // rounding: pin the most infeasible one so the loop progresses
-            size_t worst = 0;
-            double most = -1;
-            for (size_t a = 0; a < f; ++a) {
-              const double zk = z(static_cast<Index>(a));
-              const double out = std::max(-zk, zk - 1.0);
-              if (out > most) most = out, worst = a;
-            }
-            const Index ga = free_idx[worst];
-            const bool low = z(static_cast<Index>(worst)) < 0.0;
-            w(ga) = low ? 0.0 : 1.0;
-            state[static_cast<size_t>(ga)] = low ? Bound::Lower : Bound::Upper;
-          }
+        if (block < f) {
           if (++it > max_iterations) break;
           continue;
         }

@@ -173,6 +173,35 @@ TEST(FaceSolve, RandomBoxProblemsMeetKktAndBeatNeighbours) {
   }
 }
 
+TEST(FaceSolve, DependentShapesStillConvergeToAKktPoint) {
+  // Column 2 = column 0 + column 1 (a rig's "blink" = blinkL + blinkR), column 3 = column 0.
+  std::mt19937 rng(9);
+  std::normal_distribution<float> g(0.0f, 1.0f);
+  const size_t m = 30, n = 5;
+  for (int trial = 0; trial < 20; ++trial) {
+    Problem p;
+    p.m = m;
+    p.n = n;
+    p.B.resize(m * n);
+    for (size_t i = 0; i < m; ++i) {
+      p.B[0 * m + i] = g(rng);
+      p.B[1 * m + i] = g(rng);
+      p.B[2 * m + i] = p.B[i] + p.B[m + i];
+      p.B[3 * m + i] = p.B[i];
+      p.B[4 * m + i] = g(rng);
+    }
+    p.d.resize(m);
+    for (float& x : p.d) x = 1.5f * g(rng);
+    p.eps = 1e-9 * p.max_diag();
+    BlendshapeSolver solver(p.B, m, n);
+    std::vector<float> w(n);
+    BlendshapeSolveReport report;
+    ASSERT_TRUE(solver.solve(p.d, w, &report));
+    EXPECT_TRUE(report.converged) << "trial " << trial;
+    expect_kkt(p, w, 1e-5 * p.max_diag());
+  }
+}
+
 TEST(FaceSolve, SparsityReducesTheNonZeroWeights) {
   // 52 shapes of which 6 are used, 120 measurements with noise.
   std::mt19937 rng(3);
