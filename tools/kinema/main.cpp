@@ -50,6 +50,7 @@ int run(int argc, char** argv) {
       {"play", register_play(app, global)},
       {"ik", register_ik(app, global)},
       {"skin", register_skin(app, global)},
+      {"vat", register_vat(app, global)},
       // clang-format on
   };
 
