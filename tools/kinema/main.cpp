@@ -49,6 +49,7 @@ int run(int argc, char** argv) {
       {"demo", register_demo(app, global)},
       {"play", register_play(app, global)},
       {"ik", register_ik(app, global)},
+      {"render", register_render(app, global)},
       // clang-format on
   };
 
