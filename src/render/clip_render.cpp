@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -79,6 +80,35 @@ float fit_distance(const Bounds3f& b, const Vec3f& center, const Vec3f& dir, flo
   return std::max(d, 1.05f * radius + 0.05f);
 }
 
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A left/right joint pair: humanoid upper legs or arms, else names with "left" / "right".
+bool left_right_pair(const Asset& asset, int& left, int& right) {
+  if (asset.humanoid)
+    for (const char* side : {"UpperLeg", "UpperArm", "Shoulder"}) {
+      left = asset.humanoid->find(std::string("left") + side);
+      right = asset.humanoid->find(std::string("right") + side);
+      if (left >= 0 && right >= 0) return true;
+    }
+  const Skeleton& s = asset.skeleton;
+  for (int j = 0; j < s.joint_count(); ++j) {
+    const std::string name = lower(s.joint(j).name);
+    const size_t at = name.find("left");
+    if (at == std::string::npos) continue;
+    const std::string other = name.substr(0, at) + "right" + name.substr(at + 4);
+    for (int k = 0; k < s.joint_count(); ++k)
+      if (lower(s.joint(k).name) == other) {
+        left = j;
+        right = k;
+        return true;
+      }
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---- cameras ---------------------------------------------------------------------------------
@@ -129,6 +159,8 @@ ClipRenderer::ClipRenderer(const Asset& asset, int clip, const ClipRenderOptions
   if (asset.skeleton.empty()) throw Error(file, "", "there is no skeleton to draw");
   if (clip >= 0) asset.clips[size_t(clip)].validate(asset.skeleton.joint_count(), file);
   renderer_.set_asset(asset, file);
+  int left = -1, right = -1;
+  if (left_right_pair(asset, left, right)) facing_joints_ = {left, right};
   t1_ = duration();
   frame_bounds();
 }
@@ -189,6 +221,14 @@ Vec3f ClipRenderer::ground_at(double t) const {
 }
 
 void ClipRenderer::frame_bounds() {
+  // Which way the character faces at the start: forward = (left − right) × up, on the ground.
+  facing_yaw_ = 0;
+  if (facing_joints_[0] >= 0) {
+    const std::vector<Mat4> pose = pose_at(t0_);
+    const Vec3 a = pose[size_t(facing_joints_[0])].translation_part() -
+                   pose[size_t(facing_joints_[1])].translation_part();
+    if (std::hypot(a.x, a.z) > 1e-6) facing_yaw_ = float(std::atan2(-a.z, a.x)) / kDeg;
+  }
   const double span = t1_ - t0_;
   const int samples = span > 0 ? std::clamp(int(span * frame_rate()) + 1, 2, 32) : 1;
   bool any = false, any_relative = false;
@@ -209,13 +249,13 @@ Camera ClipRenderer::camera_at(double t) const {
   float distance = 0;
   switch (options_.camera) {
     case CameraMode::Front:
-      dir = view_direction(0, 8);
+      dir = view_direction(facing_yaw_, 8);
       distance = fit_distance(frame, frame.center(), dir, cam.fov_y_degrees, aspect);
       break;
     case CameraMode::Orbit: {
       const double span = t1_ - t0_;
       const float turn = span > 0 ? float((std::clamp(t, t0_, t1_) - t0_) / span) : 0.0f;
-      dir = view_direction(30 + 360 * turn, 15);
+      dir = view_direction(facing_yaw_ + 30 + 360 * turn, 15);
       for (int k = 0; k < 24; ++k)  // the same distance all the way round
         distance =
             std::max(distance, fit_distance(frame, frame.center(), view_direction(15.0f * k, 15),
@@ -225,7 +265,7 @@ Camera ClipRenderer::camera_at(double t) const {
     case CameraMode::Follow: {
       const Vec3f g = ground_at(t);
       frame = {relative_.min + g, relative_.max + g};
-      dir = view_direction(30, 12);
+      dir = view_direction(facing_yaw_ + 30, 12);
       distance = fit_distance(frame, frame.center(), dir, cam.fov_y_degrees, aspect);
       break;
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -218,6 +219,10 @@ TEST_F(RenderImage, LbsAndDqsDifferAtTheBentElbowOnly) {
       const float dist = std::hypot(float(x) + 0.5f - ex, float(y) + 0.5f - ey);
       (dist < 0.45f * metre ? near_elbow : far_from_elbow)++;
     }
+  if (const char* dir = std::getenv("KINEMA_RENDER_SAVE_DIR")) {  // for a look: LBS | DQS
+    const Image pair[] = {lbs, dqs};
+    write_png(contact_sheet(pair), std::string(dir) + "/render-elbow-lbs-dqs.png");
+  }
   EXPECT_GT(near_elbow, 150) << "DQS keeps the elbow's volume, LBS collapses it";
   EXPECT_LT(far_from_elbow, near_elbow / 20) << "the difference belongs at the elbow";
 }

@@ -3,6 +3,7 @@
 // +Y up, the character faces +Z; images RGBA8, top row first).
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,8 +13,9 @@
 namespace kinema {
 
 /// How the camera frames the character.
-///  - Front: fixed, straight in front (on +Z, looking down −Z), framing the bounds over the
-///    whole time range.
+///  - Front: fixed, straight in front, framing the bounds over the whole time range. "Front" is
+///    the side the character faces at the start of the range (from its humanoid's or its
+///    left/right-named joints: forward = (left − right) × up), else +Z.
 ///  - Orbit: circles the centre of the whole range's bounds once over the range, starting 30°
 ///    to the character's left-front, framing those bounds from every side.
 ///  - Follow: a fixed 3/4 front view whose target follows the character's ground position
@@ -70,6 +72,8 @@ class ClipRenderer {
   Renderer renderer_;
   double t0_ = 0, t1_ = 0;
   Bounds3f bounds_, relative_;  // relative_: bounds around the followed ground position
+  std::array<int, 2> facing_joints_{-1, -1};  // a left/right pair, to find the front
+  float facing_yaw_ = 0;                      // degrees about +Y from +Z
   Vec3f ground_at(double t) const;
   void frame_bounds();
 };
