@@ -9,6 +9,7 @@
 #include <GL/gl.h>
 #include <GL/glext.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -19,6 +20,9 @@
 namespace kinema::render_detail {
 
 namespace {
+
+// Contexts alive per process: EGL displays are shared, so the last one out terminates them.
+std::atomic<int> g_live_contexts{0};
 
 std::string egl_error_text() {
   const EGLint e = eglGetError();
@@ -136,6 +140,7 @@ GlContext::GlContext(bool prefer_gpu) {
                 "cannot create a headless OpenGL 4.5 core context: " + why +
                     " (a GPU driver, or Mesa's llvmpipe via libegl-mesa0 and libgl1-mesa-dri, "
                     "is needed)");
+  ++g_live_contexts;
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   renderer_ = name ? name : "unknown";
 }
@@ -144,8 +149,12 @@ GlContext::~GlContext() {
   if (!display_) return;
   eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(display_, context_);
-  // eglTerminate would also end other contexts on the same display (EGL displays are shared
-  // per process), so the display stays initialized for the next renderer.
+  // eglTerminate ends every context on the display (EGL displays are shared per process), so
+  // only the last renderer out terminates it.
+  if (--g_live_contexts == 0) {
+    eglTerminate(display_);
+    eglReleaseThread();
+  }
 }
 
 void GlContext::make_current() const {
