@@ -288,7 +288,15 @@ Image ClipRenderer::frame(double t) {
   draw.ground_center_x = c.x;
   draw.ground_center_z = c.z;
   draw.ground_half_size = 0.5f * extent + 3.0f * height;
-  draw.grid_spacing = 0.5f * std::pow(10.0f, std::floor(std::log10(height)));
+  // Grid spacing: 1, 2.5 or 5 × a power of ten, nearest to a quarter of the character's size
+  // (0.5 m for a 1.7 m human).
+  const float target = 0.25f * std::max(height, extent);
+  const float decade = std::pow(10.0f, std::floor(std::log10(target)));
+  float spacing = decade;
+  for (const float step : {2.5f, 5.0f, 10.0f})
+    if (std::abs(std::log(step * decade / target)) < std::abs(std::log(spacing / target)))
+      spacing = step * decade;
+  draw.grid_spacing = spacing;
   return renderer_.render(pose_at(t), camera_at(t), draw);
 }
 

@@ -251,11 +251,15 @@ void Renderer::set_asset(const Asset& asset, const std::string& file) {
   Impl& s = *impl_;
   // Build (and check) everything on the CPU first, so a bad asset leaves the renderer as it was.
   std::vector<MeshData> data = render_detail::meshes_for_asset(asset, file);
+  // Without a skinned mesh the skeleton is the character (a BVH, or a glTF whose meshes are
+  // props or gizmos hanging from joints): draw its bones too.
+  bool skinned = false;
+  for (const MeshData& d : data) skinned = skinned || asset.meshes[size_t(d.source_mesh)].skin >= 0;
   bool capsules = false;
-  if (data.empty()) {
+  if (!skinned) {
     MeshData bones = render_detail::capsule_mesh(asset);
-    if (!bones.indices.empty()) data.push_back(std::move(bones));
-    capsules = true;
+    capsules = !bones.indices.empty();
+    if (capsules) data.push_back(std::move(bones));
   }
   s.context.make_current();
   s.free_meshes();
@@ -347,7 +351,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     bool use_prescale = false;
     s.upload_palette(m, model_pose, options.skinning, use_prescale);
     s.set_skin_uniforms(options.skinning, use_prescale, view_proj);
-    const auto& albedo = s.capsules ? kAlbedo[2] : kAlbedo[i % kAlbedo.size()];
+    const auto& albedo = m.data.source_mesh < 0 ? kAlbedo[2] : kAlbedo[i % kAlbedo.size()];
     glProgramUniform3f(p, glGetUniformLocation(p, "uAlbedo"), albedo[0], albedo[1], albedo[2]);
     glBindVertexArray(m.vao);
     glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);

@@ -98,11 +98,12 @@ class Renderer {
 
   /// Uploads the asset's triangle meshes (skinned ones with their skin; rigid ones hang from
   /// their node) after checking them with validate_skin_mesh (throws kinema::Error naming `file`,
-  /// the mesh and the vertex). When the asset has no mesh with triangles, builds one capsule per
-  /// bone (parent → child, in the rest pose) bound rigidly to the parent joint instead. Meshes
-  /// without normals get smooth normals from their triangles. Morph targets are not applied.
+  /// the mesh and the vertex). When no mesh is skinned (a BVH, props or gizmos on joints), also
+  /// builds one capsule per bone (parent → child, in the rest pose) bound rigidly to the parent
+  /// joint, uploaded last. Meshes without normals get smooth normals from their triangles.
+  /// Morph targets are not applied.
   void set_asset(const Asset& asset, const std::string& file = {});
-  /// True when set_asset drew the skeleton as capsules.
+  /// True when set_asset added the skeleton as capsules (the last uploaded mesh).
   bool draws_capsules() const;
   /// Number of meshes uploaded (the capsule set counts as one).
   size_t mesh_count() const;
