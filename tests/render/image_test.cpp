@@ -335,3 +335,41 @@ TEST_F(RenderImage, BadMeshesAndCallsAreRefused) {
 
 }  // namespace
 }  // namespace kinema
+
+namespace kinema {
+namespace {
+
+// Horizontal unit direction from the camera's target to its eye.
+Vec3f horizontal_view(const Camera& c) {
+  const Vec3f d = c.eye - c.target;
+  return normalize(Vec3f{d.x, 0, d.z});
+}
+
+TEST_F(RenderImage, FrontCameraTurnsWithTheCharacter) {
+  Asset godette = load_asset(test::data("vrm/Godette_vrm_v4.vrm"));
+  ASSERT_TRUE(godette.humanoid);
+  const Vec3f before =
+      horizontal_view(ClipRenderer(godette, -1, small(CameraMode::Front, true)).camera_at(0));
+  // The camera is on the side the character faces: its left hand is on the image's right.
+  {
+    ClipRenderer r(godette, -1, small(CameraMode::Front, true));
+    const std::vector<Mat4> pose = r.pose_at(0);
+    const Vec3f left(pose[size_t(godette.humanoid->find("leftHand"))].translation_part());
+    const Vec3f right(pose[size_t(godette.humanoid->find("rightHand"))].translation_part());
+    float lx = 0, rx = 0, y = 0;
+    ASSERT_TRUE(project_to_pixel(r.camera_at(0), 320, 240, left, lx, y));
+    ASSERT_TRUE(project_to_pixel(r.camera_at(0), 320, 240, right, rx, y));
+    EXPECT_GT(lx, rx + 50);
+  }
+  // Turn the whole character 90° about +Y: the front camera turns with it.
+  for (const int root : godette.skeleton.roots())
+    godette.skeleton.rest(root).rotation = Quat::from_axis_angle({0, 1, 0}, std::numbers::pi / 2) *
+                                           godette.skeleton.rest(root).rotation;
+  const Vec3f after =
+      horizontal_view(ClipRenderer(godette, -1, small(CameraMode::Front, true)).camera_at(0));
+  const Vec3f expected{before.z, 0, -before.x};  // `before` turned 90° about +Y
+  EXPECT_NEAR(dot(after, expected), 1.0f, 1e-3f);
+}
+
+}  // namespace
+}  // namespace kinema
