@@ -312,6 +312,8 @@ Image contact_sheet(std::span<const Image> tiles, int columns) {
   if (columns <= 0) columns = int(std::ceil(std::sqrt(double(n))));
   columns = std::min(columns, n);
   const int rows = (n + columns - 1) / columns;
+  if (long(w) * columns > 16384 || long(h) * rows > 16384)
+    throw Error("", "contact sheet", "the sheet would exceed 16384 pixels a side");
   Image sheet(w * columns, h * rows);
   for (size_t i = 0; i < sheet.rgba.size(); i += 4) {
     sheet.rgba[i] = sheet.rgba[i + 1] = sheet.rgba[i + 2] = 48;

@@ -132,6 +132,13 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
     throw UsageError("--time must be a finite number of seconds ≥ 0");
   int width = 0, height = 0;
   parse_size(a.size, width, height);
+  if (a.contact_sheet > 0) {
+    const int columns = int(std::ceil(std::sqrt(double(a.contact_sheet))));
+    const int rows = (a.contact_sheet + columns - 1) / columns;
+    if (long(columns) * width > 16384 || long(rows) * height > 16384)
+      throw UsageError("--contact-sheet " + std::to_string(a.contact_sheet) + " at --size " +
+                       a.size + " would exceed 16384 pixels a side; use a smaller --size");
+  }
   int first = -1, last = -1;
   if (!a.frames.empty()) {
     const size_t colon = a.frames.find(':');
