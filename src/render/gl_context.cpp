@@ -149,12 +149,10 @@ GlContext::~GlContext() {
   if (!display_) return;
   eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(display_, context_);
-  // eglTerminate ends every context on the display (EGL displays are shared per process), so
-  // only the last renderer out terminates it.
-  if (--g_live_contexts == 0) {
-    eglTerminate(display_);
-    eglReleaseThread();
-  }
+  // The display stays initialized: EGL displays are shared per process (eglTerminate would end
+  // other renderers' contexts), and terminating unloads Mesa's driver, whose leftover
+  // allocations LeakSanitizer then reports. The next renderer reuses it.
+  if (--g_live_contexts == 0) eglReleaseThread();
 }
 
 void GlContext::make_current() const {
