@@ -51,6 +51,7 @@ int run(int argc, char** argv) {
       {"ik", register_ik(app, global)},
       {"skin", register_skin(app, global)},
       {"vat", register_vat(app, global)},
+      {"render", register_render(app, global)},
       // clang-format on
   };
 

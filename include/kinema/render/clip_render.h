@@ -1,0 +1,101 @@
+// kinema/render/clip_render.h — rendering an asset's clip: camera framing over the clip, frames,
+// contact sheets and PNG files. Built on kinema/render/renderer.h (same conventions: metres,
+// +Y up, the character faces +Z; images RGBA8, top row first).
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kinema/render/renderer.h"
+
+namespace kinema {
+
+/// How the camera frames the character.
+///  - Front: fixed, straight in front, framing the bounds over the whole time range. "Front" is
+///    the side the character faces at the start of the range (from its humanoid's or its
+///    left/right-named joints: forward = (left − right) × up), else +Z.
+///  - Orbit: circles the centre of the whole range's bounds once over the range, starting 30°
+///    to the character's left-front, framing those bounds from every side.
+///  - Follow: a fixed 3/4 front view whose target follows the character's ground position
+///    (smoothed over ±0.5 s), framing the bounds around the character.
+enum class CameraMode { Orbit, Follow, Front };
+
+struct ClipRenderOptions {
+  RendererOptions target;  ///< size, MSAA, GPU preference
+  CameraMode camera = CameraMode::Follow;
+  SkinningMethod skinning = SkinningMethod::Lbs;
+  bool ground = true;
+};
+
+/// Axis-aligned bounds, metres.
+struct Bounds3f {
+  Vec3f min{0, 0, 0}, max{0, 0, 0};
+  Vec3f center() const { return (min + max) * 0.5f; }
+};
+
+/// Renders one clip of an asset (which must outlive it). Framing is computed once for the time
+/// range: the character's bounds (skinned meshes on the CPU, or the capsules' joints) sampled
+/// at up to 32 times.
+class ClipRenderer {
+ public:
+  /// `clip`: index in asset.clips, or -1 for the rest pose. Throws kinema::Error (bad clip
+  /// index, bad meshes naming `file`, no OpenGL).
+  ClipRenderer(const Asset& asset, int clip, const ClipRenderOptions& options,
+               const std::string& file = {});
+
+  /// Frames the camera over [t0, t1] (default: the whole clip, [0, duration]).
+  void set_time_range(double t0, double t1);
+  double duration() const;
+  /// The clip's frames per second (its sample rate, else 30).
+  double frame_rate() const;
+
+  /// Model-space matrices of every joint at time t (clamped to the clip).
+  std::vector<Mat4> pose_at(double t) const;
+  /// The camera used for time t.
+  Camera camera_at(double t) const;
+  /// Bounds of the character over the time range.
+  const Bounds3f& bounds() const { return bounds_; }
+  /// Bounds of the character at time t (same sampling as the framing).
+  Bounds3f bounds_at(double t) const;
+
+  /// The frame at time t.
+  Image frame(double t);
+
+  Renderer& renderer() { return renderer_; }
+
+ private:
+  const Asset& asset_;
+  int clip_;
+  ClipRenderOptions options_;
+  Renderer renderer_;
+  double t0_ = 0, t1_ = 0;
+  Bounds3f bounds_, relative_;  // relative_: bounds around the followed ground position
+  std::array<int, 2> facing_joints_{-1, -1};  // a left/right pair, to find the front
+  float facing_yaw_ = 0;                      // degrees about +Y from +Z
+  Vec3f ground_at(double t) const;
+  void frame_bounds();
+};
+
+/// Tiles equally sized images left to right, top to bottom, `columns` per row (0: ⌈√n⌉);
+/// unused cells are left dark grey. Throws kinema::Error when the sizes differ or there are none.
+Image contact_sheet(std::span<const Image> tiles, int columns = 0);
+
+/// PNG bytes of an image (stb_image_write). Throws kinema::Error on an empty image.
+std::string encode_png(const Image& image);
+
+/// Writes a PNG atomically (temporary file, then rename). Throws kinema::Error.
+void write_png(const Image& image, const std::string& path);
+
+/// One call for "show me this clip": renders frame `time` (seconds) of `clip` (-1: rest pose)
+/// and writes a PNG atomically. Returns the GL renderer's name (e.g. llvmpipe).
+std::string render_clip_to_png(const Asset& asset, int clip, double time,
+                               const ClipRenderOptions& options, const std::string& path);
+
+/// A contact sheet of `count` frames evenly spaced over the clip (the first and last included),
+/// written as a PNG atomically; each tile is options.target's size.
+std::string render_contact_sheet_to_png(const Asset& asset, int clip, int count,
+                                        const ClipRenderOptions& options, const std::string& path);
+
+}  // namespace kinema

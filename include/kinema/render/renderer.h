@@ -1,0 +1,138 @@
+// kinema/render/renderer.h — a headless OpenGL 4.5 renderer: GPU-skinned meshes (LBS or DQS,
+// seed 000 §25.2's shader, 003 §14.8), bones drawn as capsules when an asset has no mesh, a
+// ground grid on y = 0, and RGBA8 images read back from an offscreen (multisampled) target.
+//
+// The context comes from EGL: a real GPU (EGL device platform) when one is present and allowed,
+// else Mesa's software rasterizer (llvmpipe) on the surfaceless platform, so it runs on machines
+// with no display. This module is a separate library (kinema_render, linking libEGL and
+// libOpenGL); the core kinema library has no GL dependency.
+//
+// Conventions: metres, +Y up, the character faces +Z (kinema's import conventions). Images are
+// RGBA8, top row first, colours sRGB-encoded. Offline API: failures throw kinema::Error (file
+// "OpenGL" for context and driver problems); nothing here is real-time safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kinema/math/mat4.h"
+#include "kinema/math/vec3.h"
+
+namespace kinema {
+
+struct Asset;
+
+enum class SkinningMethod { Lbs, Dqs };
+
+/// An RGBA8 image, rows top to bottom, 4 bytes per pixel.
+struct Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;
+
+  Image() = default;
+  Image(int w, int h) : width(w), height(h), rgba(size_t(w) * size_t(h) * 4, 0) {}
+  const uint8_t* pixel(int x, int y) const {
+    return &rgba[(size_t(y) * size_t(width) + size_t(x)) * 4];
+  }
+  uint8_t* pixel(int x, int y) { return &rgba[(size_t(y) * size_t(width) + size_t(x)) * 4]; }
+};
+
+/// A perspective camera looking from `eye` at `target`.
+struct Camera {
+  Vec3f eye{0, 1, 4};
+  Vec3f target{0, 1, 0};
+  Vec3f up{0, 1, 0};
+  float fov_y_degrees = 35;  ///< vertical field of view
+  float near_plane = 0.05f;  ///< metres
+  float far_plane = 200;     ///< metres
+};
+
+/// Projection · view (OpenGL clip space, column vectors) for an image of aspect width/height.
+Mat4f camera_view_projection(const Camera& camera, float aspect);
+
+/// Pixel coordinates of world point `p` in a width×height image (x right, y down, origin at the
+/// top-left corner of the top-left pixel). Returns false when p is behind the camera.
+bool project_to_pixel(const Camera& camera, int width, int height, const Vec3f& p, float& x,
+                      float& y);
+
+struct RendererOptions {
+  int width = 640, height = 480;  ///< 1…8192 each
+  int samples = 4;                ///< MSAA samples (1: none); lowered to what the driver has
+  /// Try a hardware EGL device first (then llvmpipe). The environment variable
+  /// KINEMA_RENDER_SOFTWARE=1 forces the software rasterizer.
+  bool prefer_gpu = true;
+};
+
+/// What one frame draws besides the character.
+struct DrawOptions {
+  SkinningMethod skinning = SkinningMethod::Lbs;
+  bool ground = true;  ///< the grid on y = 0
+  /// Centre (x, z) and half size of the ground square, metres.
+  float ground_center_x = 0, ground_center_z = 0, ground_half_size = 10;
+  float grid_spacing = 0.5f;  ///< metres between grid lines
+};
+
+/// An OpenGL context with an offscreen target, the skinning/drawing programs and one asset's
+/// meshes on the GPU. Not copyable; one thread at a time.
+class Renderer {
+ public:
+  /// Creates the context and the target. Throws kinema::Error("OpenGL", …) when EGL or OpenGL
+  /// 4.5 is not available or the size is out of range.
+  explicit Renderer(const RendererOptions& options = {});
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  int width() const;
+  int height() const;
+  int samples() const;
+  /// glGetString(GL_RENDERER), e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+  const std::string& gl_renderer() const;
+  /// True when the context is on Mesa's software rasterizer.
+  bool software() const;
+
+  /// Uploads the asset's triangle meshes (skinned ones with their skin; rigid ones hang from
+  /// their node) after checking them with validate_skin_mesh (throws kinema::Error naming `file`,
+  /// the mesh and the vertex). When no mesh is skinned (a BVH, props or gizmos on joints), also
+  /// builds one capsule per bone (parent → child, in the rest pose) bound rigidly to the parent
+  /// joint, uploaded last. Meshes without normals get smooth normals from their triangles.
+  /// Morph targets are not applied.
+  void set_asset(const Asset& asset, const std::string& file = {});
+  /// True when set_asset added the skeleton as capsules (the last uploaded mesh).
+  bool draws_capsules() const;
+  /// Number of meshes uploaded (the capsule set counts as one).
+  size_t mesh_count() const;
+  /// Vertex count of uploaded mesh `mesh`.
+  size_t vertex_count(size_t mesh) const;
+  /// Index in Asset::meshes of uploaded mesh `mesh` (-1 for the capsule set).
+  int source_mesh(size_t mesh) const;
+  /// Bind-space positions / normals of uploaded mesh `mesh` as they were uploaded (for checks).
+  std::span<const Vec3f> bind_positions(size_t mesh) const;
+  std::span<const Vec3f> bind_normals(size_t mesh) const;
+
+  /// Draws the current asset in the pose given by the model-space matrices of every skeleton
+  /// joint (one per joint, e.g. sample_model_pose). Throws kinema::Error on a size mismatch.
+  Image render(std::span<const Mat4> model_pose, const Camera& camera,
+               const DrawOptions& options = {});
+
+  /// Runs the draw program's vertex shader on uploaded mesh `mesh` with rasterization off and
+  /// reads back what transform feedback captured: the skinned positions and normals the draw
+  /// would use (model space). Each output span is empty (skip) or one per vertex. Returns false
+  /// on a size mismatch.
+  bool gpu_skin(size_t mesh, std::span<const Mat4> model_pose, SkinningMethod method,
+                std::span<Vec3f> positions, std::span<Vec3f> normals);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The GLSL 4.50 vertex shader used both to draw and for the transform-feedback readback.
+std::string_view skinning_vertex_shader_source();
+
+}  // namespace kinema

@@ -1,0 +1,413 @@
+// src/render/renderer.cpp — the Renderer: offscreen target, programs, meshes on the GPU, drawing
+// and the transform-feedback readback of the skinning shader.
+#include "kinema/render/renderer.h"
+
+#define GL_GLEXT_PROTOTYPES
+#include <GL/gl.h>
+#include <GL/glext.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gl_context.h"
+#include "kinema/core/error.h"
+#include "kinema/io/asset.h"
+#include "kinema/skeleton/skeleton.h"
+#include "kinema/skin/skinning.h"
+#include "render_mesh.h"
+#include "shaders.h"
+
+namespace kinema {
+
+using render_detail::MeshData;
+
+namespace {
+
+GLuint compile(GLenum type, const char* source, const char* what) {
+  const GLuint shader = glCreateShader(type);
+  glShaderSource(shader, 1, &source, nullptr);
+  glCompileShader(shader);
+  GLint ok = 0;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    std::array<char, 4096> log{};
+    glGetShaderInfoLog(shader, GLsizei(log.size()), nullptr, log.data());
+    glDeleteShader(shader);
+    throw Error("OpenGL", what, std::string("shader does not compile: ") + log.data());
+  }
+  return shader;
+}
+
+GLuint link(const char* vs, const char* fs, const char* what, bool capture) {
+  const GLuint v = compile(GL_VERTEX_SHADER, vs, what);
+  const GLuint f = compile(GL_FRAGMENT_SHADER, fs, what);
+  const GLuint program = glCreateProgram();
+  glAttachShader(program, v);
+  glAttachShader(program, f);
+  if (capture) {
+    const char* varyings[] = {"vPosition", "vNormal"};
+    glTransformFeedbackVaryings(program, 2, varyings, GL_INTERLEAVED_ATTRIBS);
+  }
+  glLinkProgram(program);
+  glDeleteShader(v);
+  glDeleteShader(f);
+  GLint ok = 0;
+  glGetProgramiv(program, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    std::array<char, 4096> log{};
+    glGetProgramInfoLog(program, GLsizei(log.size()), nullptr, log.data());
+    glDeleteProgram(program);
+    throw Error("OpenGL", what, std::string("program does not link: ") + log.data());
+  }
+  return program;
+}
+
+struct GpuMesh {
+  MeshData data;
+  GLuint vao = 0, positions = 0, normals = 0, joints = 0, weights = 0, indices = 0;
+};
+
+// Linear-space albedo per mesh index: muted clay, cloth and skin tones.
+constexpr std::array<std::array<float, 3>, 6> kAlbedo{{{0.80f, 0.55f, 0.42f},
+                                                       {0.35f, 0.45f, 0.70f},
+                                                       {0.75f, 0.72f, 0.62f},
+                                                       {0.45f, 0.62f, 0.40f},
+                                                       {0.70f, 0.40f, 0.50f},
+                                                       {0.55f, 0.55f, 0.58f}}};
+constexpr std::array<float, 3> kBackground{0.80f, 0.84f, 0.89f};  // sRGB
+
+}  // namespace
+
+struct Renderer::Impl {
+  render_detail::GlContext context;
+  int width = 0, height = 0, samples = 1;
+  bool software = false;
+  GLuint msaa_fbo = 0, msaa_color = 0, msaa_depth = 0, resolve_fbo = 0, resolve_color = 0;
+  GLuint skin_program = 0, ground_program = 0, ground_vao = 0;
+  GLuint lbs_buffer = 0, dq_buffer = 0, prescale_buffer = 0, feedback_buffer = 0;
+  std::vector<GpuMesh> meshes;
+  int joint_count = 0;
+  bool capsules = false;
+  // Per-frame scratch.
+  std::vector<Affine3x4f> palette, prescale;
+  std::vector<DualQuatf> dual_quats;
+  std::vector<float> upload;
+
+  explicit Impl(const RendererOptions& o) : context(o.prefer_gpu) {}
+
+  void free_meshes() {
+    for (GpuMesh& m : meshes) {
+      glDeleteVertexArrays(1, &m.vao);
+      const GLuint buffers[] = {m.positions, m.normals, m.joints, m.weights, m.indices};
+      glDeleteBuffers(5, buffers);
+    }
+    meshes.clear();
+  }
+
+  // Computes the palette of mesh `m` for `model` and uploads it for `method`.
+  void upload_palette(const GpuMesh& m, std::span<const Mat4> model, SkinningMethod method,
+                      bool& use_prescale) {
+    const MeshData& d = m.data;
+    if (d.skin_joints.empty()) {
+      palette.assign(1, Affine3x4f::identity());  // a rigid mesh on no node
+    } else if (palette.resize(d.skin_joints.size());
+               !skinning_palette(model, d.skin_joints, d.inverse_bind, palette))
+      throw Error("OpenGL", "mesh " + d.name, "the pose does not match the mesh's skin joints");
+    use_prescale = false;
+    if (method == SkinningMethod::Lbs) {
+      glNamedBufferData(lbs_buffer, GLsizeiptr(palette.size() * sizeof(Affine3x4f)), palette.data(),
+                        GL_STREAM_DRAW);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, lbs_buffer);
+      return;
+    }
+    dual_quats.resize(palette.size());
+    prescale.resize(palette.size());
+    dual_quat_palette(palette, dual_quats, prescale, &use_prescale);
+    upload.resize(palette.size() * 8);
+    for (size_t j = 0; j < palette.size(); ++j) {
+      const DualQuatf& q = dual_quats[j];
+      const float v[8] = {q.real.x, q.real.y, q.real.z, q.real.w,
+                          q.dual.x, q.dual.y, q.dual.z, q.dual.w};
+      std::copy(v, v + 8, upload.begin() + std::ptrdiff_t(j * 8));
+    }
+    glNamedBufferData(dq_buffer, GLsizeiptr(upload.size() * sizeof(float)), upload.data(),
+                      GL_STREAM_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dq_buffer);
+    if (use_prescale) {
+      glNamedBufferData(prescale_buffer, GLsizeiptr(prescale.size() * sizeof(Affine3x4f)),
+                        prescale.data(), GL_STREAM_DRAW);
+    } else {
+      const Affine3x4f id;  // keep binding 2 valid
+      glNamedBufferData(prescale_buffer, sizeof id, &id, GL_STREAM_DRAW);
+    }
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, prescale_buffer);
+  }
+
+  void set_skin_uniforms(SkinningMethod method, bool use_prescale, const Mat4f& view_proj) {
+    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uMethod"),
+                       method == SkinningMethod::Dqs ? 1 : 0);
+    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uPrescale"),
+                       use_prescale ? 1 : 0);
+    glProgramUniformMatrix4fv(skin_program, glGetUniformLocation(skin_program, "uViewProjection"),
+                              1, GL_FALSE, view_proj.m.data());
+  }
+
+  void check_gl(const char* what) {
+    const GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "OpenGL error 0x%04X", static_cast<unsigned>(e));
+      throw Error("OpenGL", what, buf);
+    }
+  }
+};
+
+Renderer::Renderer(const RendererOptions& options) {
+  if (options.width < 1 || options.height < 1 || options.width > 8192 || options.height > 8192)
+    throw Error("OpenGL", "target", "the image size must be 1…8192 pixels each way");
+  impl_ = std::make_unique<Impl>(options);
+  Impl& s = *impl_;
+  s.width = options.width;
+  s.height = options.height;
+  s.software = s.context.renderer().find("llvmpipe") != std::string::npos ||
+               s.context.renderer().find("softpipe") != std::string::npos;
+  GLint max_samples = 1;
+  glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
+  s.samples = std::clamp(options.samples, 1, std::max(1, int(max_samples)));
+
+  glCreateRenderbuffers(1, &s.msaa_color);
+  glCreateRenderbuffers(1, &s.msaa_depth);
+  glNamedRenderbufferStorageMultisample(s.msaa_color, s.samples, GL_RGBA8, s.width, s.height);
+  glNamedRenderbufferStorageMultisample(s.msaa_depth, s.samples, GL_DEPTH_COMPONENT24, s.width,
+                                        s.height);
+  glCreateFramebuffers(1, &s.msaa_fbo);
+  glNamedFramebufferRenderbuffer(s.msaa_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, s.msaa_color);
+  glNamedFramebufferRenderbuffer(s.msaa_fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, s.msaa_depth);
+  glCreateRenderbuffers(1, &s.resolve_color);
+  glNamedRenderbufferStorage(s.resolve_color, GL_RGBA8, s.width, s.height);
+  glCreateFramebuffers(1, &s.resolve_fbo);
+  glNamedFramebufferRenderbuffer(s.resolve_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
+                                 s.resolve_color);
+  if (glCheckNamedFramebufferStatus(s.msaa_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE ||
+      glCheckNamedFramebufferStatus(s.resolve_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+    throw Error("OpenGL", "target", "the offscreen framebuffer is incomplete");
+
+  s.skin_program = link(render_detail::kSkinVertexShader, render_detail::kLitFragmentShader,
+                        "skinning shader", true);
+  s.ground_program = link(render_detail::kGroundVertexShader, render_detail::kGroundFragmentShader,
+                          "ground shader", false);
+  glCreateVertexArrays(1, &s.ground_vao);
+  GLuint* buffers[] = {&s.lbs_buffer, &s.dq_buffer, &s.prescale_buffer, &s.feedback_buffer};
+  for (GLuint* b : buffers) glCreateBuffers(1, b);
+  s.check_gl("setup");
+}
+
+Renderer::~Renderer() {
+  if (!impl_) return;
+  Impl& s = *impl_;
+  try {
+    s.context.make_current();
+  } catch (...) {
+    return;  // the context is gone; its objects went with it
+  }
+  s.free_meshes();
+  const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
+  glDeleteBuffers(4, buffers);
+  glDeleteVertexArrays(1, &s.ground_vao);
+  glDeleteProgram(s.skin_program);
+  glDeleteProgram(s.ground_program);
+  glDeleteFramebuffers(1, &s.msaa_fbo);
+  glDeleteFramebuffers(1, &s.resolve_fbo);
+  const GLuint rbs[] = {s.msaa_color, s.msaa_depth, s.resolve_color};
+  glDeleteRenderbuffers(3, rbs);
+}
+
+int Renderer::width() const { return impl_->width; }
+int Renderer::height() const { return impl_->height; }
+int Renderer::samples() const { return impl_->samples; }
+const std::string& Renderer::gl_renderer() const { return impl_->context.renderer(); }
+bool Renderer::software() const { return impl_->software; }
+bool Renderer::draws_capsules() const { return impl_->capsules; }
+size_t Renderer::mesh_count() const { return impl_->meshes.size(); }
+size_t Renderer::vertex_count(size_t mesh) const {
+  return mesh < impl_->meshes.size() ? impl_->meshes[mesh].data.positions.size() : 0;
+}
+int Renderer::source_mesh(size_t mesh) const {
+  return mesh < impl_->meshes.size() ? impl_->meshes[mesh].data.source_mesh : -1;
+}
+std::span<const Vec3f> Renderer::bind_positions(size_t mesh) const {
+  if (mesh >= impl_->meshes.size()) return {};
+  return impl_->meshes[mesh].data.positions;
+}
+std::span<const Vec3f> Renderer::bind_normals(size_t mesh) const {
+  if (mesh >= impl_->meshes.size()) return {};
+  return impl_->meshes[mesh].data.normals;
+}
+
+void Renderer::set_asset(const Asset& asset, const std::string& file) {
+  Impl& s = *impl_;
+  // Build (and check) everything on the CPU first, so a bad asset leaves the renderer as it was.
+  std::vector<MeshData> data = render_detail::meshes_for_asset(asset, file);
+  // Without a skinned mesh the skeleton is the character (a BVH, or a glTF whose meshes are
+  // props or gizmos hanging from joints): draw its bones too.
+  bool skinned = false;
+  for (const MeshData& d : data) skinned = skinned || asset.meshes[size_t(d.source_mesh)].skin >= 0;
+  bool capsules = false;
+  if (!skinned) {
+    MeshData bones = render_detail::capsule_mesh(asset);
+    capsules = !bones.indices.empty();
+    if (capsules) data.push_back(std::move(bones));
+  }
+  s.context.make_current();
+  s.free_meshes();
+  s.capsules = capsules;
+  s.joint_count = asset.skeleton.joint_count();
+  for (MeshData& d : data) {
+    GpuMesh m;
+    m.data = std::move(d);
+    const MeshData& md = m.data;
+    glCreateVertexArrays(1, &m.vao);
+    GLuint* buffers[] = {&m.positions, &m.normals, &m.joints, &m.weights, &m.indices};
+    for (GLuint* b : buffers) glCreateBuffers(1, b);
+    glNamedBufferStorage(m.positions, GLsizeiptr(md.positions.size() * sizeof(Vec3f)),
+                         md.positions.data(), 0);
+    glNamedBufferStorage(m.normals, GLsizeiptr(md.normals.size() * sizeof(Vec3f)),
+                         md.normals.data(), 0);
+    glNamedBufferStorage(m.joints, GLsizeiptr(md.joints8.size() * sizeof(uint16_t)),
+                         md.joints8.data(), 0);
+    glNamedBufferStorage(m.weights, GLsizeiptr(md.weights8.size() * sizeof(float)),
+                         md.weights8.data(), 0);
+    glNamedBufferStorage(m.indices, GLsizeiptr(md.indices.size() * sizeof(uint32_t)),
+                         md.indices.data(), 0);
+    glVertexArrayVertexBuffer(m.vao, 0, m.positions, 0, sizeof(Vec3f));
+    glVertexArrayVertexBuffer(m.vao, 1, m.normals, 0, sizeof(Vec3f));
+    glVertexArrayVertexBuffer(m.vao, 2, m.joints, 0, 8 * sizeof(uint16_t));
+    glVertexArrayVertexBuffer(m.vao, 3, m.weights, 0, 8 * sizeof(float));
+    glVertexArrayElementBuffer(m.vao, m.indices);
+    glVertexArrayAttribFormat(m.vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribFormat(m.vao, 1, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribIFormat(m.vao, 2, 4, GL_UNSIGNED_SHORT, 0);
+    glVertexArrayAttribIFormat(m.vao, 3, 4, GL_UNSIGNED_SHORT, 4 * sizeof(uint16_t));
+    glVertexArrayAttribFormat(m.vao, 4, 4, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribFormat(m.vao, 5, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float));
+    const GLuint binding_of[6] = {0, 1, 2, 2, 3, 3};
+    for (GLuint a = 0; a < 6; ++a) {
+      glEnableVertexArrayAttrib(m.vao, a);
+      glVertexArrayAttribBinding(m.vao, a, binding_of[a]);
+    }
+    s.meshes.push_back(m);
+  }
+  s.check_gl("mesh upload");
+}
+
+Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
+                       const DrawOptions& options) {
+  Impl& s = *impl_;
+  if (int(model_pose.size()) != s.joint_count)
+    throw Error("OpenGL", "render",
+                "the pose has " + std::to_string(model_pose.size()) + " joints, the skeleton " +
+                    std::to_string(s.joint_count));
+  s.context.make_current();
+  const Mat4f view_proj = camera_view_projection(camera, float(s.width) / float(s.height));
+  glBindFramebuffer(GL_FRAMEBUFFER, s.msaa_fbo);
+  glViewport(0, 0, s.width, s.height);
+  glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
+  glClearDepth(1.0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDisable(GL_CULL_FACE);
+  if (s.samples > 1) glEnable(GL_MULTISAMPLE);
+
+  if (options.ground) {
+    const GLuint p = s.ground_program;
+    glUseProgram(p);
+    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
+                              view_proj.m.data());
+    glProgramUniform3f(p, glGetUniformLocation(p, "uCenter"), options.ground_center_x, 0,
+                       options.ground_center_z);
+    glProgramUniform1f(p, glGetUniformLocation(p, "uHalfSize"), options.ground_half_size);
+    glProgramUniform1f(p, glGetUniformLocation(p, "uSpacing"), options.grid_spacing);
+    glProgramUniform3f(p, glGetUniformLocation(p, "uBackground"), kBackground[0], kBackground[1],
+                       kBackground[2]);
+    glBindVertexArray(s.ground_vao);
+    // Pull the ground back a little in depth so that feet touching y = 0 win.
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.0f, 1.0f);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+  }
+
+  const GLuint p = s.skin_program;
+  glUseProgram(p);
+  const Vec3f sun = normalize(Vec3f{0.35f, 0.85f, 0.45f});
+  glProgramUniform3f(p, glGetUniformLocation(p, "uSunDirection"), sun.x, sun.y, sun.z);
+  glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y, camera.eye.z);
+  for (size_t i = 0; i < s.meshes.size(); ++i) {
+    const GpuMesh& m = s.meshes[i];
+    bool use_prescale = false;
+    s.upload_palette(m, model_pose, options.skinning, use_prescale);
+    s.set_skin_uniforms(options.skinning, use_prescale, view_proj);
+    const auto& albedo = m.data.source_mesh < 0 ? kAlbedo[2] : kAlbedo[i % kAlbedo.size()];
+    glProgramUniform3f(p, glGetUniformLocation(p, "uAlbedo"), albedo[0], albedo[1], albedo[2]);
+    glBindVertexArray(m.vao);
+    glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);
+  }
+  glBindVertexArray(0);
+  glBlitNamedFramebuffer(s.msaa_fbo, s.resolve_fbo, 0, 0, s.width, s.height, 0, 0, s.width,
+                         s.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  Image image(s.width, s.height);
+  std::vector<uint8_t> rows(image.rgba.size());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, s.resolve_fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, s.width, s.height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  s.check_gl("render");
+  const size_t stride = size_t(s.width) * 4;
+  for (int y = 0; y < s.height; ++y)  // OpenGL's rows run bottom to top
+    std::copy_n(rows.begin() + std::ptrdiff_t(size_t(s.height - 1 - y) * stride), stride,
+                image.rgba.begin() + std::ptrdiff_t(size_t(y) * stride));
+  return image;
+}
+
+bool Renderer::gpu_skin(size_t mesh, std::span<const Mat4> model_pose, SkinningMethod method,
+                        std::span<Vec3f> positions, std::span<Vec3f> normals) {
+  Impl& s = *impl_;
+  if (mesh >= s.meshes.size() || int(model_pose.size()) != s.joint_count) return false;
+  const GpuMesh& m = s.meshes[mesh];
+  const size_t n = m.data.positions.size();
+  if ((!positions.empty() && positions.size() != n) || (!normals.empty() && normals.size() != n))
+    return false;
+  s.context.make_current();
+  bool use_prescale = false;
+  s.upload_palette(m, model_pose, method, use_prescale);
+  glUseProgram(s.skin_program);
+  s.set_skin_uniforms(method, use_prescale, Mat4f::identity());
+  glNamedBufferData(s.feedback_buffer, GLsizeiptr(n * 6 * sizeof(float)), nullptr, GL_STREAM_READ);
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, s.feedback_buffer);
+  // Draws need a complete framebuffer even with rasterization off (surfaceless has none).
+  glBindFramebuffer(GL_FRAMEBUFFER, s.msaa_fbo);
+  glEnable(GL_RASTERIZER_DISCARD);
+  glBindVertexArray(m.vao);
+  glBeginTransformFeedback(GL_POINTS);
+  glDrawArrays(GL_POINTS, 0, GLsizei(n));
+  glEndTransformFeedback();
+  glDisable(GL_RASTERIZER_DISCARD);
+  glBindVertexArray(0);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  s.upload.resize(n * 6);
+  glGetNamedBufferSubData(s.feedback_buffer, 0, GLsizeiptr(n * 6 * sizeof(float)), s.upload.data());
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+  s.check_gl("transform feedback");
+  for (size_t v = 0; v < n; ++v) {
+    const float* f = &s.upload[v * 6];
+    if (!positions.empty()) positions[v] = {f[0], f[1], f[2]};
+    if (!normals.empty()) normals[v] = {f[3], f[4], f[5]};
+  }
+  return true;
+}
+
+}  // namespace kinema

@@ -1,0 +1,186 @@
+// src/render/shaders.cpp — the GLSL programs. The skinning vertex shader follows seed 000 §25.2
+// (skinPositionDQ: dual quaternions stored as two vec4 (x, y, z, w) per joint, rotation written
+// p + 2u×(u×p + w·p)) and its LBS counterpart with 3×4 palettes (three vec4 rows per joint),
+// extended to 8 influences, normals and the pre-scale stage so that it matches skin_lbs /
+// skin_dqs (src/skin/skinning.cpp) operation for operation.
+#include "shaders.h"
+
+#include "kinema/render/renderer.h"
+
+namespace kinema::render_detail {
+
+const char* const kSkinVertexShader = R"GLSL(#version 450 core
+layout(location = 0) in vec3 aPosition;  // bind space, metres
+layout(location = 1) in vec3 aNormal;
+layout(location = 2) in uvec4 aJoints0;  // palette indices of influences 0-3
+layout(location = 3) in uvec4 aJoints1;  // influences 4-7 (weight 0 when unused)
+layout(location = 4) in vec4 aWeights0;
+layout(location = 5) in vec4 aWeights1;
+
+// LBS palette: S_j = W_j * inverse(B_j) as three rows (a 3x4 matrix) per joint.
+layout(std430, binding = 0) readonly buffer LbsPalette { vec4 lbsRows[]; };
+// DQS palette: real (rotation, x y z w) then dual part of every joint.
+layout(std430, binding = 1) readonly buffer DqsPalette { vec4 dqPairs[]; };
+// DQS pre-scale stage (scale/shear left after the polar decomposition), three rows per joint.
+layout(std430, binding = 2) readonly buffer PrescalePalette { vec4 prescaleRows[]; };
+
+uniform int uMethod;       // 0: LBS, 1: DQS
+uniform bool uPrescale;    // DQS: apply the blended pre-scale first
+uniform mat4 uViewProjection;
+
+out vec3 vPosition;  // skinned, model space
+out vec3 vNormal;    // skinned, unit length
+
+uint jointOf(int k) { return k < 4 ? aJoints0[k] : aJoints1[k - 4]; }
+float weightOf(int k) { return k < 4 ? aWeights0[k] : aWeights1[k - 4]; }
+
+vec3 rowsPoint(vec4 r0, vec4 r1, vec4 r2, vec3 p) {
+  return vec3(r0.x * p.x + r0.y * p.y + r0.z * p.z + r0.w,
+              r1.x * p.x + r1.y * p.y + r1.z * p.z + r1.w,
+              r2.x * p.x + r2.y * p.y + r2.z * p.z + r2.w);
+}
+vec3 rowsVector(vec4 r0, vec4 r1, vec4 r2, vec3 v) {
+  return vec3(r0.x * v.x + r0.y * v.y + r0.z * v.z, r1.x * v.x + r1.y * v.y + r1.z * v.z,
+              r2.x * v.x + r2.y * v.y + r2.z * v.z);
+}
+// Cofactor matrix of the 3x3 part with the determinant's sign: the inverse transpose up to a
+// positive factor (normals of a scaled or sheared surface).
+vec3 rowsNormal(vec4 r0, vec4 r1, vec4 r2, vec3 n) {
+  vec3 c0 = vec3(r0.x, r1.x, r2.x), c1 = vec3(r0.y, r1.y, r2.y), c2 = vec3(r0.z, r1.z, r2.z);
+  vec3 n0 = cross(c1, c2), n1 = cross(c2, c0), n2 = cross(c0, c1);
+  float s = dot(c0, n0) < 0.0 ? -1.0 : 1.0;
+  return s * (n0 * n.x + n1 * n.y + n2 * n.z);
+}
+vec3 unitOr(vec3 v, vec3 fallback) {
+  float len = length(v);
+  return len > 1e-30 ? v / len : fallback;
+}
+
+// Linear blend skinning: the blended 3x4 matrix sum_k w_k S_{j_k}.
+void skinLbs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
+  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+  for (int k = 0; k < 8; ++k) {
+    float w = weightOf(k);
+    if (w == 0.0) continue;
+    uint j = 3u * jointOf(k);
+    r0 += w * lbsRows[j];
+    r1 += w * lbsRows[j + 1u];
+    r2 += w * lbsRows[j + 2u];
+  }
+  p = rowsPoint(r0, r1, r2, position);
+  n = unitOr(rowsNormal(r0, r1, r2, normal), normal);
+}
+
+vec3 rotateByQuat(vec4 q, vec3 v) {  // v + 2w(u x v) + 2u x (u x v), as kinema::rotate
+  vec3 t = 2.0 * cross(q.xyz, v);
+  return v + q.w * t + cross(q.xyz, t);
+}
+
+// Dual quaternion skinning (seed 000 §25.2, skinPositionDQ) with 8 influences and normals.
+void skinDqs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
+  vec3 pos = position, nrm = normal;
+  if (uPrescale) {
+    vec4 s0 = vec4(0.0), s1 = vec4(0.0), s2 = vec4(0.0);
+    for (int k = 0; k < 8; ++k) {
+      float w = weightOf(k);
+      if (w == 0.0) continue;
+      uint j = 3u * jointOf(k);
+      s0 += w * prescaleRows[j];
+      s1 += w * prescaleRows[j + 1u];
+      s2 += w * prescaleRows[j + 2u];
+    }
+    pos = rowsVector(s0, s1, s2, pos);
+    nrm = rowsNormal(s0, s1, s2, nrm);
+  }
+  vec4 r0 = dqPairs[2u * aJoints0.x];
+  vec4 br = vec4(0.0), bd = vec4(0.0);
+  for (int k = 0; k < 8; ++k) {
+    float weight = weightOf(k);
+    if (weight == 0.0) continue;
+    uint j = 2u * jointOf(k);
+    vec4 r = dqPairs[j];
+    float w = dot(r, r0) < 0.0 ? -weight : weight;  // blend the short way round
+    br += w * r;
+    bd += w * dqPairs[j + 1u];
+  }
+  float len = length(br);
+  if (len > 1e-30) {
+    br /= len;
+    bd /= len;
+    vec3 t = 2.0 * (br.w * bd.xyz - bd.w * br.xyz + cross(br.xyz, bd.xyz));
+    p = rotateByQuat(br, pos) + t;
+    n = unitOr(rotateByQuat(br, nrm), normal);
+  } else {
+    p = pos;
+    n = unitOr(nrm, normal);
+  }
+}
+
+void main() {
+  if (uMethod == 1)
+    skinDqs(aPosition, aNormal, vPosition, vNormal);
+  else
+    skinLbs(aPosition, aNormal, vPosition, vNormal);
+  gl_Position = uViewProjection * vec4(vPosition, 1.0);
+}
+)GLSL";
+
+const char* const kLitFragmentShader = R"GLSL(#version 450 core
+in vec3 vPosition;
+in vec3 vNormal;
+uniform vec3 uAlbedo;  // linear
+uniform vec3 uEye;
+uniform vec3 uSunDirection;  // towards the sun, unit
+out vec4 fragColor;
+void main() {
+  vec3 n = normalize(vNormal);
+  if (dot(n, uEye - vPosition) < 0.0) n = -n;  // two-sided
+  float lambert = max(dot(n, uSunDirection), 0.0);
+  vec3 sky = vec3(0.55, 0.62, 0.75), ground = vec3(0.22, 0.19, 0.16);
+  vec3 ambient = mix(ground, sky, 0.5 * n.y + 0.5);
+  vec3 linear = uAlbedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
+  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+}
+)GLSL";
+
+const char* const kGroundVertexShader = R"GLSL(#version 450 core
+uniform mat4 uViewProjection;
+uniform vec3 uCenter;  // (x, 0, z)
+uniform float uHalfSize;
+out vec3 vPosition;
+void main() {
+  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  vPosition = vec3(uCenter.x + uHalfSize * corner.x, 0.0, uCenter.z + uHalfSize * corner.y);
+  gl_Position = uViewProjection * vec4(vPosition, 1.0);
+}
+)GLSL";
+
+const char* const kGroundFragmentShader = R"GLSL(#version 450 core
+in vec3 vPosition;
+uniform float uSpacing;
+uniform vec3 uCenter;
+uniform float uHalfSize;
+uniform vec3 uBackground;  // sRGB
+out vec4 fragColor;
+void main() {
+  vec2 g = vPosition.xz / uSpacing;
+  vec2 d = abs(fract(g - 0.5) - 0.5) / max(fwidth(g), vec2(1e-6));
+  float line = 1.0 - clamp(min(d.x, d.y) - 0.5, 0.0, 1.0);
+  vec2 a = abs(vPosition.xz) / max(fwidth(vPosition.xz), vec2(1e-6));
+  float axis = 1.0 - clamp(min(a.x, a.y) - 0.75, 0.0, 1.0);
+  vec3 base = vec3(0.62, 0.62, 0.60), ink = vec3(0.36, 0.36, 0.36), axisInk = vec3(0.25, 0.25, 0.30);
+  vec3 color = mix(mix(base, ink, line), axisInk, axis);
+  // Fade into the background towards the edge of the square.
+  float r = length(vPosition.xz - uCenter.xz) / uHalfSize;
+  color = mix(color, uBackground, smoothstep(0.7, 1.0, r));
+  fragColor = vec4(color, 1.0);
+}
+)GLSL";
+
+}  // namespace kinema::render_detail
+
+namespace kinema {
+
+std::string_view skinning_vertex_shader_source() { return render_detail::kSkinVertexShader; }
+
+}  // namespace kinema

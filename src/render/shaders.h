@@ -1,0 +1,15 @@
+// src/render/shaders.h — GLSL 4.50 sources of the renderer's programs (internal).
+#pragma once
+
+namespace kinema::render_detail {
+
+/// Skinning vertex shader (LBS / DQS, up to 8 influences); outputs vPosition / vNormal (model
+/// space, captured by transform feedback) and gl_Position.
+extern const char* const kSkinVertexShader;
+/// Lambert + hemisphere ambient, two-sided, sRGB-encoded output.
+extern const char* const kLitFragmentShader;
+/// The ground square on y = 0 and its grid.
+extern const char* const kGroundVertexShader;
+extern const char* const kGroundFragmentShader;
+
+}  // namespace kinema::render_detail

@@ -1,0 +1,176 @@
+// tests/cli/render_cli_test.cpp — `kinema render`, run as a process.
+//
+// Exit codes: 0 ok; 1 for command lines that make no sense (--frames into one PNG, a bad
+// --size, an unknown camera, an unsupported OUT, frames outside the clip); 2 for bad input (a
+// missing or corrupt FILE), for MP4 without the ffmpeg program and for a machine without
+// EGL/OpenGL — each with a message, and never a partial output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "cli_process.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using kinema::test::read_all;
+using kinema::test::sh_quote;
+using kinema::test::write_all;
+
+const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kBvh = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
+const std::string kFigure = kData + "/gltf/RiggedFigure.glb";
+
+// Width and height from a PNG's IHDR chunk (0, 0 when it is not a PNG).
+std::pair<uint32_t, uint32_t> png_size(const std::string& bytes) {
+  if (bytes.size() < 24 || bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) return {0, 0};
+  auto be32 = [&](size_t at) {
+    return uint32_t(uint8_t(bytes[at])) << 24 | uint32_t(uint8_t(bytes[at + 1])) << 16 |
+           uint32_t(uint8_t(bytes[at + 2])) << 8 | uint32_t(uint8_t(bytes[at + 3]));
+  };
+  return {be32(16), be32(20)};
+}
+
+bool ffmpeg_on_path() {
+  const char* path = std::getenv("PATH");
+  if (!path) return false;
+  const std::string dirs = path;
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    if (::access((dirs.substr(start, end - start) + "/ffmpeg").c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+class RenderCli : public kinema::test::CliProcessTest {
+ protected:
+  RenderCli() : CliProcessTest("kinema_render_") {}
+
+  /// `kinema ARGS` with extra environment settings (NAME=VALUE …) through /usr/bin/env.
+  kinema::test::CliRun kinema_env(const std::string& env, const std::string& args) {
+    const fs::path out = dir_ / "o.txt", err = dir_ / "e.txt";
+    const std::string cmd = "/usr/bin/env " + env + " " + sh_quote(KINEMA_CLI_PATH) + " " + args +
+                            " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string()) +
+                            " </dev/null";
+    const int status = std::system(cmd.c_str());
+    kinema::test::CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = read_all(out);
+    r.err = read_all(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+  /// Files in the scratch folder.
+  size_t file_count() const {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) n += e.is_regular_file() ? 1 : 0;
+    return n;
+  }
+};
+
+TEST_F(RenderCli, OneFrameToPng) {
+  const auto r = kinema("render " + sh_quote(kFigure) + " --time 0.5 --size 200x150 -o " +
+                        sh_quote(path("one.png")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(png_size(read_all(path("one.png"))), std::make_pair(200u, 150u));
+  EXPECT_NE(r.out.find("rendered 1 frame 200x150"), std::string::npos) << r.out;
+  EXPECT_EQ(file_count(), 1u);
+}
+
+TEST_F(RenderCli, NumberedFramesWithProgress) {
+  const auto r = kinema("render " + sh_quote(kBvh) +
+                        " --frames 3:5 --size 64x48 --camera orbit --progress -o " +
+                        sh_quote(path("f_%04d.png")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"f_0003.png", "f_0004.png", "f_0005.png"})
+    EXPECT_EQ(png_size(read_all(path(name))), std::make_pair(64u, 48u)) << name;
+  EXPECT_EQ(file_count(), 3u);
+  EXPECT_NE(r.err.find("render ["), std::string::npos) << "progress on stderr";
+}
+
+TEST_F(RenderCli, ContactSheetTilesFrames) {
+  const auto r = kinema("render " + sh_quote(kBvh) +
+                        " --contact-sheet 6 --size 80x60 --skinning dqs --camera front -o " +
+                        sh_quote(path("sheet.png")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(png_size(read_all(path("sheet.png"))), std::make_pair(240u, 120u));  // 3 × 2 tiles
+}
+
+TEST_F(RenderCli, Mp4NeedsFfmpeg) {
+  // Without ffmpeg on PATH: a clear message, exit 2, nothing written.
+  const auto r =
+      kinema_env("PATH=/nonexistent-kinema-bin",
+                 "render " + sh_quote(kFigure) + " --size 64x48 -o " + sh_quote(path("clip.mp4")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("ffmpeg"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not on PATH"), std::string::npos) << r.err;
+  EXPECT_EQ(file_count(), 0u);
+  // With it (when this machine has it): a real MP4, and no temporary file left behind.
+  const bool have = ffmpeg_on_path();
+  RecordProperty("ffmpeg", have ? "found: MP4 written and checked" : "absent: message checked");
+  if (!have) return;
+  const auto ok = kinema("render " + sh_quote(kFigure) + " --frames 0:12 --size 96x64 -o " +
+                         sh_quote(path("clip.mp4")));
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const std::string mp4 = read_all(path("clip.mp4"));
+  ASSERT_GT(mp4.size(), 100u);
+  EXPECT_EQ(mp4.compare(4, 4, "ftyp"), 0);
+  EXPECT_EQ(file_count(), 1u);
+}
+
+TEST_F(RenderCli, BadUsageExitsOneAndWritesNothing) {
+  const std::string f = sh_quote(kFigure);
+  const std::string cases[] = {
+      "render " + f + " --frames 0:3 -o " + sh_quote(path("a.png")),            // frames → 1 PNG
+      "render " + f + " --size 0x10 -o " + sh_quote(path("a.png")),             // size
+      "render " + f + " --size big -o " + sh_quote(path("a.png")),              // size
+      "render " + f + " --camera top -o " + sh_quote(path("a.png")),            // camera
+      "render " + f + " --skinning cor -o " + sh_quote(path("a.png")),          // skinning
+      "render " + f + " -o " + sh_quote(path("a.gif")),                         // format
+      "render " + f + " -o " + sh_quote(path("a_%d_%d.png")),                   // pattern
+      "render " + f + " --time 1 --frames 0:2 -o " + sh_quote(path("a.png")),   // both
+      "render " + f + " --frames 0:100000 -o " + sh_quote(path("a_%03d.png")),  // range
+      "render " + f + " --time 9999 -o " + sh_quote(path("a.png")),             // past the end
+      "render " + f + " --clip nope -o " + sh_quote(path("a.png")),             // clip
+      "render " + f + " --contact-sheet 4 -o " + sh_quote(path("a.mp4")),       // sheet → 1 PNG
+      "render " + f,                                                            // no -o
+  };
+  for (const std::string& args : cases) {
+    const auto r = kinema(args);
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.err;
+    EXPECT_FALSE(r.err.empty()) << args;
+    EXPECT_EQ(file_count(), 0u) << args;
+  }
+}
+
+TEST_F(RenderCli, BadInputExitsTwoAndWritesNothing) {
+  write_all(path("broken.glb"), "glTF this is not a binary glTF");
+  const auto broken =
+      kinema("render " + sh_quote(path("broken.glb")) + " -o " + sh_quote(path("a.png")));
+  EXPECT_EQ(broken.code, 2) << broken.err;
+  EXPECT_NE(broken.err.find("broken.glb"), std::string::npos) << broken.err;
+  const auto missing =
+      kinema("render " + sh_quote(path("missing.bvh")) + " -o " + sh_quote(path("a.png")));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("missing.bvh"), std::string::npos);
+  EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+TEST_F(RenderCli, NoOpenGlIsAClearErrorNotACrash) {
+  // GLVND with no EGL vendor library: no context can be made.
+  const auto r = kinema_env("__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent-vendor.json",
+                            "render " + sh_quote(kFigure) + " -o " + sh_quote(path("a.png")));
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("OpenGL"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+}  // namespace
