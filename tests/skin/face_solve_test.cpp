@@ -15,7 +15,7 @@
 #include "common/alloc_counter.h"
 // This file replaces the global operator new for the kinema_skin_tests program (exactly one file
 // of a program may; if another tests/skin file also includes it, keep one of the two).
-#include "common/replace_global_new.h"
+// common/replace_global_new.h is included once per test program: by delta_mush_test.cpp.
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
 #include "kinema/skin/blend_shapes.h"

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
 #include "kinema/io/humanoid.h"
+#include "kinema/render/clip_render.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::cli {
@@ -193,6 +195,7 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   if (!global.quiet) std::cout << "  round trip OK (tolerance 1 mm)\n";
 
   // 2. Retarget onto the character by humanoid bone names.
+  std::optional<Asset> retargeted;  // kept for the render step
   if (character) {
     const std::string char_stem = fs::path(character_path).stem().string();
     const std::string out_path =
@@ -223,6 +226,7 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
       options.binary = true;
       write_gltf(result, out_path, options);
       produced.push_back(out_path);
+      retargeted = result;
       if (!global.quiet)
         std::cout << "  wrote " << out_path << ": " << result.skeleton.joint_count() << " joints, "
                   << describe_clip(result.clips[0]) << '\n';
@@ -299,6 +303,51 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     }
   }
 
+  // 5. Pictures: the skinned character walking (LBS and DQS) and the walk on the stairs, each a
+  // contact sheet rendered headless (EGL: a GPU when there is one, else Mesa's llvmpipe).
+  {
+    struct Sheet {
+      const Asset* asset;
+      std::string name;
+      SkinningMethod skinning;
+      std::string what;
+    };
+    std::vector<Sheet> sheets;
+    if (retargeted && !retargeted->meshes.empty()) {
+      sheets.push_back({&*retargeted, "character_walk_lbs.png", SkinningMethod::Lbs,
+                        "the character's skinned mesh, linear blend skinning"});
+      sheets.push_back({&*retargeted, "character_walk_dqs.png", SkinningMethod::Dqs,
+                        "the same frames, dual-quaternion skinning"});
+    }
+    std::optional<Asset> stairs;
+    const fs::path stairs_path = out_dir / "walk_stairs.glb";
+    if (std::find(produced.begin(), produced.end(), stairs_path.string()) != produced.end()) {
+      stairs = load_asset(stairs_path.string());
+      sheets.push_back({&*stairs, "walk_stairs.png", SkinningMethod::Lbs,
+                        "the walk after foot placement on the stairs, bones as capsules"});
+    }
+    if (!sheets.empty() && !global.quiet)
+      std::cout << "\n== render: contact sheets of 6 frames, 320×240 each\n";
+    for (const Sheet& sheet : sheets) {
+      if (sheet.asset->clips.empty()) continue;
+      ClipRenderOptions options;
+      options.target.width = 320;
+      options.target.height = 240;
+      options.camera = CameraMode::Follow;
+      options.skinning = sheet.skinning;
+      const std::string png = check_output((out_dir / sheet.name).string());
+      try {
+        const std::string gl = render_contact_sheet_to_png(*sheet.asset, 0, 6, options, png);
+        produced.push_back(png);
+        if (!global.quiet)
+          std::cout << "  wrote " << png << ": " << sheet.what << " (" << gl << ")\n";
+      } catch (const Error& e) {
+        // No OpenGL here (no EGL driver): the rest of the demo stands; say why there is no picture.
+        if (!global.quiet) std::cout << "  skipped " << sheet.name << ": " << e.what() << '\n';
+      }
+    }
+  }
+
   if (!global.quiet) {
     std::cout << "\n== produced in " << out_dir.string() << ":\n";
     for (const std::string& p : produced) {
@@ -307,7 +356,7 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
                 << (ec ? std::string("?") : format_bytes(size)) << '\n';
     }
     std::cout << "Open the .glb/.vrm files in any glTF or VRM viewer or in Blender; the .bvh in "
-                 "Blender or MotionBuilder.\n";
+                 "Blender or MotionBuilder; the .png in any image viewer.\n";
   }
   return kExitOk;
 }
