@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -106,6 +107,8 @@ void build(SkinBenchMesh& b, bool subdivide) {
   b.padded = {b.positions, b.normals, b.tangents, 4, b.joints, b.weights};
   const size_t joints = asset.skins[size_t(skin)].joints.size();
   b.mesh = make_skin_mesh(b.padded, joints, path, b.name);
+  b.stored = b.mesh;
+  b.stored.output_order = SkinOutputOrder::stored;
   // A pose: every joint's rest rotation turned by up to 0.5 rad about a random axis.
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -133,7 +136,7 @@ struct Out {
 
 const char* kAttributes[] = {"", "P", "PN", "PNT"};
 
-enum class Kind { reference, padded_simd, mesh_simd, mesh_parallel };
+enum class Kind { reference, padded_simd, mesh_simd, mesh_parallel, stored_simd, stored_parallel };
 
 void counters(benchmark::State& state, double n, double bytes_per_vertex, double influences) {
   state.counters["per_vertex"] = benchmark::Counter(
@@ -165,9 +168,14 @@ void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kin
         ok = dqs ? skin_dqs_simd(b.padded, dq, o) : skin_lbs_simd(b.padded, b.palette, o);
         break;
       case Kind::mesh_simd:
-      case Kind::mesh_parallel: {
-        const SkinPath path = kind == Kind::mesh_simd ? SkinPath::simd : SkinPath::parallel;
-        ok = dqs ? skin_dqs(b.mesh, dq, o, path) : skin_lbs(b.mesh, b.palette, o, path);
+      case Kind::mesh_parallel:
+      case Kind::stored_simd:
+      case Kind::stored_parallel: {
+        const bool simd = kind == Kind::mesh_simd || kind == Kind::stored_simd;
+        const SkinPath path = simd ? SkinPath::simd : SkinPath::parallel;
+        const SkinMesh& mesh =
+            kind == Kind::stored_simd || kind == Kind::stored_parallel ? b.stored : b.mesh;
+        ok = dqs ? skin_dqs(mesh, dq, o, path) : skin_lbs(mesh, b.palette, o, path);
         break;
       }
     }
@@ -179,7 +187,10 @@ void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kin
   if (kind == Kind::reference || kind == Kind::padded_simd)
     counters(state, n, 24.0 * attributes + 6.0 * 4, 4);
   else
-    counters(state, n, skin_bytes_per_vertex(b.mesh, attributes, true), b.mesh.mean_influences());
+    counters(state, n,
+             skin_bytes_per_vertex(b.mesh, attributes,
+                                   kind == Kind::mesh_simd || kind == Kind::mesh_parallel),
+             b.mesh.mean_influences());
 }
 
 // The machine's copy bandwidth: memcpy between two buffers, bytes read + written per second.
@@ -227,12 +238,13 @@ void register_ozz_skin_benchmarks() {}
 
 int main(int argc, char** argv) {
   using namespace kinema::bench;
-  const char* kinds[] = {"Reference", "PaddedSimd", "SkinMesh", "SkinMeshThreads"};
+  const char* kinds[] = {"Reference",       "PaddedSimd",     "SkinMesh",
+                         "SkinMeshThreads", "SkinMeshStored", "SkinMeshStoredThreads"};
   for (const int which : {0, 1}) {
     const std::string mesh = which == 0 ? "arnaud" : "arnaud_sub";
     for (const bool dqs : {false, true})
       for (int attributes = 1; attributes <= 3; ++attributes)
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < 6; ++k) {
           const std::string name = std::string(dqs ? "DQS/" : "LBS/") + mesh + "/" +
                                    kAttributes[attributes] + "/" + kinds[k];
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
@@ -246,6 +258,15 @@ int main(int argc, char** argv) {
       ->Arg(256 << 20)
       ->UseRealTime();
   register_ozz_skin_benchmarks();
+  // --kinema_sse: run kinema's SSE4.1 kernels even where the CPU has AVX2 + FMA.
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--kinema_sse") == 0) {
+      kinema::set_skin_simd_avx2(false);
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      break;
+    }
+  std::printf("kinema SIMD kernels: %s\n", kinema::skin_simd_kernels());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -12,6 +12,7 @@ namespace kinema::bench {
 struct SkinBenchMesh {
   std::string name;     ///< "arnaud" or "arnaud_sub" (one midpoint subdivision)
   SkinMesh mesh;        ///< 4-influence source, grouped by influence count
+  SkinMesh stored;      ///< the same with SkinOutputOrder::stored (ozz's output layout)
   SkinMeshView padded;  ///< the same vertices with 4 (padded) pairs each, source order
   std::vector<Vec3f> positions, normals, tangents;  ///< storage of `padded`
   std::vector<uint16_t> joints;

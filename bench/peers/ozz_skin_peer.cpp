@@ -4,7 +4,8 @@
 // own samples partition their meshes). Compiled only when CMake is given -DKINEMA_OZZ_ROOT.
 //
 // Differences that favour ozz, kept to use its public API as documented: ozz writes each group
-// contiguously (kinema scatters to the original vertex order), reads influences − 1 weights per
+// contiguously (so do kinema's SkinMeshStored rows; SkinMesh scatters to the original vertex
+// order), reads influences − 1 weights per
 // vertex (the last is 1 − the others), transforms normals and tangents by the blended matrix
 // (no inverse transpose unless given joint_inverse_transpose_matrices) and does not renormalize
 // them (kinema renormalizes every normal and tangent).

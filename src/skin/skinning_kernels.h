@@ -24,6 +24,7 @@ struct KernelMesh {
   const uint16_t* joints = nullptr;
   const float* weights = nullptr;
   const uint32_t* order = nullptr;  ///< null: stored index = output index
+  bool positive_weights = false;    ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
   std::span<const KernelGroup> groups;
   size_t vertex_count = 0;
 };
@@ -41,6 +42,32 @@ struct DqsKernelPalette {
   const Affine3x4f* lbs = nullptr;       ///< needed with amount
 };
 
+/// Calls `f.template operator()<K>()` with K = `influences` where the kernels have a loop
+/// specialized for it (1, 2, 3, 4 and 8), else with K = 0 (the count read at run time).
+template <class F>
+inline void with_influence_count(int influences, F& f) {
+  switch (influences) {
+    case 1:
+      f.template operator()<1>();
+      break;
+    case 2:
+      f.template operator()<2>();
+      break;
+    case 3:
+      f.template operator()<3>();
+      break;
+    case 4:
+      f.template operator()<4>();
+      break;
+    case 8:
+      f.template operator()<8>();
+      break;
+    default:
+      f.template operator()<0>();
+      break;
+  }
+}
+
 /// Skins stored vertices [begin, end) (they may span several groups).
 void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                size_t begin, size_t end);
@@ -52,6 +79,15 @@ void lbs_parallel(const KernelMesh& mesh, const Affine3x4f* palette, const Kerne
                   size_t grain);
 void dqs_parallel(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
                   size_t grain);
+
+#if KINEMA_SKIN_AVX2
+/// The AVX2 + FMA kernels (skinning_avx2.cpp), eight vertices at a time, for stored vertices
+/// [begin, end) of group `g`; only on CPUs with AVX2 and FMA. DQS: pure (no pre-scale, no mix).
+void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+                    const KernelGroup& g, size_t begin, size_t end);
+void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
+                    const KernelGroup& g, size_t begin, size_t end);
+#endif
 
 /// Size checks shared with the scalar path (skinning.cpp).
 bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out);

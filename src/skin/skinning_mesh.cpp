@@ -2,6 +2,7 @@
 // influence count).
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "kinema/core/error.h"
 #include "kinema/skin/skinning.h"
@@ -96,9 +97,10 @@ KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
   k.tangents = out.tangents.empty() ? nullptr : mesh.tangents.data();
   k.joints = mesh.joints.data();
   k.weights = mesh.weights.data();
-  k.order = mesh.order.data();
+  k.order = mesh.output_order == SkinOutputOrder::stored ? nullptr : mesh.order.data();
   k.groups = {groups.data(), count};
   k.vertex_count = mesh.vertex_count();
+  k.positive_weights = true;  // make_skin_mesh keeps only pairs with weight > 0
   return k;
 }
 
@@ -124,7 +126,7 @@ void scalar_groups(const SkinMesh& mesh, const SkinOutputs& out, Skin&& skin) {
           g.influences,
           {&mesh.joints[pair], size_t(g.influences)},
           {&mesh.weights[pair], size_t(g.influences)}};
-      const size_t o = mesh.order[v];
+      const size_t o = mesh.output_order == SkinOutputOrder::stored ? v : mesh.order[v];
       const SkinOutputs dst{
           out.positions.empty() ? std::span<Vec3f>{} : std::span{&out.positions[o], 1},
           out.normals.empty() ? std::span<Vec3f>{} : std::span{&out.normals[o], 1},
@@ -195,6 +197,21 @@ SkinMesh make_skin_mesh(const SkinMeshView& view, size_t palette_size, const std
     }
   }
   return mesh;
+}
+
+std::vector<uint32_t> stored_indices(const SkinMesh& mesh, std::span<const uint32_t> indices) {
+  std::vector<uint32_t> stored_of(mesh.order.size());
+  for (size_t v = 0; v < mesh.order.size(); ++v) stored_of[mesh.order[v]] = uint32_t(v);
+  std::vector<uint32_t> out;
+  out.reserve(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= stored_of.size())
+      throw Error("<memory>", "index " + std::to_string(i),
+                  "vertex " + std::to_string(indices[i]) + " of a " +
+                      std::to_string(stored_of.size()) + "-vertex mesh");
+    out.push_back(stored_of[indices[i]]);
+  }
+  return out;
 }
 
 bool skin_lbs(const SkinMesh& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,

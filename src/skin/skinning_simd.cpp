@@ -5,6 +5,7 @@
 // run lane by lane. SSE4.1 on x86-64-v2 (FMA when the compiler targets it); a plain C++ 4-vector
 // elsewhere. The one-vertex kernels (Cols, apply_lbs, dqs_group) serve DQS with a pre-scale stage
 // or an LBS/DQS mix.
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -19,146 +20,164 @@ namespace kinema::skin_detail {
 
 namespace {
 
+// GCC otherwise keeps some helpers that return several vectors out of line, passing them
+// through memory (a third of the normals kernel's time).
+#if defined(__GNUC__)
+#define KINEMA_SKIN_INLINE __attribute__((always_inline)) inline
+#else
+#define KINEMA_SKIN_INLINE inline
+#endif
+
 static_assert(sizeof(Affine3x4f) == 48, "palette entries are 12 packed floats");
 static_assert(sizeof(DualQuatf) == 32, "dual quaternions are 8 packed floats");
 static_assert(sizeof(Vec3f) == 12, "vectors are 3 packed floats");
 
 #if KINEMA_SKIN_SSE
 using V = __m128;
-inline V zero() { return _mm_setzero_ps(); }
-inline V splat(float f) { return _mm_set1_ps(f); }
-inline V set(float x, float y, float z, float w) { return _mm_setr_ps(x, y, z, w); }
-inline V load4(const float* p) { return _mm_loadu_ps(p); }
-inline void store4(float* p, V v) { _mm_storeu_ps(p, v); }
+KINEMA_SKIN_INLINE V zero() { return _mm_setzero_ps(); }
+KINEMA_SKIN_INLINE V splat(float f) { return _mm_set1_ps(f); }
+KINEMA_SKIN_INLINE V set(float x, float y, float z, float w) { return _mm_setr_ps(x, y, z, w); }
+KINEMA_SKIN_INLINE V load4(const float* p) { return _mm_loadu_ps(p); }
+KINEMA_SKIN_INLINE void store4(float* p, V v) { _mm_storeu_ps(p, v); }
 // x and y move as one 8-byte value (memcpy: vectors are only 4-byte aligned).
-inline V load_xy(const Vec3f& v) {
+KINEMA_SKIN_INLINE V load_xy(const Vec3f& v) {
   double xy;
   std::memcpy(&xy, &v.x, sizeof xy);
   return _mm_castpd_ps(_mm_set_sd(xy));
 }
-inline V load3(const Vec3f& v) { return _mm_movelh_ps(load_xy(v), _mm_load_ss(&v.z)); }
-inline void store3(Vec3f& v, V a) {
+KINEMA_SKIN_INLINE V load3(const Vec3f& v) { return _mm_movelh_ps(load_xy(v), _mm_load_ss(&v.z)); }
+KINEMA_SKIN_INLINE void store3(Vec3f& v, V a) {
   const double xy = _mm_cvtsd_f64(_mm_castps_pd(a));
   std::memcpy(&v.x, &xy, sizeof xy);
   _mm_store_ss(&v.z, _mm_movehl_ps(a, a));
 }
-inline V add(V a, V b) { return _mm_add_ps(a, b); }
-inline V sub(V a, V b) { return _mm_sub_ps(a, b); }
-inline V mul(V a, V b) { return _mm_mul_ps(a, b); }
+KINEMA_SKIN_INLINE V add(V a, V b) { return _mm_add_ps(a, b); }
+KINEMA_SKIN_INLINE V sub(V a, V b) { return _mm_sub_ps(a, b); }
+KINEMA_SKIN_INLINE V mul(V a, V b) { return _mm_mul_ps(a, b); }
 #if defined(__FMA__)
-inline V madd(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
+KINEMA_SKIN_INLINE V madd(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
 #else
-inline V madd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+KINEMA_SKIN_INLINE V madd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 #endif
 template <int I>
-inline V lane(V a) {
+KINEMA_SKIN_INLINE V lane(V a) {
   return _mm_shuffle_ps(a, a, _MM_SHUFFLE(I, I, I, I));
 }
-inline V yzx(V a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)); }
+KINEMA_SKIN_INLINE V yzx(V a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(3, 0, 2, 1)); }
 // Dot products broadcast to every lane by shuffles and adds (dpps is slow on AMD's cores).
-inline V hsum4(V m) {
+KINEMA_SKIN_INLINE V hsum4(V m) {
   const V s = _mm_add_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(2, 3, 0, 1)));
   return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
 }
-inline V dot4(V a, V b) { return hsum4(_mm_mul_ps(a, b)); }
+KINEMA_SKIN_INLINE V dot4(V a, V b) { return hsum4(_mm_mul_ps(a, b)); }
 /// Lane 3 of the operands must be 0 (vectors loaded by load3) in one of them.
-inline V dot3(V a, V b) { return dot4(a, b); }
+KINEMA_SKIN_INLINE V dot3(V a, V b) { return dot4(a, b); }
 /// `w` with the sign of `s` folded in (negated when s is negative).
-inline V sign_from(V w, V s) { return _mm_xor_ps(w, _mm_and_ps(s, _mm_set1_ps(-0.0f))); }
+KINEMA_SKIN_INLINE V sign_from(V w, V s) {
+  return _mm_xor_ps(w, _mm_and_ps(s, _mm_set1_ps(-0.0f)));
+}
 /// Lane 3 set to 0.
-inline V xyz(V a) { return _mm_and_ps(a, _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0))); }
+KINEMA_SKIN_INLINE V xyz(V a) {
+  return _mm_and_ps(a, _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0)));
+}
 /// 1/sqrt(x): the hardware estimate refined by one Newton step (relative error ≈ 1e-7).
-inline V rsqrt(V x) {
+KINEMA_SKIN_INLINE V rsqrt(V x) {
   const V r = _mm_rsqrt_ps(x);
   return mul(mul(splat(0.5f), r), sub(splat(3.0f), mul(mul(x, r), r)));
 }
 /// v / |v| when |v|² is a normal float, else `fallback`.
-inline V unit(V v, V fallback) {
+KINEMA_SKIN_INLINE V unit(V v, V fallback) {
   const V l2 = dot3(v, v);
   const V ok = _mm_cmpgt_ps(l2, splat(1e-36f));
   return _mm_blendv_ps(fallback, mul(v, rsqrt(_mm_max_ps(l2, splat(1e-36f)))), ok);
 }
 /// (Σ a, Σ b, Σ c, Σ c): the horizontal sums of three vectors.
-inline V hsum3(V a, V b, V c) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, c)); }
+KINEMA_SKIN_INLINE V hsum3(V a, V b, V c) {
+  return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, c));
+}
 /// (Σ a, Σ b, Σ c, Σ d), added in the same order as hsum3.
-inline V hsum4x3(V a, V b, V c, V d) { return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, d)); }
+KINEMA_SKIN_INLINE V hsum4x3(V a, V b, V c, V d) {
+  return _mm_hadd_ps(_mm_hadd_ps(a, b), _mm_hadd_ps(c, d));
+}
 /// (x, y, z, 1).
-inline V load3_one(const Vec3f& v) {
+KINEMA_SKIN_INLINE V load3_one(const Vec3f& v) {
   return _mm_movelh_ps(load_xy(v), _mm_setr_ps(v.z, 1.0f, 0.0f, 0.0f));
 }
-inline V gt(V a, V b) { return _mm_cmpgt_ps(a, b); }
-inline V max(V a, V b) { return _mm_max_ps(a, b); }
-inline V select(V mask, V yes, V no) { return _mm_blendv_ps(no, yes, mask); }
-inline void transpose(V& a, V& b, V& c, V& d) { _MM_TRANSPOSE4_PS(a, b, c, d); }
+KINEMA_SKIN_INLINE V gt(V a, V b) { return _mm_cmpgt_ps(a, b); }
+KINEMA_SKIN_INLINE V max(V a, V b) { return _mm_max_ps(a, b); }
+KINEMA_SKIN_INLINE V select(V mask, V yes, V no) { return _mm_blendv_ps(no, yes, mask); }
+KINEMA_SKIN_INLINE void transpose(V& a, V& b, V& c, V& d) { _MM_TRANSPOSE4_PS(a, b, c, d); }
 #else
 struct V {
   float v[4];
 };
-inline V zero() { return {{0, 0, 0, 0}}; }
-inline V splat(float f) { return {{f, f, f, f}}; }
-inline V set(float x, float y, float z, float w) { return {{x, y, z, w}}; }
-inline V load4(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
-inline void store4(float* p, V a) { std::memcpy(p, a.v, sizeof a.v); }
-inline V load3(const Vec3f& a) { return {{a.x, a.y, a.z, 0}}; }
-inline void store3(Vec3f& out, V a) { out = {a.v[0], a.v[1], a.v[2]}; }
-inline V add(V a, V b) {
+KINEMA_SKIN_INLINE V zero() { return {{0, 0, 0, 0}}; }
+KINEMA_SKIN_INLINE V splat(float f) { return {{f, f, f, f}}; }
+KINEMA_SKIN_INLINE V set(float x, float y, float z, float w) { return {{x, y, z, w}}; }
+KINEMA_SKIN_INLINE V load4(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+KINEMA_SKIN_INLINE void store4(float* p, V a) { std::memcpy(p, a.v, sizeof a.v); }
+KINEMA_SKIN_INLINE V load3(const Vec3f& a) { return {{a.x, a.y, a.z, 0}}; }
+KINEMA_SKIN_INLINE void store3(Vec3f& out, V a) { out = {a.v[0], a.v[1], a.v[2]}; }
+KINEMA_SKIN_INLINE V add(V a, V b) {
   return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3]}};
 }
-inline V sub(V a, V b) {
+KINEMA_SKIN_INLINE V sub(V a, V b) {
   return {{a.v[0] - b.v[0], a.v[1] - b.v[1], a.v[2] - b.v[2], a.v[3] - b.v[3]}};
 }
-inline V mul(V a, V b) {
+KINEMA_SKIN_INLINE V mul(V a, V b) {
   return {{a.v[0] * b.v[0], a.v[1] * b.v[1], a.v[2] * b.v[2], a.v[3] * b.v[3]}};
 }
-inline V madd(V a, V b, V c) { return add(mul(a, b), c); }
+KINEMA_SKIN_INLINE V madd(V a, V b, V c) { return add(mul(a, b), c); }
 template <int I>
-inline V lane(V a) {
+KINEMA_SKIN_INLINE V lane(V a) {
   return splat(a.v[I]);
 }
-inline V yzx(V a) { return {{a.v[1], a.v[2], a.v[0], a.v[3]}}; }
-inline V dot3(V a, V b) { return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2]); }
-inline V dot4(V a, V b) {
+KINEMA_SKIN_INLINE V yzx(V a) { return {{a.v[1], a.v[2], a.v[0], a.v[3]}}; }
+KINEMA_SKIN_INLINE V dot3(V a, V b) {
+  return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2]);
+}
+KINEMA_SKIN_INLINE V dot4(V a, V b) {
   return splat(a.v[0] * b.v[0] + a.v[1] * b.v[1] + a.v[2] * b.v[2] + a.v[3] * b.v[3]);
 }
-inline V sign_from(V w, V s) {
+KINEMA_SKIN_INLINE V sign_from(V w, V s) {
   V m;
   for (int i = 0; i < 4; ++i) m.v[i] = s.v[i] < 0 ? -w.v[i] : w.v[i];
   return m;
 }
-inline V xyz(V a) { return {{a.v[0], a.v[1], a.v[2], 0}}; }
-inline V rsqrt(V x) {
+KINEMA_SKIN_INLINE V xyz(V a) { return {{a.v[0], a.v[1], a.v[2], 0}}; }
+KINEMA_SKIN_INLINE V rsqrt(V x) {
   return {{1.0f / std::sqrt(x.v[0]), 1.0f / std::sqrt(x.v[1]), 1.0f / std::sqrt(x.v[2]),
            1.0f / std::sqrt(x.v[3])}};
 }
-inline V unit(V v, V fallback) {
+KINEMA_SKIN_INLINE V unit(V v, V fallback) {
   const V l2 = dot3(v, v);
   return l2.v[0] > 1e-36f ? mul(v, rsqrt(l2)) : fallback;
 }
-inline V hsum3(V a, V b, V c) {
+KINEMA_SKIN_INLINE V hsum3(V a, V b, V c) {
   const auto sum = [](V x) { return (x.v[0] + x.v[1]) + (x.v[2] + x.v[3]); };
   return {{sum(a), sum(b), sum(c), sum(c)}};
 }
-inline V load3_one(const Vec3f& a) { return {{a.x, a.y, a.z, 1}}; }
-inline V hsum4x3(V a, V b, V c, V d) {
+KINEMA_SKIN_INLINE V load3_one(const Vec3f& a) { return {{a.x, a.y, a.z, 1}}; }
+KINEMA_SKIN_INLINE V hsum4x3(V a, V b, V c, V d) {
   const auto sum = [](V x) { return (x.v[0] + x.v[1]) + (x.v[2] + x.v[3]); };
   return {{sum(a), sum(b), sum(c), sum(d)}};
 }
-inline V gt(V a, V b) {
+KINEMA_SKIN_INLINE V gt(V a, V b) {
   V m;
   for (int i = 0; i < 4; ++i) m.v[i] = a.v[i] > b.v[i] ? 1.0f : 0.0f;
   return m;
 }
-inline V max(V a, V b) {
+KINEMA_SKIN_INLINE V max(V a, V b) {
   V m;
   for (int i = 0; i < 4; ++i) m.v[i] = a.v[i] > b.v[i] ? a.v[i] : b.v[i];
   return m;
 }
-inline V select(V mask, V yes, V no) {
+KINEMA_SKIN_INLINE V select(V mask, V yes, V no) {
   V m;
   for (int i = 0; i < 4; ++i) m.v[i] = mask.v[i] != 0 ? yes.v[i] : no.v[i];
   return m;
 }
-inline void transpose(V& a, V& b, V& c, V& d) {
+KINEMA_SKIN_INLINE void transpose(V& a, V& b, V& c, V& d) {
   const V r[4] = {a, b, c, d};
   a = {{r[0].v[0], r[1].v[0], r[2].v[0], r[3].v[0]}};
   b = {{r[0].v[1], r[1].v[1], r[2].v[1], r[3].v[1]}};
@@ -168,7 +187,7 @@ inline void transpose(V& a, V& b, V& c, V& d) {
 #endif
 
 /// a × b, lane 3 zero when both lane 3s are zero.
-inline V cross(V a, V b) { return yzx(sub(mul(a, yzx(b)), mul(yzx(a), b))); }
+KINEMA_SKIN_INLINE V cross(V a, V b) { return yzx(sub(mul(a, yzx(b)), mul(yzx(a), b))); }
 
 /// Rotation by a unit quaternion r = (u, w): v + 2·u × (u × v + w·v).
 struct Rotation {
@@ -220,7 +239,8 @@ struct Rows {
 
 /// Σ w_k S_{j_k} over K pairs (K = 0: `k` pairs), as rows.
 template <int K>
-inline Rows blend_rows(const float* palette, const uint16_t* joints, const float* weights, int k) {
+KINEMA_SKIN_INLINE Rows blend_rows(const float* palette, const uint16_t* joints,
+                                   const float* weights, int k) {
   const int count = K > 0 ? K : k;
   const float* s = palette + 12 * size_t(joints[0]);
   V w = splat(weights[0]);
@@ -236,7 +256,8 @@ inline Rows blend_rows(const float* palette, const uint16_t* joints, const float
 }
 
 template <int K>
-inline Cols blend(const float* palette, const uint16_t* joints, const float* weights, int k) {
+KINEMA_SKIN_INLINE Cols blend(const float* palette, const uint16_t* joints, const float* weights,
+                              int k) {
   return blend_rows<K>(palette, joints, weights, k).cols();
 }
 
@@ -245,7 +266,7 @@ struct Result {
 };
 
 template <bool N, bool T>
-inline Result apply_lbs(const Cols& m, const KernelMesh& mesh, size_t v) {
+KINEMA_SKIN_INLINE Result apply_lbs(const Cols& m, const KernelMesh& mesh, size_t v) {
   Result r;
   r.p = m.point(load3(mesh.positions[v]));
   if constexpr (N) {
@@ -260,7 +281,7 @@ inline Result apply_lbs(const Cols& m, const KernelMesh& mesh, size_t v) {
 }
 
 template <bool N, bool T>
-inline void write(const KernelOut& out, size_t o, const Result& r) {
+KINEMA_SKIN_INLINE void write(const KernelOut& out, size_t o, const Result& r) {
   if (out.positions) store3(out.positions[o], r.p);
   if constexpr (N) store3(out.normals[o], r.n);
   if constexpr (T) store3(out.tangents[o], r.t);
@@ -305,8 +326,8 @@ void lbs_positions(const KernelMesh& mesh, const float* pal, const KernelOut& ou
 
 /// Dual quaternion linear blending of one vertex's pairs, each on the hemisphere of the first
 /// pair with a non-zero weight (padding pairs have 0). Not normalized.
-inline void blend_dq(const float* dq, const uint16_t* joints, const float* weights, int count,
-                     V& br, V& bd) {
+KINEMA_SKIN_INLINE void blend_dq(const float* dq, const uint16_t* joints, const float* weights,
+                                 int count, V& br, V& bd) {
   int a = 0;
   while (a + 1 < count && weights[a] == 0.0f) ++a;
   const V anchor = load4(dq + 8 * size_t(joints[a]));
@@ -326,27 +347,27 @@ struct Soa3 {
   V x, y, z;
 };
 
-inline Soa3 soa_load(const Vec3f* base, const size_t* index) {
+KINEMA_SKIN_INLINE Soa3 soa_load(const Vec3f* base, const size_t* index) {
   V a = load3(base[index[0]]), b = load3(base[index[1]]), c = load3(base[index[2]]),
     d = load3(base[index[3]]);
   transpose(a, b, c, d);
   return {a, b, c};
 }
 
-inline void soa_store(Vec3f* base, const size_t* index, size_t count, const Soa3& s) {
+KINEMA_SKIN_INLINE void soa_store(Vec3f* base, const size_t* index, size_t count, const Soa3& s) {
   V a = s.x, b = s.y, c = s.z, d = zero();
   transpose(a, b, c, d);
   const V rows[4] = {a, b, c, d};
   for (size_t i = 0; i < count; ++i) store3(base[index[i]], rows[i]);
 }
 
-inline Soa3 soa_cross(const Soa3& a, const Soa3& b) {
+KINEMA_SKIN_INLINE Soa3 soa_cross(const Soa3& a, const Soa3& b) {
   return {sub(mul(a.y, b.z), mul(a.z, b.y)), sub(mul(a.z, b.x), mul(a.x, b.z)),
           sub(mul(a.x, b.y), mul(a.y, b.x))};
 }
 
 /// v / |v| lane by lane; `fallback` where |v|² is not a normal float.
-inline Soa3 soa_unit(const Soa3& v, const Soa3& fallback) {
+KINEMA_SKIN_INLINE Soa3 soa_unit(const Soa3& v, const Soa3& fallback) {
   const V l2 = madd(v.x, v.x, madd(v.y, v.y, mul(v.z, v.z)));
   const V ok = gt(l2, splat(1e-36f));
   const V inv = rsqrt(max(l2, splat(1e-36f)));
@@ -358,7 +379,7 @@ inline Soa3 soa_unit(const Soa3& v, const Soa3& fallback) {
 /// normalization, translation and rotation lane by lane. A short tail repeats its last vertex in
 /// the unused lanes, so every vertex gets the same operations (the same bits) wherever a block
 /// starts.
-inline V soa_dot(const Soa3& a, const Soa3& b) {
+KINEMA_SKIN_INLINE V soa_dot(const Soa3& a, const Soa3& b) {
   return madd(a.x, b.x, madd(a.y, b.y, mul(a.z, b.z)));
 }
 
@@ -530,7 +551,7 @@ void dqs_group(const KernelMesh& mesh, const DqsKernelPalette& palette, const Ke
   }
 }
 
-// Dispatch on the influence count (compile-time loops for 1…8) and the attributes written.
+// Dispatch on the influence count and the attributes written.
 template <bool Dqs, bool N, bool T, class Palette>
 void run_group(const KernelMesh& mesh, const Palette& palette, const KernelOut& out,
                const KernelGroup& g, size_t b, size_t e) {
@@ -543,35 +564,53 @@ void run_group(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
     } else
       lbs_group<K, N, T>(mesh, palette, out, g, b, e);
   };
-  switch (g.influences) {
-    case 1:
-      go.template operator()<1>();
-      break;
-    case 2:
-      go.template operator()<2>();
-      break;
-    case 3:
-      go.template operator()<3>();
-      break;
-    case 4:
-      go.template operator()<4>();
-      break;
-    case 8:
-      go.template operator()<8>();
-      break;
-    default:
-      go.template operator()<0>();
-      break;
+  with_influence_count(g.influences, go);
+}
+
+// 1 when the AVX2 + FMA kernels run, 0 when the SSE4.1 (or portable) ones do; -1 before the
+// first call asks the CPU.
+std::atomic<int> g_use_avx2{-1};
+
+bool cpu_has_avx2_fma() {
+#if KINEMA_SKIN_AVX2
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+bool use_avx2() {
+  int use = g_use_avx2.load(std::memory_order_relaxed);
+  if (use < 0) {
+    use = cpu_has_avx2_fma() ? 1 : 0;
+    g_use_avx2.store(use, std::memory_order_relaxed);
   }
+  return use == 1;
 }
 
 template <bool Dqs, class Palette>
 void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& out, size_t begin,
                size_t end) {
   const bool n = out.normals != nullptr, t = out.tangents != nullptr;
+#if KINEMA_SKIN_AVX2
+  const bool avx2 = use_avx2();
+#endif
   for (const KernelGroup& g : mesh.groups) {
     const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
     if (b >= e) continue;
+#if KINEMA_SKIN_AVX2
+    if (avx2) {
+      if constexpr (Dqs) {
+        if (!palette.prescale && !palette.amount) {
+          dqs_group_avx2(mesh, palette.dual_quats, out, g, b, e);
+          continue;
+        }
+      } else {
+        lbs_group_avx2(mesh, palette, out, g, b, e);
+        continue;
+      }
+    }
+#endif
     if (n && t)
       run_group<Dqs, true, true>(mesh, palette, out, g, b, e);
     else if (n)
@@ -596,3 +635,22 @@ void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const Ke
 }
 
 }  // namespace kinema::skin_detail
+
+namespace kinema {
+
+const char* skin_simd_kernels() {
+  if (skin_detail::use_avx2()) return "avx2+fma";
+#if KINEMA_SKIN_SSE
+  return "sse4.1";
+#else
+  return "portable";
+#endif
+}
+
+bool set_skin_simd_avx2(bool allowed) {
+  skin_detail::g_use_avx2.store(allowed && skin_detail::cpu_has_avx2_fma() ? 1 : 0,
+                                std::memory_order_relaxed);
+  return skin_detail::use_avx2();
+}
+
+}  // namespace kinema

@@ -373,6 +373,137 @@ TEST(SkinPaths, RandomizedStressNoNanPathsAgree) {
   }
 }
 
+// Restores the default kernel choice when a test that forces one ends.
+struct KernelChoice {
+  explicit KernelChoice(bool avx2) : in_use(set_skin_simd_avx2(avx2)) {}
+  ~KernelChoice() { set_skin_simd_avx2(true); }
+  bool in_use;
+};
+
+TEST(SkinPaths, SseAndAvx2KernelsAgreeWithTheReferenceOnEveryTailLength) {
+  // Both kernel sets (the SSE4.1 one is forced; AVX2 runs where the CPU has it), every
+  // influence count, and vertex counts 1…19 so that every block tail length (1…7 of 8, 1…3 of
+  // 4) and group boundary is hit; the multi-threaded path keeps the SIMD path's bits.
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    if (avx2 && !choice.in_use) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+    EXPECT_STREQ(skin_simd_kernels(), choice.in_use ? "avx2+fma" : "sse4.1");
+    std::mt19937 rng(avx2 ? 21 : 20);
+    for (int k = 1; k <= 8; ++k) {
+      for (size_t n = 1; n < 20; n += 3) {
+        const RandomMesh m = random_mesh(rng, n, k, 12);
+        check_all_paths(m, random_palette(rng, 12, 80, false), false, 1e-5f);
+        check_all_paths(m, random_palette(rng, 12, 80, true), false, 1e-5f);
+        check_all_paths(m, random_palette(rng, 12, 80, false), true, 1e-5f);
+        check_all_paths(m, random_palette(rng, 12, 80, true), true, 1e-5f);
+      }
+      const RandomMesh big = random_mesh(rng, 1203, k, 40);
+      check_all_paths(big, random_palette(rng, 40, 60, false), false, 1e-5f);
+      check_all_paths(big, random_palette(rng, 40, 60, false), true, 1e-5f);
+    }
+  }
+}
+
+TEST(SkinPaths, SseAndAvx2KernelsAgreeWithEachOther) {
+  std::mt19937 rng(22);
+  const RandomMesh m = random_mesh(rng, 3001, 4, 50);
+  const auto palette = random_palette(rng, 50, 120, false);
+  std::vector<DualQuatf> dq(palette.size());
+  ASSERT_TRUE(dual_quat_palette(palette, dq, {}));
+  const SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+  const size_t n = m.positions.size();
+  Outputs lbs_sse(n), dqs_sse(n), lbs_avx(n), dqs_avx(n);
+  {
+    const KernelChoice sse(false);
+    ASSERT_TRUE(skin_lbs(mesh, palette, lbs_sse.spans()));
+    ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, dqs_sse.spans()));
+  }
+  const KernelChoice avx(true);
+  if (!avx.in_use) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+  ASSERT_TRUE(skin_lbs(mesh, palette, lbs_avx.spans()));
+  ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, dqs_avx.spans()));
+  expect_agree(lbs_sse, lbs_avx, 2e-6f, "LBS SSE vs AVX2");
+  expect_agree(dqs_sse, dqs_avx, 2e-6f, "DQS SSE vs AVX2");
+}
+
+TEST(SkinPaths, StoredOutputOrderIsTheOriginalOrderPermuted) {
+  std::mt19937 rng(23);
+  const RandomMesh m = random_mesh(rng, 2501, 6, 30);
+  const auto palette = random_palette(rng, 30, 90, true);
+  std::vector<DualQuatf> dq(palette.size());
+  std::vector<Affine3x4f> pre(palette.size());
+  ASSERT_TRUE(dual_quat_palette(palette, dq, pre));
+  std::vector<float> amount(m.positions.size());
+  std::uniform_real_distribution<float> u(0, 1);
+  for (float& a : amount) a = u(rng);
+  const SkinMesh original = make_skin_mesh(m.view(), palette.size());
+  SkinMesh stored = original;
+  stored.output_order = SkinOutputOrder::stored;
+  const std::vector<float> stored_amount = to_stored_order<float>(stored, amount);
+  const size_t n = m.positions.size();
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    for (const SkinPath path : {SkinPath::scalar, SkinPath::simd, SkinPath::parallel}) {
+      for (int method = 0; method < 4; ++method) {
+        Outputs a(n), b(n);
+        const auto run = [&](const SkinMesh& mesh, Outputs& o, std::span<const float> mix) {
+          switch (method) {
+            case 0:
+              return skin_lbs(mesh, palette, o.spans(), path);
+            case 1:
+              return skin_dqs(mesh, {dq, {}}, o.spans(), path);
+            case 2:
+              return skin_dqs(mesh, {dq, pre}, o.spans(), path);
+            default:
+              return skin_dqs(mesh, {dq, {}}, o.spans(), path, mix, palette);
+          }
+        };
+        ASSERT_TRUE(run(original, a, amount));
+        ASSERT_TRUE(run(stored, b, stored_amount));
+        for (size_t v = 0; v < n; ++v) {
+          const size_t o = original.order[v];
+          ASSERT_EQ(std::memcmp(&b.p[v], &a.p[o], sizeof(Vec3f)), 0) << method << " " << v;
+          ASSERT_EQ(std::memcmp(&b.n[v], &a.n[o], sizeof(Vec3f)), 0) << method << " " << v;
+          ASSERT_EQ(std::memcmp(&b.t[v], &a.t[o], sizeof(Vec3f)), 0) << method << " " << v;
+        }
+      }
+    }
+  }
+}
+
+TEST(SkinPaths, StoredIndicesDrawTheSameTriangles) {
+  std::mt19937 rng(24);
+  const RandomMesh m = random_mesh(rng, 400, 4, 10);
+  SkinMesh mesh = make_skin_mesh(m.view(), 10);
+  mesh.output_order = SkinOutputOrder::stored;
+  std::vector<uint32_t> triangles;
+  for (int i = 0; i < 900; ++i) triangles.push_back(uint32_t(rng() % 400));
+  const std::vector<uint32_t> stored = stored_indices(mesh, triangles);
+  ASSERT_EQ(stored.size(), triangles.size());
+  const auto palette = random_palette(rng, 10, 45, false);
+  Outputs original_order(400), stored_order(400);
+  SkinMesh as_original = mesh;
+  as_original.output_order = SkinOutputOrder::original;
+  ASSERT_TRUE(skin_lbs(as_original, palette, original_order.spans()));
+  ASSERT_TRUE(skin_lbs(mesh, palette, stored_order.spans()));
+  for (size_t i = 0; i < triangles.size(); ++i) {
+    EXPECT_EQ(mesh.positions[stored[i]].x, m.positions[triangles[i]].x);
+    EXPECT_EQ(
+        std::memcmp(&stored_order.p[stored[i]], &original_order.p[triangles[i]], sizeof(Vec3f)), 0);
+  }
+  const std::vector<Vec3f> normals = to_stored_order<Vec3f>(mesh, m.normals);
+  for (size_t v = 0; v < 400; ++v) EXPECT_EQ(normals[v].z, mesh.normals[v].z);
+  const std::vector<uint32_t> bad{1, 2, 400};
+  try {
+    (void)stored_indices(mesh, bad);
+    FAIL() << "an index past the mesh was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("index 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("vertex 400 of a 400-vertex mesh"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SkinPaths, BadInputIsRejected) {
   std::mt19937 rng(14);
   RandomMesh m = random_mesh(rng, 10, 4, 5);

@@ -167,8 +167,25 @@ bool skin_dqs_parallel(const SkinMeshView& mesh, const DqsPaletteView& palette,
                        const SkinOutputs& out, std::span<const float> dqs_amount = {},
                        std::span<const Affine3x4f> lbs_palette = {}, size_t grain = 1024);
 
+/// The SIMD and multi-threaded paths run AVX2 + FMA kernels (eight vertices at a time) on CPUs
+/// that have them, chosen at the first call, else SSE4.1 kernels (four at a time; a portable
+/// 4-vector off x86). skin_simd_kernels() names the set in use: "avx2+fma", "sse4.1" or
+/// "portable". The two sets round differently (fused multiply-adds), each within 1e-5 m of the
+/// scalar reference; a process gets the same bits from every call with the same set.
+const char* skin_simd_kernels();
+/// Allows (true, the default) or forbids the AVX2 kernels — for tests and side-by-side
+/// benchmarks. Returns whether they are now in use (false on CPUs without them whatever is
+/// asked). Not to be called while another thread is skinning.
+bool set_skin_simd_avx2(bool allowed);
+
 /// Which path a SkinMesh call takes.
 enum class SkinPath { scalar, simd, parallel };
+
+/// Where a SkinMesh's outputs go: at the original vertex indices (index buffers stay valid), or
+/// at the stored indices — ozz-animation's choice, about a quarter faster on the SIMD paths
+/// because whole blocks are written at once instead of scattered; the application then draws with
+/// stored_indices() and keeps its other vertex attributes in stored order (to_stored_order()).
+enum class SkinOutputOrder { original, stored };
 
 /// A skinned mesh prepared once for fast skinning (the idea of ozz-animation's partitions): the
 /// vertices are grouped by how many influences they really have (weights > 0), and each group
@@ -193,6 +210,8 @@ struct SkinMesh {
   std::vector<uint16_t> joints;  ///< the groups' pairs, one after another
   std::vector<float> weights;    ///< same layout as joints, all > 0
   size_t palette_size = 0;       ///< the palette size the mesh was checked against
+  /// Where outputs (and dqs_amount) are indexed; set freely after make_skin_mesh.
+  SkinOutputOrder output_order = SkinOutputOrder::original;
 
   size_t vertex_count() const { return positions.size(); }
   /// Mean number of influences per vertex (pairs / vertices).
@@ -205,12 +224,25 @@ SkinMesh make_skin_mesh(const SkinMeshView& mesh, size_t palette_size,
                         const std::string& file = "<memory>",
                         const std::string& mesh_name = "mesh");
 
-/// LBS of a prepared mesh; outputs are indexed by the original vertex order. Returns false
-/// (nothing written) when a span's size does not match or the palette is smaller than the one
-/// the mesh was built for.
+/// An index buffer in original vertex indices rewritten for stored order (for
+/// SkinOutputOrder::stored). Throws kinema::Error on an index ≥ vertex_count().
+std::vector<uint32_t> stored_indices(const SkinMesh& mesh, std::span<const uint32_t> indices);
+
+/// A per-vertex attribute (UVs, colours…) in original order, permuted into stored order.
+template <class T>
+std::vector<T> to_stored_order(const SkinMesh& mesh, std::span<const T> original) {
+  std::vector<T> stored;
+  stored.reserve(mesh.order.size());
+  for (const uint32_t o : mesh.order) stored.push_back(original[o]);
+  return stored;
+}
+
+/// LBS of a prepared mesh; outputs are indexed as mesh.output_order says (original by default).
+/// Returns false (nothing written) when a span's size does not match or the palette is smaller than
+/// the one the mesh was built for.
 bool skin_lbs(const SkinMesh& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
               SkinPath path = SkinPath::simd);
-/// DQS of a prepared mesh (see skin_dqs); `dqs_amount` is indexed by original vertex.
+/// DQS of a prepared mesh (see skin_dqs); `dqs_amount` is indexed like the outputs.
 bool skin_dqs(const SkinMesh& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
               SkinPath path = SkinPath::simd, std::span<const float> dqs_amount = {},
               std::span<const Affine3x4f> lbs_palette = {});

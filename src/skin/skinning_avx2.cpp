@@ -1,0 +1,369 @@
+// The AVX2 + FMA skinning kernels: eight vertices at a time. Each vertex's blend — the 3×4 rows
+// Σ w·S, or the dual quaternion Σ ±w·q — is built with 4-wide fused multiply-adds (weights
+// broadcast straight from memory); the eight blends are then transposed so that every matrix
+// entry holds the eight vertices, and the transforms, the cofactor (normal) matrix, DQS's
+// normalization and rotation, and the renormalization run lane by lane. Positions, normals and
+// tangents are read and written as packed xyz triples with five shuffles per eight vertices.
+//
+// CMake compiles this file alone with -mavx2 -mfma and defines KINEMA_SKIN_AVX2; the kernels
+// run only when the CPU reports both (skinning_simd.cpp checks once). Everything here is in an
+// anonymous namespace and calls no inline function of a shared header, so the linker cannot
+// pick an AVX2 copy of some inline function for code that runs on older CPUs.
+#include "skinning_kernels.h"
+
+#if KINEMA_SKIN_AVX2
+
+#if !defined(__AVX2__) || !defined(__FMA__)
+#error "skinning_avx2.cpp must be compiled with -mavx2 -mfma"
+#endif
+
+#pragma GCC optimize("no-tree-slp-vectorize")
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace kinema::skin_detail {
+
+namespace {
+
+#define KINEMA_AVX2_INLINE __attribute__((always_inline)) inline
+
+using W = __m256;  // eight lanes: lane i = vertex i of the block
+using H = __m128;  // one vertex's row or quaternion
+
+KINEMA_AVX2_INLINE W splat(float f) { return _mm256_set1_ps(f); }
+KINEMA_AVX2_INLINE W add(W a, W b) { return _mm256_add_ps(a, b); }
+KINEMA_AVX2_INLINE W sub(W a, W b) { return _mm256_sub_ps(a, b); }
+KINEMA_AVX2_INLINE W mul(W a, W b) { return _mm256_mul_ps(a, b); }
+KINEMA_AVX2_INLINE W fmadd(W a, W b, W c) { return _mm256_fmadd_ps(a, b, c); }
+/// a·b − c.
+KINEMA_AVX2_INLINE W fmsub(W a, W b, W c) { return _mm256_fmsub_ps(a, b, c); }
+/// `w` negated where `s` is negative.
+KINEMA_AVX2_INLINE W sign_from(W w, W s) {
+  return _mm256_xor_ps(w, _mm256_and_ps(s, splat(-0.0f)));
+}
+KINEMA_AVX2_INLINE W select(W mask, W yes, W no) { return _mm256_blendv_ps(no, yes, mask); }
+/// 1/√x: the hardware estimate refined by one Newton step (relative error ≈ 1e-7).
+KINEMA_AVX2_INLINE W rsqrt(W x) {
+  const W r = _mm256_rsqrt_ps(x);
+  return mul(mul(splat(0.5f), r), _mm256_fnmadd_ps(mul(x, r), r, splat(3.0f)));
+}
+
+/// Eight 3-vectors as structure of arrays.
+struct X3 {
+  W x, y, z;
+};
+
+KINEMA_AVX2_INLINE W dot(const X3& a, const X3& b) {
+  return fmadd(a.x, b.x, fmadd(a.y, b.y, mul(a.z, b.z)));
+}
+KINEMA_AVX2_INLINE X3 cross(const X3& a, const X3& b) {
+  return {fmsub(a.y, b.z, mul(a.z, b.y)), fmsub(a.z, b.x, mul(a.x, b.z)),
+          fmsub(a.x, b.y, mul(a.y, b.x))};
+}
+/// v / |v| lane by lane; `fallback` where |v|² is not a normal float.
+KINEMA_AVX2_INLINE X3 unit(const X3& v, const X3& fallback) {
+  const W l2 = dot(v, v);
+  const W ok = _mm256_cmp_ps(l2, splat(1e-36f), _CMP_GT_OQ);
+  const W inv = rsqrt(_mm256_max_ps(l2, splat(1e-36f)));
+  return {select(ok, mul(v.x, inv), fallback.x), select(ok, mul(v.y, inv), fallback.y),
+          select(ok, mul(v.z, inv), fallback.z)};
+}
+
+/// Eight packed xyz triples (24 floats) as structure of arrays: each 128-bit half holds four
+/// vertices, regrouped by five shuffles.
+KINEMA_AVX2_INLINE X3 load_xyz8(const float* p) {
+  const W m03 = _mm256_set_m128(_mm_loadu_ps(p + 12), _mm_loadu_ps(p));      // x0y0z0x1
+  const W m14 = _mm256_set_m128(_mm_loadu_ps(p + 16), _mm_loadu_ps(p + 4));  // y1z1x2y2
+  const W m25 = _mm256_set_m128(_mm_loadu_ps(p + 20), _mm_loadu_ps(p + 8));  // z2x3y3z3
+  const W xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2));         // x2y2x3y3
+  const W yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1));         // y0z0y1z1
+  return {_mm256_shuffle_ps(m03, xy, _MM_SHUFFLE(2, 0, 3, 0)),
+          _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0)),
+          _mm256_shuffle_ps(yz, m25, _MM_SHUFFLE(3, 0, 3, 1))};
+}
+
+/// The inverse of load_xyz8.
+KINEMA_AVX2_INLINE void store_xyz8(float* p, const X3& v) {
+  const W xy = _mm256_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0));  // x0x2y0y2
+  const W yz = _mm256_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1));  // y1y3z1z3
+  const W zx = _mm256_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0));  // z0z2x1x3
+  const W m03 = _mm256_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 2, 0));   // x0y0z0x1
+  const W m14 = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));   // y1z1x2y2
+  const W m25 = _mm256_shuffle_ps(zx, yz, _MM_SHUFFLE(3, 1, 3, 1));   // z2x3y3z3
+  _mm256_storeu_ps(p, _mm256_permute2f128_ps(m03, m14, 0x20));
+  _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(m25, m03, 0x30));
+  _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(m14, m25, 0x31));
+}
+
+/// Four register pairs [a_i | a_{i+4}] → four registers, register c holding component c of
+/// the eight vectors (vertices 0–3 in the low half, 4–7 in the high half).
+KINEMA_AVX2_INLINE void transpose8(const W* a, W* out) {
+  const W t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+  const W t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+  out[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+  out[1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+  out[2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+  out[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+}
+
+KINEMA_AVX2_INLINE W pack(H low, H high) { return _mm256_set_m128(high, low); }
+
+/// One block of eight stored vertices [v, v + live). Full blocks (Full: live = 8) read their
+/// inputs in place; a tail block reads a copy whose unused slots repeat its last vertex, so every
+/// lane computes a real vertex with the same operations wherever the block starts. Outputs go
+/// in place when the block is full and stored order is output order, else one by one through
+/// `order`.
+template <bool Full>
+struct Block {
+  size_t v, live;
+  const uint32_t* order;
+
+  /// Stored index of lane i.
+  KINEMA_AVX2_INLINE size_t vertex(size_t i) const {
+    if constexpr (Full) return v + i;
+    return v + (i < live ? i : live - 1);
+  }
+  KINEMA_AVX2_INLINE X3 load(const Vec3f* base) const {
+    if constexpr (Full) return load_xyz8(&base[v].x);
+    float copy[24];
+    for (size_t i = 0; i < 8; ++i) std::memcpy(copy + 3 * i, &base[vertex(i)].x, 12);
+    return load_xyz8(copy);
+  }
+  KINEMA_AVX2_INLINE void store(Vec3f* base, const X3& value) const {
+    if (Full && !order) {
+      store_xyz8(&base[v].x, value);
+      return;
+    }
+    float packed[24];
+    store_xyz8(packed, value);
+    const size_t count = Full ? 8 : live;
+    for (size_t i = 0; i < count; ++i)
+      std::memcpy(&base[order ? order[v + i] : v + i].x, packed + 3 * i, 12);
+  }
+};
+
+/// Σ w_k S_{j_k} of one vertex's K pairs (K = 0: `k` pairs) as three rows.
+template <int K>
+KINEMA_AVX2_INLINE void blend_rows(const float* palette, const uint16_t* joints,
+                                   const float* weights, int k, H* rows) {
+  const int count = K > 0 ? K : k;
+  const float* s = palette + 12 * size_t(joints[0]);
+  H w = _mm_broadcast_ss(weights);
+  rows[0] = _mm_mul_ps(w, _mm_loadu_ps(s));
+  rows[1] = _mm_mul_ps(w, _mm_loadu_ps(s + 4));
+  rows[2] = _mm_mul_ps(w, _mm_loadu_ps(s + 8));
+  for (int i = 1; i < count; ++i) {
+    s = palette + 12 * size_t(joints[i]);
+    w = _mm_broadcast_ss(weights + i);
+    rows[0] = _mm_fmadd_ps(w, _mm_loadu_ps(s), rows[0]);
+    rows[1] = _mm_fmadd_ps(w, _mm_loadu_ps(s + 4), rows[1]);
+    rows[2] = _mm_fmadd_ps(w, _mm_loadu_ps(s + 8), rows[2]);
+  }
+}
+
+template <int K, bool N, bool T, bool Full>
+KINEMA_AVX2_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
+                                  const KernelOut& out, const KernelGroup& g,
+                                  const Block<Full>& block) {
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+  // Row r of vertices i and i + 4 side by side, then transposed: m_r[c] = entry (r, c) of the
+  // eight blended matrices (column 3 is the translation).
+  W rows[3][4];
+  // Not unrolled: GCC would hoist every palette load of the eight vertices and spill them.
+#pragma GCC unroll 1
+  for (size_t i = 0; i < 4; ++i) {
+    H a[3], b[3];
+    const size_t pa = (block.vertex(i) - g.begin) * stride;
+    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
+    blend_rows<K>(palette, joints + pa, weights + pa, k, a);
+    blend_rows<K>(palette, joints + pb, weights + pb, k, b);
+    for (size_t r = 0; r < 3; ++r) rows[r][i] = pack(a[r], b[r]);
+  }
+  W m0[4], m1[4], m2[4];
+  transpose8(rows[0], m0);
+  transpose8(rows[1], m1);
+  transpose8(rows[2], m2);
+  const X3 a0{m0[0], m0[1], m0[2]}, a1{m1[0], m1[1], m1[2]}, a2{m2[0], m2[1], m2[2]};
+  if (out.positions) {
+    const X3 p = block.load(mesh.positions);
+    block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, m0[3]))),
+                                fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, m1[3]))),
+                                fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, m2[3])))});
+  }
+  if constexpr (N) {
+    // Cofactor rows a1×a2, a2×a0, a0×a1 (det · inverse transpose), det's sign folded in.
+    const X3 c0 = cross(a1, a2), c1 = cross(a2, a0), c2 = cross(a0, a1);
+    const W det = dot(a0, c0);
+    const X3 n = block.load(mesh.normals);
+    block.store(out.normals, unit({sign_from(dot(c0, n), det), sign_from(dot(c1, n), det),
+                                   sign_from(dot(c2, n), det)},
+                                  n));
+  }
+  if constexpr (T) {
+    const X3 t = block.load(mesh.tangents);
+    block.store(out.tangents, unit({dot(a0, t), dot(a1, t), dot(a2, t)}, t));
+  }
+}
+
+/// Index of the pair that anchors DQS's hemisphere test: the first with a non-zero weight
+/// (padding pairs have 0), else the last.
+KINEMA_AVX2_INLINE int anchor_pair(const float* weights, int count) {
+  int a = 0;
+  while (a + 1 < count && weights[a] == 0.0f) ++a;
+  return a;
+}
+
+/// Dual quaternion linear blending of two vertices at once (vertex a in the low half, b in the
+/// high half): each pair on the hemisphere of its vertex's anchor, not normalized. The sign
+/// test's horizontal sum runs on both vertices with one set of shuffles.
+template <int K, bool AnchorFirst>
+KINEMA_AVX2_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
+                                      const uint16_t* jb, const float* wb, int k, W& real,
+                                      W& dual) {
+  const int count = K > 0 ? K : k;
+  const int aa = AnchorFirst ? 0 : anchor_pair(wa, count);
+  const int ab = AnchorFirst ? 0 : anchor_pair(wb, count);
+  const W anchor = _mm256_loadu2_m128(dq + 8 * size_t(jb[ab]), dq + 8 * size_t(ja[aa]));
+  real = _mm256_setzero_ps();
+  dual = _mm256_setzero_ps();
+  for (int i = 0; i < count; ++i) {
+    const float* qa = dq + 8 * size_t(ja[i]);
+    const float* qb = dq + 8 * size_t(jb[i]);
+    const W r = _mm256_loadu2_m128(qb, qa);
+    W w = _mm256_set_m128(_mm_broadcast_ss(wb + i), _mm_broadcast_ss(wa + i));
+    if (i != aa || i != ab) {  // an anchor's own dot product is |q|² ≥ 0
+      W d = mul(r, anchor);
+      d = add(d, _mm256_shuffle_ps(d, d, _MM_SHUFFLE(2, 3, 0, 1)));
+      d = add(d, _mm256_shuffle_ps(d, d, _MM_SHUFFLE(1, 0, 3, 2)));
+      w = sign_from(w, d);
+    }
+    real = fmadd(w, r, real);
+    dual = fmadd(w, _mm256_loadu2_m128(qb + 4, qa + 4), dual);
+  }
+}
+
+template <int K, bool N, bool T, bool Full, bool AnchorFirst>
+KINEMA_AVX2_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
+                                  const KernelGroup& g, const Block<Full>& block) {
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+  W reals[4], duals[4];
+#pragma GCC unroll 1
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t pa = (block.vertex(i) - g.begin) * stride;
+    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
+    blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
+                                  reals[i], duals[i]);
+  }
+  W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
+  transpose8(reals, br);
+  transpose8(duals, bd);
+  // Normalize by the real part's length (branch-free: a zero blend gives the identity).
+  const W len2 = fmadd(br[0], br[0], fmadd(br[1], br[1], fmadd(br[2], br[2], mul(br[3], br[3]))));
+  const W ok = _mm256_cmp_ps(len2, splat(1e-36f), _CMP_GT_OQ);
+  const W inv = rsqrt(_mm256_max_ps(len2, splat(1e-36f)));
+  const W zero = _mm256_setzero_ps();
+  const X3 r{select(ok, mul(br[0], inv), zero), select(ok, mul(br[1], inv), zero),
+             select(ok, mul(br[2], inv), zero)};
+  const W rw = select(ok, mul(br[3], inv), splat(1.0f));
+  const X3 d{select(ok, mul(bd[0], inv), zero), select(ok, mul(bd[1], inv), zero),
+             select(ok, mul(bd[2], inv), zero)};
+  const W dw = select(ok, mul(bd[3], inv), zero);
+  // Translation 2·(w_r·d − w_d·r + r × d); rotation v + 2·r × (r × v + w_r·v).
+  const X3 rd = cross(r, d);
+  const W two = splat(2.0f);
+  const X3 t{mul(two, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
+             mul(two, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
+             mul(two, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
+  const auto rotate = [&](const X3& a) {
+    const X3 c0 = cross(r, a);
+    const X3 c = cross(r, {fmadd(rw, a.x, c0.x), fmadd(rw, a.y, c0.y), fmadd(rw, a.z, c0.z)});
+    return X3{fmadd(two, c.x, a.x), fmadd(two, c.y, a.y), fmadd(two, c.z, a.z)};
+  };
+  if (out.positions) {
+    const X3 p = rotate(block.load(mesh.positions));
+    block.store(out.positions, {add(p.x, t.x), add(p.y, t.y), add(p.z, t.z)});
+  }
+  if constexpr (N) {
+    const X3 n = block.load(mesh.normals);
+    block.store(out.normals, unit(rotate(n), n));
+  }
+  if constexpr (T) {
+    const X3 tv = block.load(mesh.tangents);
+    block.store(out.tangents, unit(rotate(tv), tv));
+  }
+}
+
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Full>
+KINEMA_AVX2_INLINE void run_block(const KernelMesh& mesh, const float* palette,
+                                  const KernelOut& out, const KernelGroup& g,
+                                  const Block<Full>& block) {
+  if constexpr (Dqs)
+    dqs_block<K, N, T, Full, AnchorFirst>(mesh, palette, out, g, block);
+  else
+    lbs_block<K, N, T, Full>(mesh, palette, out, g, block);
+}
+
+/// Stored vertices [begin, end) of group g, eight at a time; the last short block as a tail.
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst>
+void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& out,
+                const KernelGroup& g, size_t begin, size_t end) {
+  size_t v = begin;
+  for (; v + 8 <= end; v += 8)
+    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g, Block<true>{v, 8, mesh.order});
+  if (v < end)
+    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g,
+                                         Block<false>{v, end - v, mesh.order});
+}
+
+// Dispatch on the influence count and the attributes.
+template <bool Dqs, bool N, bool T>
+void run(const KernelMesh& mesh, const float* palette, const KernelOut& out, const KernelGroup& g,
+         size_t b, size_t e) {
+  auto go = [&]<int K>() {
+    if constexpr (Dqs) {
+      if (mesh.positive_weights)
+        run_blocks<true, K, N, T, true>(mesh, palette, out, g, b, e);
+      else
+        run_blocks<true, K, N, T, false>(mesh, palette, out, g, b, e);
+    } else {
+      run_blocks<false, K, N, T, false>(mesh, palette, out, g, b, e);  // LBS has no anchor
+    }
+  };
+  with_influence_count(g.influences, go);
+}
+
+template <bool Dqs>
+void run_attributes(const KernelMesh& mesh, const float* palette, const KernelOut& out,
+                    const KernelGroup& g, size_t b, size_t e) {
+  if (out.normals && out.tangents)
+    run<Dqs, true, true>(mesh, palette, out, g, b, e);
+  else if (out.normals)
+    run<Dqs, true, false>(mesh, palette, out, g, b, e);
+  else if (out.tangents)
+    run<Dqs, false, true>(mesh, palette, out, g, b, e);
+  else
+    run<Dqs, false, false>(mesh, palette, out, g, b, e);
+}
+
+}  // namespace
+
+void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+                    const KernelGroup& g, size_t begin, size_t end) {
+  run_attributes<false>(mesh, reinterpret_cast<const float*>(palette), out, g, begin, end);
+}
+
+void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
+                    const KernelGroup& g, size_t begin, size_t end) {
+  run_attributes<true>(mesh, reinterpret_cast<const float*>(dual_quats), out, g, begin, end);
+}
+
+}  // namespace kinema::skin_detail
+
+#endif  // KINEMA_SKIN_AVX2
