@@ -17,7 +17,6 @@
 #error "skinning_avx2.cpp must be compiled with -mavx2 -mfma"
 #endif
 
-#pragma GCC optimize("no-tree-slp-vectorize")
 #include <immintrin.h>
 
 #include <cstring>
@@ -26,25 +25,23 @@ namespace kinema::skin_detail {
 
 namespace {
 
-#define KINEMA_AVX2_INLINE __attribute__((always_inline)) inline
-
 using W = __m256;  // eight lanes: lane i = vertex i of the block
 using H = __m128;  // one vertex's row or quaternion
 
-KINEMA_AVX2_INLINE W splat(float f) { return _mm256_set1_ps(f); }
-KINEMA_AVX2_INLINE W add(W a, W b) { return _mm256_add_ps(a, b); }
-KINEMA_AVX2_INLINE W sub(W a, W b) { return _mm256_sub_ps(a, b); }
-KINEMA_AVX2_INLINE W mul(W a, W b) { return _mm256_mul_ps(a, b); }
-KINEMA_AVX2_INLINE W fmadd(W a, W b, W c) { return _mm256_fmadd_ps(a, b, c); }
+KINEMA_SKIN_INLINE W splat(float f) { return _mm256_set1_ps(f); }
+KINEMA_SKIN_INLINE W add(W a, W b) { return _mm256_add_ps(a, b); }
+KINEMA_SKIN_INLINE W sub(W a, W b) { return _mm256_sub_ps(a, b); }
+KINEMA_SKIN_INLINE W mul(W a, W b) { return _mm256_mul_ps(a, b); }
+KINEMA_SKIN_INLINE W fmadd(W a, W b, W c) { return _mm256_fmadd_ps(a, b, c); }
 /// a·b − c.
-KINEMA_AVX2_INLINE W fmsub(W a, W b, W c) { return _mm256_fmsub_ps(a, b, c); }
+KINEMA_SKIN_INLINE W fmsub(W a, W b, W c) { return _mm256_fmsub_ps(a, b, c); }
 /// `w` negated where `s` is negative.
-KINEMA_AVX2_INLINE W sign_from(W w, W s) {
+KINEMA_SKIN_INLINE W sign_from(W w, W s) {
   return _mm256_xor_ps(w, _mm256_and_ps(s, splat(-0.0f)));
 }
-KINEMA_AVX2_INLINE W select(W mask, W yes, W no) { return _mm256_blendv_ps(no, yes, mask); }
+KINEMA_SKIN_INLINE W select(W mask, W yes, W no) { return _mm256_blendv_ps(no, yes, mask); }
 /// 1/√x: the hardware estimate refined by one Newton step (relative error ≈ 1e-7).
-KINEMA_AVX2_INLINE W rsqrt(W x) {
+KINEMA_SKIN_INLINE W rsqrt(W x) {
   const W r = _mm256_rsqrt_ps(x);
   return mul(mul(splat(0.5f), r), _mm256_fnmadd_ps(mul(x, r), r, splat(3.0f)));
 }
@@ -54,15 +51,15 @@ struct X3 {
   W x, y, z;
 };
 
-KINEMA_AVX2_INLINE W dot(const X3& a, const X3& b) {
+KINEMA_SKIN_INLINE W dot(const X3& a, const X3& b) {
   return fmadd(a.x, b.x, fmadd(a.y, b.y, mul(a.z, b.z)));
 }
-KINEMA_AVX2_INLINE X3 cross(const X3& a, const X3& b) {
+KINEMA_SKIN_INLINE X3 cross(const X3& a, const X3& b) {
   return {fmsub(a.y, b.z, mul(a.z, b.y)), fmsub(a.z, b.x, mul(a.x, b.z)),
           fmsub(a.x, b.y, mul(a.y, b.x))};
 }
 /// v / |v| lane by lane; `fallback` where |v|² is not a normal float.
-KINEMA_AVX2_INLINE X3 unit(const X3& v, const X3& fallback) {
+KINEMA_SKIN_INLINE X3 unit(const X3& v, const X3& fallback) {
   const W l2 = dot(v, v);
   const W ok = _mm256_cmp_ps(l2, splat(1e-36f), _CMP_GT_OQ);
   const W inv = rsqrt(_mm256_max_ps(l2, splat(1e-36f)));
@@ -72,7 +69,7 @@ KINEMA_AVX2_INLINE X3 unit(const X3& v, const X3& fallback) {
 
 /// Eight packed xyz triples (24 floats) as structure of arrays: each 128-bit half holds four
 /// vertices, regrouped by five shuffles.
-KINEMA_AVX2_INLINE X3 load_xyz8(const float* p) {
+KINEMA_SKIN_INLINE X3 load_xyz8(const float* p) {
   const W m03 = _mm256_set_m128(_mm_loadu_ps(p + 12), _mm_loadu_ps(p));      // x0y0z0x1
   const W m14 = _mm256_set_m128(_mm_loadu_ps(p + 16), _mm_loadu_ps(p + 4));  // y1z1x2y2
   const W m25 = _mm256_set_m128(_mm_loadu_ps(p + 20), _mm_loadu_ps(p + 8));  // z2x3y3z3
@@ -84,7 +81,7 @@ KINEMA_AVX2_INLINE X3 load_xyz8(const float* p) {
 }
 
 /// The inverse of load_xyz8.
-KINEMA_AVX2_INLINE void store_xyz8(float* p, const X3& v) {
+KINEMA_SKIN_INLINE void store_xyz8(float* p, const X3& v) {
   const W xy = _mm256_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0));  // x0x2y0y2
   const W yz = _mm256_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1));  // y1y3z1z3
   const W zx = _mm256_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0));  // z0z2x1x3
@@ -98,7 +95,7 @@ KINEMA_AVX2_INLINE void store_xyz8(float* p, const X3& v) {
 
 /// Four register pairs [a_i | a_{i+4}] → four registers, register c holding component c of
 /// the eight vectors (vertices 0–3 in the low half, 4–7 in the high half).
-KINEMA_AVX2_INLINE void transpose8(const W* a, W* out) {
+KINEMA_SKIN_INLINE void transpose8(const W* a, W* out) {
   const W t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
   const W t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
   out[0] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
@@ -107,7 +104,7 @@ KINEMA_AVX2_INLINE void transpose8(const W* a, W* out) {
   out[3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
 }
 
-KINEMA_AVX2_INLINE W pack(H low, H high) { return _mm256_set_m128(high, low); }
+KINEMA_SKIN_INLINE W pack(H low, H high) { return _mm256_set_m128(high, low); }
 
 /// One block of eight stored vertices [v, v + live). Full blocks (Full: live = 8) read their
 /// inputs in place; a tail block reads a copy whose unused slots repeat its last vertex, so every
@@ -120,17 +117,17 @@ struct Block {
   const uint32_t* order;
 
   /// Stored index of lane i.
-  KINEMA_AVX2_INLINE size_t vertex(size_t i) const {
+  KINEMA_SKIN_INLINE size_t vertex(size_t i) const {
     if constexpr (Full) return v + i;
     return v + (i < live ? i : live - 1);
   }
-  KINEMA_AVX2_INLINE X3 load(const Vec3f* base) const {
+  KINEMA_SKIN_INLINE X3 load(const Vec3f* base) const {
     if constexpr (Full) return load_xyz8(&base[v].x);
     float copy[24];
     for (size_t i = 0; i < 8; ++i) std::memcpy(copy + 3 * i, &base[vertex(i)].x, 12);
     return load_xyz8(copy);
   }
-  KINEMA_AVX2_INLINE void store(Vec3f* base, const X3& value) const {
+  KINEMA_SKIN_INLINE void store(Vec3f* base, const X3& value) const {
     if (Full && !order) {
       store_xyz8(&base[v].x, value);
       return;
@@ -145,7 +142,7 @@ struct Block {
 
 /// Σ w_k S_{j_k} of one vertex's K pairs (K = 0: `k` pairs) as three rows.
 template <int K>
-KINEMA_AVX2_INLINE void blend_rows(const float* palette, const uint16_t* joints,
+KINEMA_SKIN_INLINE void blend_rows(const float* palette, const uint16_t* joints,
                                    const float* weights, int k, H* rows) {
   const int count = K > 0 ? K : k;
   const float* s = palette + 12 * size_t(joints[0]);
@@ -163,7 +160,7 @@ KINEMA_AVX2_INLINE void blend_rows(const float* palette, const uint16_t* joints,
 }
 
 template <int K, bool N, bool T, bool Full>
-KINEMA_AVX2_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
+KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g,
                                   const Block<Full>& block) {
   const int k = g.influences;
@@ -211,7 +208,7 @@ KINEMA_AVX2_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
 
 /// Index of the pair that anchors DQS's hemisphere test: the first with a non-zero weight
 /// (padding pairs have 0), else the last.
-KINEMA_AVX2_INLINE int anchor_pair(const float* weights, int count) {
+KINEMA_SKIN_INLINE int anchor_pair(const float* weights, int count) {
   int a = 0;
   while (a + 1 < count && weights[a] == 0.0f) ++a;
   return a;
@@ -221,7 +218,7 @@ KINEMA_AVX2_INLINE int anchor_pair(const float* weights, int count) {
 /// high half): each pair on the hemisphere of its vertex's anchor, not normalized. The sign
 /// test's horizontal sum runs on both vertices with one set of shuffles.
 template <int K, bool AnchorFirst>
-KINEMA_AVX2_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
+KINEMA_SKIN_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
                                       const uint16_t* jb, const float* wb, int k, W& real,
                                       W& dual) {
   const int count = K > 0 ? K : k;
@@ -247,7 +244,7 @@ KINEMA_AVX2_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const
 }
 
 template <int K, bool N, bool T, bool Full, bool AnchorFirst>
-KINEMA_AVX2_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
+KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
                                   const KernelGroup& g, const Block<Full>& block) {
   const int k = g.influences;
   const size_t stride = size_t(K > 0 ? K : k);
@@ -301,7 +298,7 @@ KINEMA_AVX2_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const
 }
 
 template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Full>
-KINEMA_AVX2_INLINE void run_block(const KernelMesh& mesh, const float* palette,
+KINEMA_SKIN_INLINE void run_block(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g,
                                   const Block<Full>& block) {
   if constexpr (Dqs)

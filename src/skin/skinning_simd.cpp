@@ -4,7 +4,8 @@
 // up to a positive factor, tangent), DQS's normalization and rotation, and the renormalization
 // run lane by lane. SSE4.1 on x86-64-v2 (FMA when the compiler targets it); a plain C++ 4-vector
 // elsewhere. The one-vertex kernels (Cols, apply_lbs, dqs_group) serve DQS with a pre-scale stage
-// or an LBS/DQS mix.
+// or an LBS/DQS mix. run_range hands LBS and pure DQS to the AVX2 kernels (skinning_avx2.cpp)
+// where the CPU has AVX2 + FMA.
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -19,14 +20,6 @@
 namespace kinema::skin_detail {
 
 namespace {
-
-// GCC otherwise keeps some helpers that return several vectors out of line, passing them
-// through memory (a third of the normals kernel's time).
-#if defined(__GNUC__)
-#define KINEMA_SKIN_INLINE __attribute__((always_inline)) inline
-#else
-#define KINEMA_SKIN_INLINE inline
-#endif
 
 static_assert(sizeof(Affine3x4f) == 48, "palette entries are 12 packed floats");
 static_assert(sizeof(DualQuatf) == 32, "dual quaternions are 8 packed floats");
