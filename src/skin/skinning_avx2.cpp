@@ -4,6 +4,8 @@
 // entry holds the eight vertices, and the transforms, the cofactor (normal) matrix, DQS's
 // normalization and rotation, and the renormalization run lane by lane. Positions, normals and
 // tangents are read and written as packed xyz triples with five shuffles per eight vertices.
+// Positions alone skip the transpositions: they are blended one vertex at a time from a
+// column-major copy of the palette, as ozz does, two columns per 8-wide register.
 //
 // CMake compiles this file alone with -mavx2 -mfma and defines KINEMA_SKIN_AVX2; the kernels
 // run only when the CPU reports both (skinning_simd.cpp checks once). Everything here is in an
@@ -319,6 +321,72 @@ void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& o
                                          Block<false>{v, end - v, mesh.order});
 }
 
+/// The palette's columns for the positions-only kernel: per joint 16 floats, [c0 | c1] and
+/// [c2 | c3] (c3 = translation, lane 3 of each column 0), so one vertex's blend is two 8-wide
+/// fused multiply-adds per influence and its transform needs no transposition.
+void fill_column_palette(const float* palette, size_t joints, float* columns) {
+  const H zero = _mm_setzero_ps();
+  for (size_t j = 0; j < joints; ++j) {
+    H r0 = _mm_loadu_ps(palette + 12 * j), r1 = _mm_loadu_ps(palette + 12 * j + 4);
+    H r2 = _mm_loadu_ps(palette + 12 * j + 8), r3 = zero;
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm256_store_ps(columns + 16 * j, pack(r0, r1));
+    _mm256_store_ps(columns + 16 * j + 8, pack(r2, r3));
+  }
+}
+
+/// One vertex's blended columns applied to its position: [c0·x + c2·z | c1·y + c3]; the two
+/// halves still have to be added.
+template <int K>
+KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* joints,
+                                      const float* weights, int count, const float* p) {
+  const float* c = columns + 16 * size_t(joints[0]);
+  W w = _mm256_broadcast_ss(weights);
+  W c01 = mul(w, _mm256_load_ps(c)), c23 = mul(w, _mm256_load_ps(c + 8));
+  for (int i = 1; i < (K > 0 ? K : count); ++i) {
+    c = columns + 16 * size_t(joints[i]);
+    w = _mm256_broadcast_ss(weights + i);
+    c01 = fmadd(w, _mm256_load_ps(c), c01);
+    c23 = fmadd(w, _mm256_load_ps(c + 8), c23);
+  }
+  const W xy = _mm256_insertf128_ps(_mm256_broadcast_ss(p), _mm_broadcast_ss(p + 1), 1);
+  const W z1 = _mm256_blend_ps(_mm256_broadcast_ss(p + 2), splat(1.0f), 0xF0);
+  return fmadd(c23, z1, mul(c01, xy));
+}
+
+/// Positions only, in AoS: p' = c0·x + c1·y + c2·z + c3 with the blended columns — the layout
+/// ozz uses, here two columns per 8-wide register, two vertices per step. Stores write 16 bytes
+/// (the next vertex's x is rewritten right after) except at the range's end or when scattering.
+template <int K>
+void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                           const KernelGroup& g, size_t begin, size_t end) {
+  const size_t stride = size_t(K > 0 ? K : g.influences);
+  const int count = int(stride);
+  const uint16_t* joints = mesh.joints + g.pair_begin + (begin - g.begin) * stride;
+  const float* weights = mesh.weights + g.pair_begin + (begin - g.begin) * stride;
+  float* dst = &out.positions[0].x;
+  const uint32_t* order = mesh.order;
+  const float* src = &mesh.positions[0].x;
+  size_t v = begin;
+  if (!order) {
+    for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
+      const W a = column_transform<K>(columns, joints, weights, count, src + 3 * v);
+      const W b =
+          column_transform<K>(columns, joints + stride, weights + stride, count, src + 3 * v + 3);
+      const W r = add(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+      _mm_storeu_ps(dst + 3 * v, _mm256_castps256_ps128(r));
+      _mm_storeu_ps(dst + 3 * v + 3, _mm256_extractf128_ps(r, 1));
+    }
+  }
+  for (; v < end; ++v, joints += stride, weights += stride) {
+    const W u = column_transform<K>(columns, joints, weights, count, src + 3 * v);
+    const H r = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
+    float* o = dst + 3 * size_t(order ? order[v] : v);
+    _mm_storel_pi(reinterpret_cast<__m64*>(o), r);
+    _mm_store_ss(o + 2, _mm_movehl_ps(r, r));
+  }
+}
+
 // Dispatch on the influence count and the attributes.
 template <bool Dqs, bool N, bool T>
 void run(const KernelMesh& mesh, const float* palette, const KernelOut& out, const KernelGroup& g,
@@ -359,6 +427,20 @@ void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const Ker
 void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
                     const KernelGroup& g, size_t begin, size_t end) {
   run_attributes<true>(mesh, reinterpret_cast<const float*>(dual_quats), out, g, begin, end);
+}
+
+void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns) {
+  fill_column_palette(reinterpret_cast<const float*>(palette), joints, columns);
+}
+
+void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                        size_t begin, size_t end) {
+  for (const KernelGroup& g : mesh.groups) {
+    const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
+    if (b >= e) continue;
+    auto go = [&]<int K>() { lbs_positions_columns<K>(mesh, columns, out, g, b, e); };
+    with_influence_count(g.influences, go);
+  }
 }
 
 }  // namespace kinema::skin_detail

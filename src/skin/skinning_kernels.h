@@ -36,6 +36,7 @@ struct KernelMesh {
   bool positive_weights = false;    ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
   std::span<const KernelGroup> groups;
   size_t vertex_count = 0;
+  size_t palette_size = 0;  ///< joints in the palette (0: unknown)
 };
 
 struct KernelOut {
@@ -96,7 +97,22 @@ void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const Ker
                     const KernelGroup& g, size_t begin, size_t end);
 void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
                     const KernelGroup& g, size_t begin, size_t end);
+
+/// LBS of positions alone (no normals, no tangents) has its own AVX2 kernel: one vertex per
+/// step in AoS from a copy of the palette as columns (ozz's layout), which needs no
+/// transposition. The copy lives on the caller's stack, so palettes of at most this many joints.
+inline constexpr size_t column_palette_joints = 256;
+/// 16 floats per joint (`columns` 32-byte aligned, room for `joints` · 16 floats).
+void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns);
+/// Skins the positions of stored vertices [begin, end) (any groups) from column_palette_avx2's
+/// copy.
+void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                        size_t begin, size_t end);
 #endif
+
+/// Whether LBS of `out` takes the positions-only AVX2 kernel (AVX2 in use, positions alone, a
+/// palette of 1…column_palette_joints joints).
+bool lbs_positions_by_columns(const KernelMesh& mesh, const KernelOut& out);
 
 /// Size checks shared with the scalar path (skinning.cpp).
 bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out);

@@ -59,7 +59,8 @@ bool lbs_view(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, con
     return false;
   if (mesh.vertex_count() == 0) return true;
   KernelGroup group;
-  const KernelMesh k = kernel_mesh(mesh, out, group);
+  KernelMesh k = kernel_mesh(mesh, out, group);
+  k.palette_size = palette.size();
   if (parallel)
     skin_detail::lbs_parallel(k, palette.data(), kernel_out(out), grain);
   else
@@ -101,6 +102,7 @@ KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
   k.groups = {groups.data(), count};
   k.vertex_count = mesh.vertex_count();
   k.positive_weights = true;  // make_skin_mesh keeps only pairs with weight > 0
+  k.palette_size = mesh.palette_size;
   return k;
 }
 

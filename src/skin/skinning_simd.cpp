@@ -617,8 +617,27 @@ void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
 
 }  // namespace
 
+bool lbs_positions_by_columns(const KernelMesh& mesh, const KernelOut& out) {
+#if KINEMA_SKIN_AVX2
+  return out.positions && !out.normals && !out.tangents && mesh.palette_size > 0 &&
+         mesh.palette_size <= column_palette_joints && use_avx2();
+#else
+  (void)mesh;
+  (void)out;
+  return false;
+#endif
+}
+
 void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                size_t begin, size_t end) {
+#if KINEMA_SKIN_AVX2
+  if (lbs_positions_by_columns(mesh, out)) {
+    alignas(32) float columns[column_palette_joints * 16];
+    column_palette_avx2(palette, mesh.palette_size, columns);
+    lbs_positions_avx2(mesh, columns, out, begin, end);
+    return;
+  }
+#endif
   run_range<false>(mesh, palette, out, begin, end);
 }
 

@@ -426,6 +426,66 @@ TEST(SkinPaths, SseAndAvx2KernelsAgreeWithEachOther) {
   expect_agree(dqs_sse, dqs_avx, 2e-6f, "DQS SSE vs AVX2");
 }
 
+// Positions alone take their own AVX2 kernel (per-call column palette, 16-byte stores that
+// overlap the next vertex): every influence count and length, both output orders, views and
+// SkinMeshes, one and many threads, small palettes and ones too large for the column copy. It
+// must match the full kernel's positions and write nothing past its range or its outputs.
+TEST(SkinPaths, PositionsOnlyKernelsAgreeAndStayInsideTheirOutputs) {
+  const Vec3f sentinel{-7.5e30f, 3.25e-20f, 1.0e10f};
+  const auto intact = [&](const std::vector<Vec3f>& buffer, size_t n) {
+    for (size_t i = n; i < buffer.size(); ++i)
+      if (std::memcmp(&buffer[i], &sentinel, sizeof(Vec3f)) != 0) return false;
+    return true;
+  };
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    std::mt19937 rng(avx2 ? 31 : 30);
+    for (const size_t joints : {size_t(12), size_t(300)}) {
+      for (int k = 1; k <= 8; ++k) {
+        for (const size_t n : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(5), size_t(7),
+                               size_t(8), size_t(9), size_t(17), size_t(1203)}) {
+          const RandomMesh m = random_mesh(rng, n, k, joints);
+          const auto palette = random_palette(rng, joints, 80, k % 2 == 0);
+          Outputs full(n);
+          ASSERT_TRUE(skin_lbs(m.view(), palette, full.spans()));
+          SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+          for (int run = 0; run < 7; ++run) {
+            std::vector<Vec3f> buffer(n + 2, sentinel);
+            const SkinOutputs out{std::span<Vec3f>(buffer.data(), n), {}, {}};
+            mesh.output_order = run >= 5 ? SkinOutputOrder::stored : SkinOutputOrder::original;
+            switch (run) {
+              case 0:
+                ASSERT_TRUE(skin_lbs(m.view(), palette, out));
+                break;
+              case 1:
+                ASSERT_TRUE(skin_lbs_simd(m.view(), palette, out));
+                break;
+              case 2:
+                ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, out, 3));
+                break;
+              case 3:
+              case 5:
+                ASSERT_TRUE(skin_lbs(mesh, palette, out, SkinPath::simd));
+                break;
+              default:
+                ASSERT_TRUE(skin_lbs(mesh, palette, out, SkinPath::parallel));
+                break;
+            }
+            ASSERT_TRUE(intact(buffer, n)) << "run " << run << " wrote past its outputs";
+            buffer.resize(n);
+            if (run >= 5) {
+              const std::vector<Vec3f> expected = to_stored_order<Vec3f>(mesh, full.p);
+              EXPECT_LE(max_difference(buffer, expected), 1e-5f) << "run " << run;
+            } else {
+              EXPECT_LE(max_difference(buffer, full.p), 1e-5f) << "run " << run;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(SkinPaths, StoredOutputOrderIsTheOriginalOrderPermuted) {
   std::mt19937 rng(23);
   const RandomMesh m = random_mesh(rng, 2501, 6, 30);
