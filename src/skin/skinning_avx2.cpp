@@ -142,22 +142,19 @@ struct Block {
   }
 };
 
-/// Σ w_k S_{j_k} of one vertex's K pairs (K = 0: `k` pairs) as three rows.
+/// Σ w_k S_{j_k} of one vertex's K pairs (K = 0: `k` pairs): rows 0 and 1 in one 8-wide
+/// register, row 2 in a 4-wide one.
 template <int K>
 KINEMA_SKIN_INLINE void blend_rows(const float* palette, const uint16_t* joints,
-                                   const float* weights, int k, H* rows) {
+                                   const float* weights, int k, W& rows01, H& row2) {
   const int count = K > 0 ? K : k;
   const float* s = palette + 12 * size_t(joints[0]);
-  H w = _mm_broadcast_ss(weights);
-  rows[0] = _mm_mul_ps(w, _mm_loadu_ps(s));
-  rows[1] = _mm_mul_ps(w, _mm_loadu_ps(s + 4));
-  rows[2] = _mm_mul_ps(w, _mm_loadu_ps(s + 8));
+  rows01 = mul(_mm256_broadcast_ss(weights), _mm256_loadu_ps(s));
+  row2 = _mm_mul_ps(_mm_broadcast_ss(weights), _mm_loadu_ps(s + 8));
   for (int i = 1; i < count; ++i) {
     s = palette + 12 * size_t(joints[i]);
-    w = _mm_broadcast_ss(weights + i);
-    rows[0] = _mm_fmadd_ps(w, _mm_loadu_ps(s), rows[0]);
-    rows[1] = _mm_fmadd_ps(w, _mm_loadu_ps(s + 4), rows[1]);
-    rows[2] = _mm_fmadd_ps(w, _mm_loadu_ps(s + 8), rows[2]);
+    rows01 = fmadd(_mm256_broadcast_ss(weights + i), _mm256_loadu_ps(s), rows01);
+    row2 = _mm_fmadd_ps(_mm_broadcast_ss(weights + i), _mm_loadu_ps(s + 8), row2);
   }
 }
 
@@ -175,12 +172,15 @@ KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
   // Not unrolled: GCC would hoist every palette load of the eight vertices and spill them.
 #pragma GCC unroll 1
   for (size_t i = 0; i < 4; ++i) {
-    H a[3], b[3];
+    W a01, b01;
+    H a2, b2;
     const size_t pa = (block.vertex(i) - g.begin) * stride;
     const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
-    blend_rows<K>(palette, joints + pa, weights + pa, k, a);
-    blend_rows<K>(palette, joints + pb, weights + pb, k, b);
-    for (size_t r = 0; r < 3; ++r) rows[r][i] = pack(a[r], b[r]);
+    blend_rows<K>(palette, joints + pa, weights + pa, k, a01, a2);
+    blend_rows<K>(palette, joints + pb, weights + pb, k, b01, b2);
+    rows[0][i] = _mm256_permute2f128_ps(a01, b01, 0x20);
+    rows[1][i] = _mm256_permute2f128_ps(a01, b01, 0x31);
+    rows[2][i] = pack(a2, b2);
   }
   W m0[4], m1[4], m2[4];
   transpose8(rows[0], m0);

@@ -150,7 +150,9 @@ bool skin_dqs(const SkinMeshView& mesh, const DqsPaletteView& palette, const Ski
 // round differently: fused multiply-adds, an approximate reciprocal square root refined by one
 // Newton step); the multi-threaded path gives the same bits as the SIMD path whatever the number
 // of threads, because every vertex is computed on its own by the same code. The parallel path
-// allocates nothing itself (oneTBB's scheduler may). See docs/skin.md.
+// allocates nothing itself (oneTBB's scheduler may). With AVX2, LBS of positions alone (no
+// normals, no tangents) copies the palette as columns to 16 KB of the calling thread's stack
+// (palettes of up to 256 joints; larger ones take the general kernel). See docs/skin.md.
 
 /// SIMD LBS; same contract as skin_lbs.
 bool skin_lbs_simd(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
