@@ -56,6 +56,7 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global);
 VerbRun register_skin(CLI::App& app, const GlobalOptions& global);
 VerbRun register_vat(CLI::App& app, const GlobalOptions& global);
 VerbRun register_render(CLI::App& app, const GlobalOptions& global);
+VerbRun register_match(CLI::App& app, const GlobalOptions& global);
 
 /// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
 /// graph, plays it with the --param curves, writes OUT atomically, prints progress and a

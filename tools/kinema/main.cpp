@@ -52,6 +52,7 @@ int run(int argc, char** argv) {
       {"skin", register_skin(app, global)},
       {"vat", register_vat(app, global)},
       {"render", register_render(app, global)},
+      {"match", register_match(app, global)},
       // clang-format on
   };
 

@@ -1,0 +1,237 @@
+// The .kmm file: a motion-matching database as bytes. Header (32 bytes): "KMMATCH\0", u32
+// format version, u32 zero, u64 payload bytes, u64 FNV-1a of the payload; then the payload,
+// little-endian, in the order of the Database fields. The reader checks every count against the
+// bytes left before allocating, so a hostile file cannot ask for gigabytes.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "kinema/core/error.h"
+#include "kinema/match/database.h"
+
+namespace kinema::match {
+
+namespace {
+
+constexpr char kMagic[8] = {'K', 'M', 'M', 'A', 'T', 'C', 'H', '\0'};
+constexpr size_t kHeaderBytes = 32;
+
+uint64_t fnv1a(std::string_view bytes) {
+  uint64_t h = 14695981039346656037ull;
+  for (const char c : bytes) {
+    h ^= uint8_t(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+class Writer {
+ public:
+  template <class T>
+  void put(T value) {
+    char b[sizeof(T)];
+    std::memcpy(b, &value, sizeof(T));
+    out.append(b, sizeof(T));
+  }
+  void put_string(const std::string& s) {
+    put(uint32_t(s.size()));
+    out += s;
+  }
+  template <class T>
+  void put_array(const std::vector<T>& v) {
+    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  std::string out;
+};
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, size_t base, const std::string& file)
+      : bytes_(bytes), base_(base), file_(file) {}
+
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw Error(file_, "byte " + std::to_string(base_ + at_), reason);
+  }
+  template <class T>
+  T get(const char* what) {
+    if (bytes_.size() - at_ < sizeof(T)) fail(std::string("truncated: ") + what + " is missing");
+    T value;
+    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return value;
+  }
+  float get_finite(const char* what) {
+    const float v = get<float>(what);
+    if (!std::isfinite(v)) {
+      at_ -= sizeof(float);
+      fail(std::string(what) + " is not a finite number");
+    }
+    return v;
+  }
+  /// A count of items of `item_bytes` each that must fit in what is left.
+  size_t get_count(const char* what, size_t item_bytes, size_t limit) {
+    const uint64_t n = get<uint64_t>(what);
+    if (n > limit || n * item_bytes > bytes_.size() - at_) {
+      at_ -= sizeof(uint64_t);
+      fail(std::string(what) + " (" + std::to_string(n) + ") does not fit the file");
+    }
+    return size_t(n);
+  }
+  std::string get_string(const char* what) {
+    const uint32_t n = get<uint32_t>(what);
+    if (n > 4096 || n > bytes_.size() - at_) {
+      at_ -= sizeof(uint32_t);
+      fail(std::string(what) + ": a string of " + std::to_string(n) + " bytes does not fit");
+    }
+    std::string s(bytes_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+  template <class T>
+  void get_array(std::vector<T>& v, size_t n) {
+    v.resize(n);
+    std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
+    at_ += n * sizeof(T);
+  }
+  size_t offset() const { return at_; }
+  size_t left() const { return bytes_.size() - at_; }
+
+ private:
+  std::string_view bytes_;
+  size_t base_;
+  const std::string& file_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+std::string serialize_database(const Database& db) {
+  Writer w;
+  w.put(db.fps);
+  w.put(uint64_t(db.trajectory_times.size()));
+  for (const double t : db.trajectory_times) w.put(t);
+  w.put(uint64_t(db.groups.size()));
+  for (const FeatureGroup& g : db.groups) {
+    w.put_string(g.name);
+    w.put(g.offset);
+    w.put(g.dims);
+    w.put(g.weight);
+    w.put(g.scale);
+  }
+  w.put(uint64_t(db.mean.size()));
+  w.put_array(db.mean);
+  w.put(uint64_t(db.tag_names.size()));
+  for (const std::string& t : db.tag_names) w.put_string(t);
+  w.put(uint64_t(db.clips.size()));
+  for (const DatabaseClip& c : db.clips) {
+    w.put_string(c.name);
+    w.put(c.source);
+    w.put(uint8_t(c.mirrored ? 1 : 0));
+    w.put(c.speed);
+    w.put(c.start_time);
+    w.put(c.first_frame);
+    w.put(c.frame_count);
+  }
+  w.put(uint64_t(db.frames()));
+  w.put_array(db.features.values);
+  w.put(uint8_t(db.features.tags.empty() ? 0 : 1));
+  w.put_array(db.features.tags);
+  w.put_array(db.features.searchable);
+
+  std::string out(kMagic, sizeof(kMagic));
+  Writer h;
+  h.put(database_format_version);
+  h.put(uint32_t(0));
+  h.put(uint64_t(w.out.size()));
+  h.put(fnv1a(w.out));
+  return out + h.out + w.out;
+}
+
+Database deserialize_database(std::string_view bytes, const std::string& file) {
+  Reader header(bytes, 0, file);
+  if (bytes.size() < kHeaderBytes)
+    header.fail("truncated: a .kmm file starts with a 32-byte header");
+  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    header.fail("not a kinema motion-matching database (no KMMATCH magic)");
+  header.get<uint64_t>("magic");
+  const uint32_t version = header.get<uint32_t>("version");
+  if (version != database_format_version)
+    throw Error(file, "byte 8",
+                "format version " + std::to_string(version) + "; this kinema reads version " +
+                    std::to_string(database_format_version) + " (rebuild the database)");
+  header.get<uint32_t>("reserved");
+  const uint64_t size = header.get<uint64_t>("payload size");
+  const uint64_t checksum = header.get<uint64_t>("checksum");
+  const std::string_view payload = bytes.substr(kHeaderBytes);
+  if (payload.size() != size)
+    throw Error(file, "byte 16",
+                "the header says " + std::to_string(size) + " payload bytes, the file has " +
+                    std::to_string(payload.size()) + (payload.size() < size ? " (truncated)" : ""));
+  if (fnv1a(payload) != checksum)
+    throw Error(file, "byte 24", "checksum mismatch: the file is corrupted");
+
+  Reader r(payload, kHeaderBytes, file);
+  Database db;
+  db.fps = r.get<double>("fps");
+  if (!(db.fps > 0) || !std::isfinite(db.fps)) r.fail("fps is not a positive number");
+  const size_t T = r.get_count("trajectory time count", sizeof(double), 64);
+  for (size_t i = 0; i < T; ++i) db.trajectory_times.push_back(r.get<double>("trajectory time"));
+  const size_t G = r.get_count("group count", 20, 4096);
+  uint32_t dims = 0;
+  for (size_t i = 0; i < G; ++i) {
+    FeatureGroup g;
+    g.name = r.get_string("group name");
+    const size_t at = r.offset();
+    g.offset = r.get<uint32_t>("group offset");
+    g.dims = r.get<uint32_t>("group dims");
+    g.weight = r.get_finite("group weight");
+    g.scale = r.get_finite("group scale");
+    if (g.offset != dims || g.dims == 0 || g.dims > 4096 || !(g.scale > 0))
+      throw Error(file, "byte " + std::to_string(kHeaderBytes + at),
+                  "feature group \"" + g.name + "\" does not follow the previous one");
+    dims += g.dims;
+    db.groups.push_back(g);
+  }
+  const size_t D = r.get_count("dimension count", sizeof(float), 4096);
+  if (D != dims || D == 0) r.fail("the dimension count does not match the feature groups");
+  for (size_t d = 0; d < D; ++d) db.mean.push_back(r.get_finite("feature mean"));
+  const size_t tag_count = r.get_count("tag count", 4, 64);
+  for (size_t i = 0; i < tag_count; ++i) db.tag_names.push_back(r.get_string("tag name"));
+  const size_t clip_count = r.get_count("clip count", 29, uint64_t(1) << 24);
+  uint32_t next = 0;
+  for (size_t i = 0; i < clip_count; ++i) {
+    DatabaseClip c;
+    c.name = r.get_string("clip name");
+    const size_t at = r.offset();
+    c.source = r.get<uint32_t>("clip source");
+    c.mirrored = r.get<uint8_t>("clip mirror flag") != 0;
+    c.speed = r.get_finite("clip speed");
+    c.start_time = r.get<double>("clip start");
+    c.first_frame = r.get<uint32_t>("clip first frame");
+    c.frame_count = r.get<uint32_t>("clip frame count");
+    if (c.first_frame != next || c.frame_count == 0 || !(c.speed > 0))
+      throw Error(file, "byte " + std::to_string(kHeaderBytes + at),
+                  "clip \"" + c.name + "\" does not follow the previous clip's frames");
+    next += c.frame_count;
+    db.clips.push_back(c);
+  }
+  const size_t n = r.get_count("frame count", D * sizeof(float) + 1, uint64_t(1) << 31);
+  if (n != next || n == 0) r.fail("the frame count does not match the clips");
+  db.features.dims = D;
+  const size_t values_at = r.offset();
+  r.get_array(db.features.values, n * D);
+  for (size_t i = 0; i < db.features.values.size(); ++i)
+    if (!std::isfinite(db.features.values[i]))
+      throw Error(file, "byte " + std::to_string(kHeaderBytes + values_at + 4 * i),
+                  "feature " + std::to_string(i % D) + " of frame " + std::to_string(i / D) +
+                      " is not a finite number");
+  if (r.get<uint8_t>("tag flag") != 0) {
+    if (r.left() < n * sizeof(uint64_t)) r.fail("truncated: per-frame tags are missing");
+    r.get_array(db.features.tags, n);
+  }
+  if (r.left() != n) r.fail("the per-frame searchable flags do not match the frame count");
+  r.get_array(db.features.searchable, n);
+  return db;
+}
+
+}  // namespace kinema::match
