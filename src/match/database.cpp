@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kinema/core/error.h"
+#include "kinema/match/mirror.h"
 #include "kinema/math/mat4.h"
 
 namespace kinema::match {
@@ -211,7 +212,34 @@ Vec3 velocity(const std::vector<JointFrame>& f, size_t k, Vec3 JointFrame::*join
   return (f[b].*joint - f[a].*joint) * (fps / double(b - a));
 }
 
+/// Whether two skeletons have the same joints (names and parents, in order).
+bool same_skeleton(const Skeleton& a, const Skeleton& b) {
+  if (a.joint_count() != b.joint_count()) return false;
+  for (int j = 0; j < a.joint_count(); ++j)
+    if (a.joint(j).name != b.joint(j).name || a.parent(j) != b.parent(j)) return false;
+  return true;
+}
+
+/// Appends the local poses of one clip variant at its database frames.
+void append_poses(const ClipSource& src, const DatabaseClip& c, double fps,
+                  const std::vector<int>& mirror, std::vector<Transformf>& poses) {
+  const Skeleton& sk = *src.skeleton;
+  std::vector<Transform> local(size_t(sk.joint_count())), mirrored(local.size());
+  for (uint32_t k = 0; k < c.frame_count; ++k) {
+    const double t = std::min(c.start_time + k * c.speed / fps, src.clip->duration);
+    sample_pose(*src.clip, sk, t, WrapMode::Clamp, local);
+    if (c.mirrored) mirror_pose(sk, mirror, local, mirrored);
+    for (const Transform& x : c.mirrored ? mirrored : local) poses.push_back(Transformf(x));
+  }
+}
+
 }  // namespace
+
+std::span<const Transformf> Database::pose(uint32_t frame) const {
+  if (poses.empty()) return {};
+  const size_t n = size_t(skeleton.joint_count());
+  return std::span<const Transformf>(poses).subspan(size_t(frame) * n, n);
+}
 
 const DatabaseClip& Database::clip_of(uint32_t frame) const {
   const auto it =
@@ -278,6 +306,17 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
   if (db.tag_names.size() > kMaxTags)
     throw Error("", "tags", std::to_string(db.tag_names.size()) + " tag names; at most 64");
 
+  std::vector<int> mirror;
+  if (options.store_poses) {
+    for (size_t i = 1; i < clips.size(); ++i)
+      if (!same_skeleton(*clips[i].skeleton, *clips[0].skeleton))
+        throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
+                    "its skeleton differs from clip \"" + clips[0].name +
+                        "\"'s (joint names or parents): poses can be stored for one skeleton "
+                        "only (retarget the clips onto one skeleton, or store features only)");
+    db.skeleton = *clips[0].skeleton;
+    if (options.mirror) mirror = mirror_joints(db.skeleton);
+  }
   const double exclusion =
       options.end_exclusion < 0 ? options.trajectory_times.back() : options.end_exclusion;
   std::vector<float> raw;
@@ -340,6 +379,7 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
           const double remaining = (c.frame_count - 1 - k) / options.fps;
           db.features.searchable.push_back(remaining + 1e-9 >= exclusion ? 1 : 0);
         }
+        if (options.store_poses) append_poses(src, c, options.fps, mirror, db.poses);
         db.clips.push_back(c);
       }
     }

@@ -15,6 +15,7 @@ namespace {
 
 constexpr char kMagic[8] = {'K', 'M', 'M', 'A', 'T', 'C', 'H', '\0'};
 constexpr size_t kHeaderBytes = 32;
+static_assert(sizeof(Transformf) == 40, "poses are stored as 10 packed floats");
 
 uint64_t fnv1a(std::string_view bytes) {
   uint64_t h = 14695981039346656037ull;
@@ -137,6 +138,18 @@ std::string serialize_database(const Database& db) {
   w.put(uint8_t(db.features.tags.empty() ? 0 : 1));
   w.put_array(db.features.tags);
   w.put_array(db.features.searchable);
+  w.put(uint64_t(db.has_poses() ? db.skeleton.joint_count() : 0));
+  if (db.has_poses()) {
+    for (const Joint& j : db.skeleton.joints()) {
+      w.put_string(j.name);
+      w.put(int32_t(j.parent));
+      for (const double v : {j.rest.translation.x, j.rest.translation.y, j.rest.translation.z,
+                             j.rest.rotation.x, j.rest.rotation.y, j.rest.rotation.z,
+                             j.rest.rotation.w, j.rest.scale.x, j.rest.scale.y, j.rest.scale.z})
+        w.put(v);
+    }
+    w.put_array(db.poses);
+  }
 
   std::string out(kMagic, sizeof(kMagic));
   Writer h;
@@ -229,8 +242,40 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
     if (r.left() < n * sizeof(uint64_t)) r.fail("truncated: per-frame tags are missing");
     r.get_array(db.features.tags, n);
   }
-  if (r.left() != n) r.fail("the per-frame searchable flags do not match the frame count");
+  if (r.left() < n) r.fail("truncated: the per-frame searchable flags are missing");
   r.get_array(db.features.searchable, n);
+  const size_t joints = r.get_count("joint count", 50, 65535);
+  if (joints > 0) {
+    std::vector<Joint> list(joints);
+    for (Joint& j : list) {
+      j.name = r.get_string("joint name");
+      j.parent = r.get<int32_t>("joint parent");
+      double v[10];
+      for (double& x : v) {
+        x = r.get<double>("joint rest pose");
+        if (!std::isfinite(x)) r.fail("a joint's rest pose is not finite");
+      }
+      j.rest = {{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]}, {v[7], v[8], v[9]}};
+    }
+    db.skeleton = Skeleton::build(std::move(list), false, file);
+    if (size_t(db.skeleton.joint_count()) != joints) r.fail("the skeleton is not valid");
+    const size_t count = n * joints;
+    if (r.left() != count * sizeof(Transformf))
+      r.fail("the poses do not match the frame and joint counts");
+    const size_t poses_at = r.offset();
+    r.get_array(db.poses, count);
+    for (size_t i = 0; i < count; ++i) {
+      const Transformf& t = db.poses[i];
+      for (const float x :
+           {t.translation.x, t.translation.y, t.translation.z, t.rotation.x, t.rotation.y,
+            t.rotation.z, t.rotation.w, t.scale.x, t.scale.y, t.scale.z})
+        if (!std::isfinite(x))
+          throw Error(file, "byte " + std::to_string(kHeaderBytes + poses_at + 40 * i),
+                      "joint " + std::to_string(i % joints) + " of frame " +
+                          std::to_string(i / joints) + " has a non-finite pose");
+    }
+  }
+  if (r.left() != 0) r.fail("unexpected bytes after the end of the database");
   return db;
 }
 

@@ -28,8 +28,9 @@ class MatchCli : public kinema::test::CliProcessTest {
 };
 
 TEST_F(MatchCli, BuildsADatabaseFromTwoRigsAndReportsIt) {
-  const auto r = kinema("match build " + sh_quote(kWalk) + " " + sh_quote(kBrisk) +
-                        " --mirror --skip-frames 1 --json -o " + sh_quote(path("db.kmm")));
+  const auto r =
+      kinema("match build " + sh_quote(kWalk) + " " + sh_quote(kBrisk) +
+             " --mirror --skip-frames 1 --features-only --json -o " + sh_quote(path("db.kmm")));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["clips"], 2);
@@ -44,6 +45,27 @@ TEST_F(MatchCli, BuildsADatabaseFromTwoRigsAndReportsIt) {
   EXPECT_EQ(db.clips[0].frame_count, 86u);
   EXPECT_NEAR(db.clips[0].start_time, 1 / 120.005, 1e-4);
   EXPECT_EQ(j["bytes_per_frame"].get<double>(), 27 * 4 + 1);
+  EXPECT_FALSE(db.has_poses());
+  // Poses need one skeleton: the two rigs are refused without --features-only.
+  const auto refused = kinema("match build " + sh_quote(kWalk) + " " + sh_quote(kBrisk) + " -o " +
+                              sh_quote(path("poses.kmm")));
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("its skeleton differs"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(path("poses.kmm")));
+}
+
+TEST_F(MatchCli, StoresPosesForOneSkeletonIncludingMirroredFrames) {
+  const auto r =
+      kinema("match build " + sh_quote(kWalk) + " --mirror -o " + sh_quote(path("w.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("poses 31 joints a frame"), std::string::npos) << r.out;
+  const auto db = kinema::match::deserialize_database(read_all(path("w.kmm")), "w.kmm");
+  ASSERT_TRUE(db.has_poses());
+  EXPECT_EQ(db.poses.size(), db.frames() * 31);
+  // The mirrored copy's hips move with x negated.
+  const uint32_t half = db.clips[1].first_frame;
+  EXPECT_NEAR(db.pose(half + 20)[0].translation.x, -db.pose(20)[0].translation.x, 1e-4);
+  EXPECT_NEAR(db.pose(half + 20)[0].translation.z, db.pose(20)[0].translation.z, 1e-4);
 }
 
 TEST_F(MatchCli, TagsFromJsonAndTheirErrors) {

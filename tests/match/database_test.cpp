@@ -331,11 +331,12 @@ TEST(MatchDatabase, RealWalkFromCmuBvh) {
 
 namespace {
 
-Database small_database() {
+Database small_database(bool poses = true) {
   static const Skeleton sk = walker_skeleton();
   static const Clip clip = walker_clip(2, straight);
   DatabaseOptions o;
   o.mirror = true;
+  o.store_poses = poses;
   return build_one(clip, sk, o, {{"walk", 0, 1}});
 }
 
@@ -377,7 +378,7 @@ TEST(MatchDatabaseFile, RoundTripIsExact) {
 }
 
 TEST(MatchDatabaseFile, CorruptedTruncatedAndForeignFilesGiveClearErrors) {
-  const Database db = small_database();
+  const Database db = small_database(false);
   const std::string bytes = serialize_database(db);
   EXPECT_NE(message_of("").find("truncated"), std::string::npos);
   EXPECT_NE(message_of("KMMATCH").find("truncated"), std::string::npos);
@@ -401,8 +402,8 @@ TEST(MatchDatabaseFile, CorruptedTruncatedAndForeignFilesGiveClearErrors) {
   EXPECT_NE(message_of(huge).find("does not fit the file"), std::string::npos) << message_of(huge);
   std::string nan = bytes;
   const float bad = NAN;
-  const size_t values_end = bytes.size() - 1 - db.frames() * 9;  // then tag flag, tags, flags
-  std::memcpy(&nan[values_end - 4], &bad, 4);                    // the last frame's last feature
+  const size_t values_end = bytes.size() - 8 - 1 - db.frames() * 9;  // tag flag, tags, flags, 0
+  std::memcpy(&nan[values_end - 4], &bad, 4);  // the last frame's last feature
   fix_checksum(nan);
   const std::string m = message_of(nan);
   EXPECT_NE(m.find("feature 26 of frame " + std::to_string(db.frames() - 1) + " is not a finite"),
@@ -411,7 +412,30 @@ TEST(MatchDatabaseFile, CorruptedTruncatedAndForeignFilesGiveClearErrors) {
   EXPECT_NE(m.find("byte "), std::string::npos);
   std::string extra = bytes + "x";
   fix_checksum(extra);
-  EXPECT_NE(message_of(extra).find("searchable flags"), std::string::npos);
+  EXPECT_NE(message_of(extra).find("unexpected bytes after the end"), std::string::npos)
+      << message_of(extra);
+}
+
+TEST(MatchDatabaseFile, PosesRoundTripAndBadPosesAreRejected) {
+  const Database db = small_database(true);
+  ASSERT_TRUE(db.has_poses());
+  EXPECT_EQ(db.poses.size(), db.frames() * 5);
+  const std::string bytes = serialize_database(db);
+  const Database back = deserialize_database(bytes, "db.kmm");
+  EXPECT_EQ(back.skeleton.joint_count(), 5);
+  EXPECT_EQ(back.skeleton.joint(3).name, "left_foot");
+  EXPECT_EQ(std::memcmp(back.poses.data(), db.poses.data(), db.poses.size() * 40), 0);
+  std::string nan = bytes;
+  const float bad = INFINITY;
+  std::memcpy(&nan[bytes.size() - 4], &bad, 4);  // the last frame's last joint's scale z
+  fix_checksum(nan);
+  EXPECT_NE(message_of(nan).find("joint 4 of frame " + std::to_string(db.frames() - 1) +
+                                 " has a non-finite pose"),
+            std::string::npos)
+      << message_of(nan);
+  std::string cut = bytes.substr(0, bytes.size() - 40);
+  fix_checksum(cut);
+  EXPECT_NE(message_of(cut).find("poses do not match"), std::string::npos) << message_of(cut);
 }
 
 TEST(MatchDatabaseFile, RandomByteFlipsNeverCrash) {

@@ -1,5 +1,6 @@
 // tools/kinema/verb_match.cpp — `kinema match build CLIPS... -o DB.kmm [--tags TAGS.json]
-// [--fps N] [--mirror] [--speeds LIST] [--trajectory LIST] [--skip-frames N] [--json]`.
+// [--fps N] [--mirror] [--speeds LIST] [--trajectory LIST] [--skip-frames N] [--features-only]
+// [--json]`.
 //
 // Builds a motion-matching feature database (kinema/match/database.h, docs/match.md) from every
 // clip of every input file (BVH, glTF/GLB/VRM, FBX, Collada): the feet, hips and upper legs are
@@ -40,7 +41,7 @@ struct MatchBuildArgs {
   std::vector<std::string> inputs;
   std::string out, tags;
   double fps = 30;
-  bool mirror = false, json = false;
+  bool mirror = false, json = false, features_only = false;
   std::vector<double> speeds{1.0}, trajectory{0.33, 0.67, 1.0};
   int skip_frames = 0;
 };
@@ -152,6 +153,7 @@ int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
   match::DatabaseOptions options;
   options.fps = a.fps;
   options.mirror = a.mirror;
+  options.store_poses = !a.features_only;
   options.speeds = a.speeds;
   options.trajectory_times = a.trajectory;
   match::Database db;
@@ -176,6 +178,8 @@ int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
     j["tags"] = db.tag_names;
     j["feature_bytes"] = db.feature_bytes();
     j["bytes_per_frame"] = double(db.feature_bytes()) / double(db.frames());
+    j["poses"] = db.has_poses();
+    j["joints"] = db.has_poses() ? db.skeleton.joint_count() : 0;
     j["file_bytes"] = bytes.size();
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
@@ -187,7 +191,11 @@ int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
               << "  features " << db.dims() << " a frame in " << db.groups.size() << " groups\n"
               << "  memory " << format_bytes(db.feature_bytes()) << " ("
               << format_number(double(db.feature_bytes()) / double(db.frames()), 1)
-              << " B a frame), file " << format_bytes(bytes.size()) << "\n";
+              << " B a frame), file " << format_bytes(bytes.size()) << "\n"
+              << "  poses "
+              << (db.has_poses() ? std::to_string(db.skeleton.joint_count()) + " joints a frame"
+                                 : std::string("not stored (--features-only)"))
+              << "\n";
     if (!db.tag_names.empty()) {
       std::cout << "  tags";
       for (const std::string& t : db.tag_names) std::cout << ' ' << t;
@@ -227,6 +235,9 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
   build->add_option("--skip-frames", args->skip_frames,
                     "Source frames skipped at the start of every clip (e.g. 1 for an added "
                     "T-pose frame)");
+  build->add_flag("--features-only", args->features_only,
+                  "Store features but no poses (clips on different skeletons; search "
+                  "benchmarks). Without it every clip must share one skeleton");
   build->add_flag("--json", args->json, "Print the summary as one JSON object");
   return [args, &global]() { return run_match_build(*args, global); };
 }

@@ -33,6 +33,7 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/match/search.h"
+#include "kinema/math/transform.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::match {
@@ -68,6 +69,9 @@ struct DatabaseOptions {
   float weight_trajectory_position = 1;
   float weight_trajectory_direction = 1.5f;
   bool mirror = false;  ///< also add every clip mirrored left ↔ right (x → −x), doubling the data
+  /// Store every frame's local pose for playback (needs one skeleton for all clips: same joint
+  /// names and parents). Off: features only (e.g. a search benchmark across rigs).
+  bool store_poses = true;
   /// Playback speeds of each clip (1 = as captured; 0.8…1.2 augment the database).
   std::vector<double> speeds{1.0};
   std::vector<ExtraFeature> extra;
@@ -117,9 +121,16 @@ struct Database {
   std::vector<DatabaseClip> clips;
   /// Normalized, weighted features, per-frame tags and searchable flags.
   FeatureMatrix features;
+  /// With poses: the clips' skeleton and every frame's local pose (frames × joints transforms,
+  /// mirrored frames mirrored with mirror_pose). Empty without.
+  Skeleton skeleton;
+  std::vector<Transformf> poses;
 
   size_t frames() const { return features.frames(); }
   size_t dims() const { return features.dims; }
+  bool has_poses() const { return !poses.empty(); }
+  /// The local pose of a frame (joint_count transforms); empty without poses.
+  std::span<const Transformf> pose(uint32_t frame) const;
   /// Database clip and source time of a frame.
   const DatabaseClip& clip_of(uint32_t frame) const;
   double source_time(uint32_t frame) const;
@@ -134,7 +145,8 @@ struct Database {
 
 /// Builds the database. Throws kinema::Error (naming the clip, frame or option) on bad input: no
 /// clips, missing joints, a joint index outside its skeleton, non-finite features, more than 64
-/// tag names, a tag range outside its clip, bad options.
+/// tag names, a tag range outside its clip, bad options, clips on different skeletons when
+/// poses are stored.
 Database build_database(std::span<const ClipSource> clips, const DatabaseOptions& options = {},
                         const std::function<void(size_t clips_done)>& progress = {});
 
