@@ -1,19 +1,142 @@
-// kinema/match/search.h — TEMPORARY: the feature matrix only, until the search lands.
+// kinema/match/search.h — exact nearest-neighbour search over a motion-matching feature database
+// (seed 000 §25.5).
+//
+// A motion-matching query is a feature vector (future trajectory, foot positions, velocities, …)
+// and the answer is the database frame whose features are nearest to it. The database
+// (kinema/match/database.h) normalizes and weights the features, so here the cost of a frame is
+// the plain squared Euclidean distance between its feature row and the query.
+//
+// Two structures answer the same question with the same interface:
+//  - BruteForceSearch computes every allowed frame's cost and takes the minimum (the baseline);
+//  - BoundedTreeSearch is a bounding-volume hierarchy over blocks of 8 frames that skips blocks
+//    whose box is farther than the best frame found so far.
+// Both return bit-for-bit the same SearchResult for every query and filter: they compute each
+// frame's cost with the same kernel (same dimension order, same accumulation, no fused
+// multiply-add), break ties on equal cost by the smallest frame index, and the tree discards a
+// box or a partial sum only when it is strictly greater than the best cost (docs/match_search.md
+// has the argument).
+//
+// Building is offline: it allocates and throws kinema::Error on bad input. Searching is runtime:
+// it never allocates, never throws, and is safe to call from many threads on one structure.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace kinema::match {
 
+/// Features of every database frame, row-major: frame f's features are values[f*dims …
+/// f*dims+dims). Already normalized and weighted, so the cost of a frame is the plain squared
+/// Euclidean distance to the query.
 struct FeatureMatrix {
   size_t dims = 0;
-  std::vector<float> values;
+  std::vector<float> values;  ///< frames × dims, all finite
+  /// Empty (no frame has tags), or one per frame: bit i set = the frame carries tag i.
   std::vector<uint64_t> tags;
+  /// Empty (every frame may be returned), or one per frame: 0 = never returned (e.g. the last
+  /// frames of a clip, which have no future to play).
   std::vector<uint8_t> searchable;
-  size_t frames() const { return dims ? values.size() / dims : 0; }
+
+  size_t frames() const { return dims == 0 ? 0 : values.size() / dims; }
+};
+
+/// Which frames a query may return, by their tags (a frame without tags has tags = 0).
+/// A frame is allowed iff
+///   (require_any == ~0 or (tags & require_any) != 0) and (tags & exclude) == 0.
+/// require_any == ~0 (the default) means "no requirement", so untagged frames are found by
+/// default; any other value requires at least one of its bits (so untagged frames are then
+/// excluded, and require_any == 0 allows nothing).
+struct SearchFilter {
+  uint64_t require_any = ~uint64_t{0};
+  uint64_t exclude = 0;
+
+  constexpr bool is_default() const { return require_any == ~uint64_t{0} && exclude == 0; }
+  constexpr bool allows(uint64_t tags) const {
+    return (require_any == ~uint64_t{0} || (tags & require_any) != 0) && (tags & exclude) == 0;
+  }
+};
+
+/// The best frame and its cost (squared distance, normalized units). frame == UINT32_MAX (and
+/// cost == +inf) when no frame is allowed or the query was rejected.
+struct SearchResult {
+  uint32_t frame = UINT32_MAX;
+  float cost = INFINITY;
+
+  bool found() const { return frame != UINT32_MAX; }
+  friend bool operator==(const SearchResult&, const SearchResult&) = default;
+};
+
+/// What one search did, for benchmarks and tuning (counts, not times).
+struct SearchStats {
+  uint32_t blocks_visited = 0;  ///< blocks of 8 frames whose costs were (at least partly) computed
+  uint32_t nodes_visited = 0;   ///< tree nodes whose 8 child boxes were tested (0 for brute force)
+};
+
+/// The baseline: every allowed frame's cost, minimum taken. Frames are stored in blocks of 8
+/// (one lane per frame, dimension-major) so the cost kernel runs 8 frames at a time.
+class BruteForceSearch {
+ public:
+  BruteForceSearch() = default;
+  /// Copies the searchable frames of `features`. Throws kinema::Error when dims == 0, there are
+  /// no frames, values.size() is not a multiple of dims, a value is NaN or infinite (the message
+  /// names the frame and the dimension), tags or searchable has the wrong length, or there are
+  /// 2^32 − 1 frames or more.
+  explicit BruteForceSearch(const FeatureMatrix& features);
+
+  /// The allowed frame of least cost; ties go to the smallest frame index. Returns the empty
+  /// result (frame UINT32_MAX, cost +inf) when query.size() != dims(), a query value is NaN or
+  /// infinite, or no frame is allowed. `stats`, when given, is overwritten.
+  SearchResult search(std::span<const float> query, const SearchFilter& filter = {},
+                      SearchStats* stats = nullptr) const noexcept;
+
+  size_t dims() const { return dims_; }
+  size_t frames() const { return frames_; }  ///< frames of the database, searchable or not
+  size_t memory_bytes() const;               ///< heap bytes held
+
+ private:
+  friend class BoundedTreeSearch;
+  size_t dims_ = 0, frames_ = 0, blocks_ = 0;
+  std::vector<float> values_;         // blocks × dims × 8: [block][dim][lane]
+  std::vector<uint32_t> frame_;       // blocks × 8, UINT32_MAX in padding lanes
+  std::vector<uint64_t> tags_;        // blocks × 8
+  std::vector<uint64_t> block_tags_;  // blocks × 2: OR and AND of the block's frames' tags
+  bool has_tags_ = false;
+};
+
+/// Exact search in a bounding-volume hierarchy of axis-aligned boxes. Frames are grouped in
+/// blocks of 8 by top-down median splits on the dimension of largest spread (so a block's box is
+/// tight); every tree node has up to 8 children whose boxes are stored dimension-major, so one
+/// node test yields 8 lower bounds Σ_d max(0, lo_d − q_d, q_d − hi_d)². The search descends
+/// nearest-child-first, prunes a child whose bound is strictly greater than the best cost, and
+/// stops computing a block's costs once all 8 partial sums are strictly greater than the best.
+/// Same answers as BruteForceSearch, bit for bit.
+class BoundedTreeSearch {
+ public:
+  BoundedTreeSearch() = default;
+  /// Same input rules and errors as BruteForceSearch's constructor.
+  explicit BoundedTreeSearch(const FeatureMatrix& features);
+
+  /// Same contract as BruteForceSearch::search (and the same result, bit for bit).
+  SearchResult search(std::span<const float> query, const SearchFilter& filter = {},
+                      SearchStats* stats = nullptr) const noexcept;
+
+  size_t dims() const { return blocks_.dims(); }
+  size_t frames() const { return blocks_.frames(); }
+  size_t memory_bytes() const;
+  size_t blocks() const { return blocks_.blocks_; }
+  size_t nodes() const { return child_.size() / 8; }
+
+ private:
+  BruteForceSearch blocks_;  // the same block storage, in tree order
+  // Node n's 8 children: boxes lo/hi at [n][dim][child], refs ≥ 0 = node, < 0 = block ~ref,
+  // unused slots = INT32_MIN; OR and AND of each child's tags.
+  std::vector<float> lo_, hi_;
+  std::vector<int32_t> child_;
+  std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
+  uint32_t depth_ = 0;                // levels of nodes (sizes the traversal stack)
 };
 
 }  // namespace kinema::match

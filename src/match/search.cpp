@@ -1,0 +1,123 @@
+// src/match/search.cpp — input checks and the brute-force search (kinema/match/search.h).
+#include "kinema/match/search.h"
+
+#include <cmath>
+#include <string>
+
+#include "kinema/core/error.h"
+#include "search_internal.h"
+#include "search_kernels.h"
+
+namespace kinema::match {
+
+namespace detail {
+
+std::vector<uint32_t> check_features(const FeatureMatrix& m) {
+  auto fail = [](std::string place, std::string reason) {
+    throw Error("", std::move(place), "feature matrix: " + std::move(reason));
+  };
+  if (m.dims == 0) fail("", "dims is 0");
+  if (m.values.size() % m.dims != 0)
+    fail("", std::to_string(m.values.size()) +
+                 " values is not a multiple of dims = " + std::to_string(m.dims));
+  const size_t frames = m.frames();
+  if (frames == 0) fail("", "no frames");
+  if (frames >= UINT32_MAX) fail("", std::to_string(frames) + " frames, 2^32 - 1 or more");
+  if (!m.tags.empty() && m.tags.size() != frames)
+    fail("tags", std::to_string(m.tags.size()) + " tags for " + std::to_string(frames) +
+                     " frames (give one per frame, or none)");
+  if (!m.searchable.empty() && m.searchable.size() != frames)
+    fail("searchable", std::to_string(m.searchable.size()) + " flags for " +
+                           std::to_string(frames) + " frames (give one per frame, or none)");
+  for (size_t f = 0; f < frames; ++f) {
+    for (size_t d = 0; d < m.dims; ++d) {
+      const float v = m.values[f * m.dims + d];
+      if (!std::isfinite(v))
+        fail("frame " + std::to_string(f) + ", dimension " + std::to_string(d),
+             std::string("feature is ") + (std::isnan(v) ? "NaN" : "infinite"));
+    }
+  }
+  std::vector<uint32_t> kept;
+  kept.reserve(frames);
+  for (size_t f = 0; f < frames; ++f)
+    if (m.searchable.empty() || m.searchable[f] != 0) kept.push_back(uint32_t(f));
+  return kept;
+}
+
+bool query_ok(std::span<const float> query, size_t dims) {
+  if (query.size() != dims || dims == 0) return false;
+  for (const float v : query)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+void fill_blocks(const FeatureMatrix& m, std::span<const uint32_t> order, size_t& blocks,
+                 std::vector<float>& values, std::vector<uint32_t>& frame,
+                 std::vector<uint64_t>& tags, std::vector<uint64_t>& block_tags) {
+  const size_t dims = m.dims;
+  blocks = (order.size() + kLanes - 1) / kLanes;
+  // Padding lanes hold +inf features and no frame; no lane mask lets them through.
+  values.assign(blocks * dims * kLanes, INFINITY);
+  frame.assign(blocks * kLanes, UINT32_MAX);
+  tags.assign(blocks * kLanes, 0);
+  block_tags.assign(blocks * 2, 0);
+  for (size_t b = 0; b < blocks; ++b) {
+    uint64_t tag_or = 0, tag_and = ~uint64_t{0};
+    for (size_t l = 0; l < kLanes && b * kLanes + l < order.size(); ++l) {
+      const uint32_t f = order[b * kLanes + l];
+      frame[b * kLanes + l] = f;
+      for (size_t d = 0; d < dims; ++d)
+        values[(b * dims + d) * kLanes + l] = m.values[size_t(f) * dims + d];
+      const uint64_t t = m.tags.empty() ? 0 : m.tags[f];
+      tags[b * kLanes + l] = t;
+      tag_or |= t;
+      tag_and &= t;
+    }
+    block_tags[b * 2] = tag_or;
+    block_tags[b * 2 + 1] = tag_and;
+  }
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+BruteForceSearch::BruteForceSearch(const FeatureMatrix& features) {
+  const std::vector<uint32_t> kept = check_features(features);
+  dims_ = features.dims;
+  frames_ = features.frames();
+  has_tags_ = !features.tags.empty();
+  fill_blocks(features, kept, blocks_, values_, frame_, tags_, block_tags_);
+}
+
+SearchResult BruteForceSearch::search(std::span<const float> query, const SearchFilter& filter,
+                                      SearchStats* stats) const noexcept {
+  if (stats) *stats = {};
+  if (!query_ok(query, dims_)) return {};
+  FilterPlan plan;
+  if (!plan_filter(has_tags_, filter, plan)) return {};
+  const float* q = query.data();
+  Best best;
+  alignas(32) float cost[kLanes];
+  for (size_t b = 0; b < blocks_; ++b) {
+    unsigned lanes = valid_lanes(frame_.data() + b * kLanes);
+    if (plan.use_tags) {
+      if (!group_may_pass(block_tags_[b * 2], block_tags_[b * 2 + 1], filter)) continue;
+      lanes = allowed_lanes(tags_.data() + b * kLanes, lanes, filter);
+    }
+    Acc acc;
+    add_costs(values_.data() + b * dims_ * kLanes, q, 0, dims_, acc);
+    total(acc, cost);
+    take(cost, frame_.data() + b * kLanes, lanes_at_most(cost, best.cost) & lanes, best);
+  }
+  if (stats) stats->blocks_visited = uint32_t(blocks_);
+  if (best.frame == UINT32_MAX) return {};
+  return {best.frame, best.cost};
+}
+
+size_t BruteForceSearch::memory_bytes() const {
+  return values_.capacity() * sizeof(float) + frame_.capacity() * sizeof(uint32_t) +
+         tags_.capacity() * sizeof(uint64_t) + block_tags_.capacity() * sizeof(uint64_t);
+}
+
+}  // namespace kinema::match

@@ -1,0 +1,135 @@
+// src/match/search_kernels.h — the cost and lower-bound kernels that BruteForceSearch and
+// BoundedTreeSearch share. Internal header.
+//
+// Exactness (kinema/match/search.h): both structures must produce the same float cost for a
+// frame, and a box's lower bound must never exceed the cost of a frame inside it. So there is
+// exactly one way to sum a frame's squared differences: dimension d goes to accumulator d % 4 in
+// increasing d, and the cost is (a0 + a1) + (a2 + a3). The lower bound sums its per-dimension
+// terms the same way; since every term of the bound is ≤ the frame's term (rounding is
+// monotone) and float addition is monotone, bound ≤ cost after rounding too. These files are
+// compiled with -ffp-contract=off (CMakeLists.txt), so no FMA fuses a product into a sum in one
+// place and not in another. Four accumulators also break the add latency chain.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kinema/match/search.h"
+
+#define KINEMA_MATCH_INLINE __attribute__((always_inline)) inline
+
+namespace kinema::match::detail {
+
+/// 8 floats, one per frame of a block. GCC and Clang lower it to two SSE registers on
+/// x86-64-v2 and to one AVX register when AVX is enabled. Kept out of function signatures
+/// (passed by reference) so the ABI never depends on the instruction set.
+typedef float V8 __attribute__((vector_size(32)));
+typedef int32_t V8i __attribute__((vector_size(32)));
+
+constexpr size_t kLanes = 8;
+/// Dimensions computed before a block's first early-out test in the tree search.
+constexpr size_t kEarlyDims = 8;
+
+KINEMA_MATCH_INLINE void load8(const float* p, V8& v) { std::memcpy(&v, p, sizeof v); }
+
+/// Four partial sums per lane; dimension d adds into a[d % 4].
+struct Acc {
+  V8 a[4] = {};
+};
+
+/// Adds the squared differences of dimensions [d0, d1) of a block (dimension-major, 8 lanes per
+/// dimension) to `acc`. d0 must be a multiple of 4.
+KINEMA_MATCH_INLINE void add_costs(const float* block, const float* q, size_t d0, size_t d1,
+                                   Acc& acc) {
+  size_t d = d0;
+  for (; d + 4 <= d1; d += 4) {
+    for (size_t k = 0; k < 4; ++k) {
+      V8 x;
+      load8(block + (d + k) * kLanes, x);
+      const V8 diff = x - q[d + k];
+      acc.a[k] += diff * diff;
+    }
+  }
+  for (size_t k = 0; d + k < d1; ++k) {
+    V8 x;
+    load8(block + (d + k) * kLanes, x);
+    const V8 diff = x - q[d + k];
+    acc.a[k] += diff * diff;
+  }
+}
+
+/// Adds the squared distances from q to 8 boxes (lo/hi dimension-major, 8 lanes per dimension)
+/// over dimensions [d0, d1): max(0, lo − q, q − hi)², summed like add_costs.
+KINEMA_MATCH_INLINE void add_bound(const float* lo, const float* hi, const float* q, size_t d,
+                                   V8& acc) {
+  V8 l, h;
+  load8(lo + d * kLanes, l);
+  load8(hi + d * kLanes, h);
+  const V8 below = l - q[d];  // > 0 when q is below the box
+  const V8 above = q[d] - h;  // > 0 when q is above the box
+  const V8 zero = {};
+  V8 t = below > above ? below : above;
+  t = t > zero ? t : zero;
+  acc += t * t;
+}
+
+KINEMA_MATCH_INLINE void add_bounds(const float* lo, const float* hi, const float* q, size_t d0,
+                                    size_t d1, Acc& acc) {
+  size_t d = d0;
+  for (; d + 4 <= d1; d += 4) {
+    for (size_t k = 0; k < 4; ++k) add_bound(lo, hi, q, d + k, acc.a[k]);
+  }
+  for (size_t k = 0; d + k < d1; ++k) add_bound(lo, hi, q, d + k, acc.a[k]);
+}
+
+/// The lane sums: (a0 + a1) + (a2 + a3), written to out[8].
+KINEMA_MATCH_INLINE void total(const Acc& acc, float* out) {
+  const V8 s = (acc.a[0] + acc.a[1]) + (acc.a[2] + acc.a[3]);
+  std::memcpy(out, &s, sizeof s);
+}
+
+/// Bit l set when lane l's value is ≤ limit.
+KINEMA_MATCH_INLINE unsigned lanes_at_most(const float* v, float limit) {
+  unsigned m = 0;
+  for (unsigned l = 0; l < kLanes; ++l) m |= unsigned(v[l] <= limit) << l;
+  return m;
+}
+
+/// The best (cost, frame) so far; (cost, frame) pairs are ordered lexicographically, so ties on
+/// cost go to the smallest frame index whatever order the frames are visited in.
+struct Best {
+  float cost = INFINITY;
+  uint32_t frame = UINT32_MAX;
+};
+
+/// Takes the lanes in `lanes` (a bit mask) of a block's costs into `best`.
+KINEMA_MATCH_INLINE void take(const float* cost, const uint32_t* frame, unsigned lanes,
+                              Best& best) {
+  while (lanes) {
+    const unsigned l = unsigned(__builtin_ctz(lanes));
+    lanes &= lanes - 1;
+    if (cost[l] < best.cost || (cost[l] == best.cost && frame[l] < best.frame)) {
+      best.cost = cost[l];
+      best.frame = frame[l];
+    }
+  }
+}
+
+/// Lanes of a block whose frames the filter allows. `valid`: the lanes holding a frame.
+KINEMA_MATCH_INLINE unsigned allowed_lanes(const uint64_t* tags, unsigned valid,
+                                           const SearchFilter& filter) {
+  unsigned m = 0;
+  for (unsigned l = 0; l < kLanes; ++l) m |= unsigned(filter.allows(tags[l])) << l;
+  return m & valid;
+}
+
+/// Whether any frame of a group with these OR / AND of tags may pass the filter.
+KINEMA_MATCH_INLINE bool group_may_pass(uint64_t tags_or, uint64_t tags_and,
+                                        const SearchFilter& filter) {
+  return (filter.require_any == ~uint64_t{0} || (tags_or & filter.require_any) != 0) &&
+         (tags_and & filter.exclude) == 0;
+}
+
+}  // namespace kinema::match::detail

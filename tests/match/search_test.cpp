@@ -1,0 +1,507 @@
+// Exact nearest-neighbour search (kinema/match/search.h, seed 000 §25.5): the tree returns the
+// brute force's answer bit for bit, brute force agrees with a double-precision reference, the
+// textbook's worked search, filters and masks, bad input, no allocation, threads.
+#include "kinema/match/search.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/replace_global_new.h"  // the one replacement in kinema_match_tests
+#include "kinema/core/error.h"
+
+namespace kinema::match {
+namespace {
+
+// A database that looks like motion-matching features: clips are smooth random trajectories of
+// an 8-D latent state (a damped random walk in velocity) mapped linearly to `dims` features,
+// plus a small smooth per-feature wobble; then tight clusters (frames within 1e-3 of a centre)
+// and exact duplicates of earlier frames, so that exact ties happen. Normalized per feature.
+FeatureMatrix motion_like(size_t frames, size_t dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n01(0, 1);
+  constexpr size_t kLatent = 8;
+  std::vector<float> mix(dims * kLatent);
+  for (float& w : mix) w = n01(rng);
+  FeatureMatrix m;
+  m.dims = dims;
+  m.values.reserve(frames * dims);
+  const size_t trajectory_frames = frames * 8 / 10;
+  std::vector<float> x(kLatent), v(kLatent), wobble(dims), wv(dims);
+  for (size_t f = 0; f < trajectory_frames; ++f) {
+    if (f % 300 == 0) {  // a new clip
+      for (float& s : x) s = n01(rng);
+      for (float& s : v) s = 0;
+    }
+    for (size_t k = 0; k < kLatent; ++k) {
+      v[k] = 0.95f * v[k] + 0.02f * n01(rng) - 0.002f * x[k];
+      x[k] += v[k];
+    }
+    for (size_t d = 0; d < dims; ++d) {
+      wv[d] = 0.9f * wv[d] + 0.01f * n01(rng);
+      wobble[d] = 0.98f * wobble[d] + wv[d];
+      float s = wobble[d];
+      for (size_t k = 0; k < kLatent; ++k) s += mix[d * kLatent + k] * x[k];
+      m.values.push_back(s);
+    }
+  }
+  std::uniform_int_distribution<size_t> pick(0, trajectory_frames - 1);
+  while (m.values.size() < frames * dims) {
+    const size_t src = pick(rng);
+    const bool duplicate = (m.values.size() / dims) % 2 == 0;
+    const size_t copies = duplicate ? 3 : 5;
+    for (size_t c = 0; c < copies && m.values.size() < frames * dims; ++c) {
+      for (size_t d = 0; d < dims; ++d) {
+        const float s = m.values[src * dims + d];
+        m.values.push_back(duplicate ? s : s + 1e-3f * n01(rng));
+      }
+    }
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    double mean = 0, var = 0;
+    for (size_t f = 0; f < frames; ++f) mean += m.values[f * dims + d];
+    mean /= double(frames);
+    for (size_t f = 0; f < frames; ++f) var += std::pow(m.values[f * dims + d] - mean, 2);
+    const double sd = std::sqrt(var / double(frames)) + 1e-9;
+    for (size_t f = 0; f < frames; ++f)
+      m.values[f * dims + d] = float((m.values[f * dims + d] - mean) / sd);
+  }
+  return m;
+}
+
+std::vector<float> random_query(size_t dims, std::mt19937& rng) {
+  std::normal_distribution<float> n01(0, 1);
+  std::vector<float> q(dims);
+  for (float& v : q) v = n01(rng);
+  return q;
+}
+
+std::vector<float> noisy_frame(const FeatureMatrix& m, std::mt19937& rng, float sigma) {
+  std::normal_distribution<float> noise(0, sigma);
+  std::uniform_int_distribution<size_t> pick(0, m.frames() - 1);
+  const size_t f = pick(rng);
+  std::vector<float> q(m.values.begin() + long(f * m.dims),
+                       m.values.begin() + long((f + 1) * m.dims));
+  for (float& v : q) v += noise(rng);
+  return q;
+}
+
+// The answer from first principles, in double: the allowed frame of least cost (ties: smallest
+// index). Costs within a float rounding of each other may swap, so it returns the cost and the
+// caller compares with a tolerance.
+struct Reference {
+  uint32_t frame = UINT32_MAX;
+  double cost = INFINITY;
+};
+Reference reference(const FeatureMatrix& m, std::span<const float> q, const SearchFilter& f) {
+  Reference best;
+  for (size_t i = 0; i < m.frames(); ++i) {
+    if (!m.searchable.empty() && m.searchable[i] == 0) continue;
+    if (!f.allows(m.tags.empty() ? 0 : m.tags[i])) continue;
+    double c = 0;
+    for (size_t d = 0; d < m.dims; ++d) c += std::pow(double(m.values[i * m.dims + d]) - q[d], 2);
+    if (c < best.cost) best = {uint32_t(i), c};
+  }
+  return best;
+}
+
+// Same frame and the same float bits.
+::testing::AssertionResult same(const SearchResult& brute, const SearchResult& tree) {
+  if (brute.frame == tree.frame &&
+      std::bit_cast<uint32_t>(brute.cost) == std::bit_cast<uint32_t>(tree.cost))
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "brute force frame " << brute.frame << " cost " << brute.cost << " (bits "
+         << std::bit_cast<uint32_t>(brute.cost) << "), tree frame " << tree.frame << " cost "
+         << tree.cost << " (bits " << std::bit_cast<uint32_t>(tree.cost) << ")";
+}
+
+TEST(MatchSearch, TreeEqualsBruteForceOnRandomQueries) {
+  const FeatureMatrix m = motion_like(6000, 27, 1);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  std::mt19937 rng(2);
+  int mismatches = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const std::vector<float> q = random_query(m.dims, rng);
+    const SearchResult b = brute.search(q), t = tree.search(q);
+    ASSERT_TRUE(b.found());
+    if (!same(b, t)) ++mismatches;
+    EXPECT_TRUE(same(b, t)) << "query " << i;
+    if (mismatches > 5) break;
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST(MatchSearch, TreeEqualsBruteForceOnRealQueries) {
+  const FeatureMatrix m = motion_like(6000, 27, 3);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  std::mt19937 rng(4);
+  int mismatches = 0;
+  SearchStats stats;
+  uint64_t visited = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const std::vector<float> q = noisy_frame(m, rng, 0.1f);
+    const SearchResult b = brute.search(q), t = tree.search(q, {}, &stats);
+    visited += stats.blocks_visited;
+    if (!same(b, t)) ++mismatches;
+    EXPECT_TRUE(same(b, t)) << "query " << i;
+    if (mismatches > 5) break;
+  }
+  EXPECT_EQ(mismatches, 0);
+  // The tree must actually prune on queries near the data (else it is a slow brute force).
+  EXPECT_LT(double(visited) / 10000, double(tree.blocks()) / 4);
+}
+
+TEST(MatchSearch, BruteForceAgreesWithDoubleReference) {
+  const FeatureMatrix m = motion_like(3000, 27, 5);
+  const BruteForceSearch brute(m);
+  std::mt19937 rng(6);
+  for (int i = 0; i < 300; ++i) {
+    const std::vector<float> q = i % 2 ? random_query(m.dims, rng) : noisy_frame(m, rng, 0.1f);
+    const SearchResult b = brute.search(q);
+    const Reference r = reference(m, q, {});
+    ASSERT_TRUE(b.found());
+    EXPECT_NEAR(b.cost, r.cost, 1e-5 * (1 + r.cost));
+    if (b.frame != r.frame) {  // only a near tie may swap
+      double c = 0;
+      for (size_t d = 0; d < m.dims; ++d)
+        c += std::pow(double(m.values[b.frame * m.dims + d]) - q[d], 2);
+      EXPECT_NEAR(c, r.cost, 1e-5 * (1 + r.cost)) << "query " << i;
+    }
+  }
+}
+
+TEST(MatchSearch, ExactTiesGoToTheSmallestFrame) {
+  // Frames 2, 5 and 9 are the same point; a query on it must return frame 2 from both.
+  FeatureMatrix m;
+  m.dims = 3;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> n01(0, 1);
+  for (int f = 0; f < 40; ++f)
+    for (int d = 0; d < 3; ++d) m.values.push_back(n01(rng));
+  for (int f : {5, 9})
+    for (int d = 0; d < 3; ++d) m.values[size_t(f * 3 + d)] = m.values[size_t(2 * 3 + d)];
+  const std::vector<float> q(m.values.begin() + 6, m.values.begin() + 9);
+  for (const SearchResult r : {BruteForceSearch(m).search(q), BoundedTreeSearch(m).search(q)}) {
+    EXPECT_EQ(r.frame, 2u);
+    EXPECT_EQ(r.cost, 0.0f);
+  }
+  // Equidistant but not equal: (±1, 0, 0) around the origin, frame 7 and frame 3.
+  m.values.assign(40 * 3, 50.0f);
+  m.values[7 * 3] = 1.0f, m.values[7 * 3 + 1] = 0, m.values[7 * 3 + 2] = 0;
+  m.values[3 * 3] = -1.0f, m.values[3 * 3 + 1] = 0, m.values[3 * 3 + 2] = 0;
+  const std::vector<float> origin{0, 0, 0};
+  EXPECT_EQ(BruteForceSearch(m).search(origin).frame, 3u);
+  EXPECT_EQ(BoundedTreeSearch(m).search(origin).frame, 3u);
+}
+
+TEST(MatchSearch, EveryBlockTailAndDimensionCount) {
+  // 1…40 frames (every tail of a block of 8) × dims 1…40, random and near queries, with and
+  // without tags, filters and searchable masks; compared with the double reference too.
+  std::mt19937 rng(8);
+  std::normal_distribution<float> n01(0, 1);
+  std::uniform_int_distribution<int> bit(0, 3);
+  for (size_t dims = 1; dims <= 40; ++dims) {
+    for (size_t frames = 1; frames <= 40; ++frames) {
+      FeatureMatrix m;
+      m.dims = dims;
+      for (size_t i = 0; i < frames * dims; ++i) m.values.push_back(n01(rng));
+      const bool tagged = (dims + frames) % 2 == 0, masked = (dims + frames) % 3 == 0;
+      if (tagged) {
+        for (size_t f = 0; f < frames; ++f) m.tags.push_back(f % 5 == 0 ? 0 : 1ull << bit(rng));
+      }
+      if (masked) {
+        for (size_t f = 0; f < frames; ++f) m.searchable.push_back(f % 4 != 3);
+      }
+      const BruteForceSearch brute(m);
+      const BoundedTreeSearch tree(m);
+      ASSERT_EQ(brute.frames(), frames);
+      ASSERT_EQ(tree.frames(), frames);
+      const SearchFilter filters[] = {{}, {0b0011, 0}, {~0ull, 0b0100}, {0b1010, 0b0010}};
+      for (int k = 0; k < 8; ++k) {
+        const std::vector<float> q = k % 2 ? random_query(dims, rng) : noisy_frame(m, rng, 0.1f);
+        for (const SearchFilter& filter : filters) {
+          const SearchResult b = brute.search(q, filter), t = tree.search(q, filter);
+          ASSERT_TRUE(same(b, t)) << frames << " frames, " << dims << " dims";
+          const Reference r = reference(m, q, filter);
+          ASSERT_EQ(b.found(), r.frame != UINT32_MAX) << frames << " frames, " << dims << " dims";
+          if (b.found()) {
+            ASSERT_NEAR(b.cost, r.cost, 1e-5 * (1 + r.cost));
+            if (!m.searchable.empty()) {
+              ASSERT_NE(m.searchable[b.frame], 0);
+            }
+            ASSERT_TRUE(filter.allows(m.tags.empty() ? 0 : m.tags[b.frame]));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(MatchSearch, FiltersFollowTheDocumentedRule) {
+  // Frames 0..3 sit at distance 0, 1, 2, 3 along x; tags: none, A, B, A|B.
+  FeatureMatrix m;
+  m.dims = 2;
+  m.values = {0, 0, 1, 0, 2, 0, 3, 0};
+  m.tags = {0, 1, 2, 3};
+  const std::vector<float> q{0, 0};
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  auto frame = [&](SearchFilter f) {
+    const SearchResult b = brute.search(q, f);
+    EXPECT_TRUE(same(b, tree.search(q, f)));
+    return b.frame;
+  };
+  EXPECT_EQ(frame({}), 0u);                  // untagged frames are found by default
+  EXPECT_EQ(frame({1, 0}), 1u);              // require A
+  EXPECT_EQ(frame({2, 0}), 2u);              // require B
+  EXPECT_EQ(frame({~0ull, 1}), 0u);          // exclude A: untagged frame 0 stays
+  EXPECT_EQ(frame({3, 1}), 2u);              // A or B, but not A
+  EXPECT_EQ(frame({0, 0}), UINT32_MAX);      // require nothing of nothing: no frame
+  EXPECT_EQ(frame({~0ull, 3}), 0u);          // only the untagged frame survives
+  EXPECT_EQ(frame({4, 0}), UINT32_MAX);      // a tag no frame has
+  EXPECT_EQ(frame({3, 1 | 2}), UINT32_MAX);  // every allowed frame excluded
+
+  // A database without tags behaves as all tags = 0.
+  m.tags.clear();
+  EXPECT_EQ(BoundedTreeSearch(m).search(q, {1, 0}).frame, UINT32_MAX);
+  EXPECT_EQ(BruteForceSearch(m).search(q, {1, 0}).frame, UINT32_MAX);
+  EXPECT_EQ(BoundedTreeSearch(m).search(q, {~0ull, 1}).frame, 0u);
+}
+
+TEST(MatchSearch, NothingAllowedGivesTheEmptyResult) {
+  FeatureMatrix m = motion_like(500, 27, 9);
+  m.searchable.assign(m.frames(), 0);
+  const std::vector<float> q(27, 0.0f);
+  EXPECT_EQ(BruteForceSearch(m).search(q), SearchResult{});
+  EXPECT_EQ(BoundedTreeSearch(m).search(q), SearchResult{});
+  m.searchable.clear();
+  m.tags.assign(m.frames(), 1);
+  EXPECT_EQ(BruteForceSearch(m).search(q, {~0ull, 1}), SearchResult{});
+  EXPECT_EQ(BoundedTreeSearch(m).search(q, {~0ull, 1}), SearchResult{});
+  EXPECT_FALSE(SearchResult{}.found());
+  EXPECT_EQ(SearchResult{}.frame, UINT32_MAX);
+  EXPECT_TRUE(std::isinf(SearchResult{}.cost));
+}
+
+TEST(MatchSearch, SearchableMaskHidesFrames) {
+  FeatureMatrix m = motion_like(2000, 27, 10);
+  m.searchable.assign(m.frames(), 1);
+  const BruteForceSearch all(m);
+  std::mt19937 rng(11);
+  const std::vector<float> q = noisy_frame(m, rng, 0.1f);
+  const uint32_t first = all.search(q).frame;
+  m.searchable[first] = 0;
+  const SearchResult b = BruteForceSearch(m).search(q), t = BoundedTreeSearch(m).search(q);
+  EXPECT_NE(b.frame, first);
+  EXPECT_TRUE(same(b, t));
+  EXPECT_EQ(b.frame, uint32_t(reference(m, q, {}).frame));
+}
+
+void expect_error(const FeatureMatrix& m, const std::string& place, const std::string& word) {
+  for (int which = 0; which < 2; ++which) {
+    try {
+      if (which == 0) BruteForceSearch{m};
+      if (which == 1) BoundedTreeSearch{m};
+      ADD_FAILURE() << "no error; expected one at '" << place << "' about " << word;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.place(), place) << e.what();
+      EXPECT_NE(std::string(e.what()).find(word), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(MatchSearch, BadInputIsRejectedAtBuild) {
+  FeatureMatrix m;
+  m.dims = 4;
+  m.values.assign(20, 0.5f);
+  m.values[3 * 4 + 2] = std::numeric_limits<float>::quiet_NaN();
+  expect_error(m, "frame 3, dimension 2", "NaN");
+  m.values[3 * 4 + 2] = 0;
+  m.values[4 * 4 + 0] = -std::numeric_limits<float>::infinity();
+  expect_error(m, "frame 4, dimension 0", "infinite");
+  m.values[4 * 4 + 0] = 0;
+  m.tags.assign(3, 1);
+  expect_error(m, "tags", "3 tags for 5 frames");
+  m.tags.clear();
+  m.searchable.assign(6, 1);
+  expect_error(m, "searchable", "6 flags for 5 frames");
+  m.searchable.clear();
+  m.values.push_back(1);
+  expect_error(m, "", "not a multiple");
+  m.values.clear();
+  expect_error(m, "", "no frames");
+  m.dims = 0;
+  m.values.assign(4, 1);
+  expect_error(m, "", "dims is 0");
+}
+
+TEST(MatchSearch, BadQueryGivesTheEmptyResult) {
+  const FeatureMatrix m = motion_like(300, 27, 12);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  const std::vector<float> short_q(26, 0.0f), long_q(28, 0.0f), empty;
+  std::vector<float> nan_q(27, 0.0f), inf_q(27, 0.0f);
+  nan_q[5] = std::numeric_limits<float>::quiet_NaN();
+  inf_q[26] = std::numeric_limits<float>::infinity();
+  SearchStats stats{7, 7};
+  for (const auto& q : {short_q, long_q, empty, nan_q, inf_q}) {
+    EXPECT_EQ(brute.search(q, {}, &stats), SearchResult{});
+    EXPECT_EQ(stats.blocks_visited, 0u);
+    EXPECT_EQ(tree.search(q), SearchResult{});
+  }
+  // A default-constructed structure answers nothing.
+  EXPECT_EQ(BruteForceSearch{}.search(short_q), SearchResult{});
+  EXPECT_EQ(BoundedTreeSearch{}.search(empty), SearchResult{});
+}
+
+TEST(MatchSearch, Seed000_25_5_WorkedSearchTableCWins) {
+  // Six numbers per frame: future root (x, z) at 0.5 s and 1.0 s, then the left and right feet's
+  // forward offsets. Each is divided by its group's standard deviation (trajectory 0.5 m, feet
+  // 0.2 m; all weights 1), so the cost is the sum of squared normalized differences.
+  const float sd[6] = {0.5f, 0.5f, 0.5f, 0.5f, 0.2f, 0.2f};
+  const float raw[4][6] = {
+      {0.0f, 0.75f, 0.0f, 1.5f, 0.12f, -0.12f},    // A straight walk
+      {0.25f, 0.7f, 0.85f, 1.25f, -0.10f, 0.14f},  // B right turn, opposite foot
+      {0.3f, 0.65f, 0.95f, 1.1f, 0.18f, -0.05f},   // C right turn walk
+      {0.6f, 1.4f, 1.8f, 2.6f, 0.2f, -0.2f},       // D right turn run
+  };
+  const float raw_q[6] = {0.3f, 0.7f, 0.9f, 1.2f, 0.15f, -0.10f};
+  // Features [first, last) of every candidate and the query, scaled by 1 / std.
+  auto matrix = [&](size_t first, size_t last, std::vector<float>& q) {
+    FeatureMatrix m;
+    m.dims = last - first;
+    for (const auto& row : raw)
+      for (size_t d = first; d < last; ++d) m.values.push_back(row[d] / sd[d]);
+    m.tags = {1, 2, 4, 8};  // one tag per candidate, to read each one's cost
+    q.clear();
+    for (size_t d = first; d < last; ++d) q.push_back(raw_q[d] / sd[d]);
+    return m;
+  };
+  auto costs = [&](size_t first, size_t last, uint32_t& winner) {
+    std::vector<float> q;
+    const FeatureMatrix m = matrix(first, last, q);
+    const BruteForceSearch brute(m);
+    const BoundedTreeSearch tree(m);
+    std::vector<float> out;
+    for (uint64_t tag = 1; tag <= 8; tag <<= 1) {
+      const SearchResult b = brute.search(q, {tag, 0});
+      EXPECT_TRUE(same(b, tree.search(q, {tag, 0})));
+      EXPECT_EQ(b.frame, uint32_t(std::countr_zero(tag)));
+      out.push_back(b.cost);
+    }
+    const SearchResult b = brute.search(q);
+    EXPECT_TRUE(same(b, tree.search(q)));
+    winner = b.frame;
+    return out;
+  };
+  uint32_t winner = 0, unused = 0;
+  const std::vector<float> all = costs(0, 6, winner);
+  const std::vector<float> trajectory = costs(0, 4, unused);
+  const std::vector<float> pose = costs(4, 6, unused);
+  // The seed prints three decimals: A 4.003, B 3.033, C 0.145, D 13.713 (4.0025, 3.0325,
+  // 0.145, 13.7125 exactly; a printed …5 may round either way).
+  const double expected[4] = {4.0025, 3.0325, 0.145, 13.7125};
+  const double expected_trajectory[4] = {3.970, 0.030, 0.060, 13.400};
+  const double expected_pose[4] = {0.0325, 3.0025, 0.085, 0.3125};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(all[size_t(i)], expected[i], 1e-4) << "candidate " << char('A' + i);
+    EXPECT_NEAR(trajectory[size_t(i)], expected_trajectory[i], 1e-4);
+    EXPECT_NEAR(pose[size_t(i)], expected_pose[i], 1e-4);
+    EXPECT_NEAR(trajectory[size_t(i)] + pose[size_t(i)], all[size_t(i)], 1e-4);
+  }
+  EXPECT_EQ(winner, 2u);  // C wins
+}
+
+TEST(MatchSearch, RandomizedStress) {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<size_t> frames_of(1, 3000), dims_of(1, 48);
+  std::uniform_int_distribution<int> coin(0, 3);
+  for (int round = 0; round < 40; ++round) {
+    const size_t frames = frames_of(rng), dims = dims_of(rng);
+    FeatureMatrix m = motion_like(std::max<size_t>(frames, 4), dims, uint32_t(100 + round));
+    if (coin(rng) == 0) {
+      std::uniform_int_distribution<int> bit(0, 5);
+      for (size_t f = 0; f < m.frames(); ++f) m.tags.push_back((1ull << bit(rng)) | (f % 7 == 0));
+    }
+    if (coin(rng) == 0)
+      for (size_t f = 0; f < m.frames(); ++f) m.searchable.push_back(coin(rng) != 0);
+    if (coin(rng) == 0)  // coarse values: many exact ties in cost
+      for (float& v : m.values) v = std::round(v * 2) / 2;
+    const BruteForceSearch brute(m);
+    const BoundedTreeSearch tree(m);
+    const SearchFilter filters[] = {{}, {0b000011, 0}, {~0ull, 0b000001}, {0b110000, 0b000100}};
+    for (int k = 0; k < 200; ++k) {
+      std::vector<float> q = k % 2 ? random_query(dims, rng) : noisy_frame(m, rng, 0.1f);
+      if (k % 5 == 0)
+        for (float& v : q) v = std::round(v * 2) / 2;
+      const SearchFilter& filter = filters[size_t(k) % 4];
+      ASSERT_TRUE(same(brute.search(q, filter), tree.search(q, filter)))
+          << "round " << round << ": " << m.frames() << " frames, " << dims << " dims, query " << k;
+    }
+  }
+}
+
+TEST(MatchSearch, SearchDoesNotAllocate) {
+  FeatureMatrix m = motion_like(5000, 27, 14);
+  m.tags.assign(m.frames(), 1);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  std::mt19937 rng(15);
+  std::vector<std::vector<float>> queries;
+  for (int i = 0; i < 50; ++i)
+    queries.push_back(i % 2 ? random_query(27, rng) : noisy_frame(m, rng, 0.1f));
+  SearchStats stats;
+  uint32_t sum = 0;
+  test::start_counting_allocations();
+  for (const auto& q : queries) {
+    sum += brute.search(q).frame + tree.search(q, {1, 0}, &stats).frame;
+    sum += tree.search(q, {~0ull, 2}).frame;
+  }
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
+  EXPECT_GT(sum, 0u);
+}
+
+TEST(MatchSearch, ConcurrentSearchesAgree) {
+  const FeatureMatrix m = motion_like(8000, 27, 16);
+  const BoundedTreeSearch tree(m);
+  std::mt19937 rng(17);
+  std::vector<std::vector<float>> queries;
+  for (int i = 0; i < 400; ++i)
+    queries.push_back(i % 2 ? random_query(27, rng) : noisy_frame(m, rng, 0.1f));
+  std::vector<SearchResult> serial;
+  for (const auto& q : queries) serial.push_back(tree.search(q));
+  std::vector<std::vector<SearchResult>> results(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (const auto& q : queries) results[t].push_back(tree.search(q));
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& r : results) EXPECT_EQ(r, serial);
+}
+
+TEST(MatchSearch, MemoryIsReported) {
+  const FeatureMatrix m = motion_like(4000, 27, 18);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  const size_t raw = m.values.size() * sizeof(float);
+  EXPECT_GE(brute.memory_bytes(), raw);
+  EXPECT_GT(tree.memory_bytes(), brute.memory_bytes());
+  EXPECT_LT(tree.memory_bytes(), 3 * brute.memory_bytes());
+  EXPECT_EQ(tree.blocks(), (m.frames() + 7) / 8);
+  EXPECT_GT(tree.nodes(), 0u);
+}
+
+}  // namespace
+}  // namespace kinema::match
