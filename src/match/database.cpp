@@ -98,6 +98,8 @@ void check_source(const ClipSource& s, size_t index) {
     need(j.left_upper_leg, "left upper leg");
     need(j.right_upper_leg, "right upper leg");
   }
+  for (const int knee : {j.left_lower_leg, j.right_lower_leg})
+    if (knee >= n) need(knee, "lower leg");
   if (!(s.start_time >= 0) || !(s.start_time < s.clip->duration || s.clip->duration == 0))
     throw Error("", place,
                 "start time " + std::to_string(s.start_time) + " s is outside the clip (" +
@@ -315,6 +317,14 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
                         "\"'s (joint names or parents): poses can be stored for one skeleton "
                         "only (retarget the clips onto one skeleton, or store features only)");
     db.skeleton = *clips[0].skeleton;
+    db.joints = clips[0].joints;
+    for (size_t i = 1; i < clips.size(); ++i) {
+      const FeatureJoints& a = clips[i].joints;
+      if (a.hips != db.joints.hips || a.left_foot != db.joints.left_foot ||
+          a.right_foot != db.joints.right_foot)
+        throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
+                    "its feature joints differ from the first clip's on the same skeleton");
+    }
     if (options.mirror) mirror = mirror_joints(db.skeleton);
   }
   const double exclusion =
@@ -379,6 +389,9 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
           const double remaining = (c.frame_count - 1 - k) / options.fps;
           db.features.searchable.push_back(remaining + 1e-9 >= exclusion ? 1 : 0);
         }
+        for (const RootFrame& r : roots)
+          db.roots.push_back(
+              {float(r.position.x), float(r.position.z), float(r.facing.x), float(r.facing.z)});
         if (options.store_poses) append_poses(src, c, options.fps, mirror, db.poses);
         db.clips.push_back(c);
       }

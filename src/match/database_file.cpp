@@ -16,6 +16,7 @@ namespace {
 constexpr char kMagic[8] = {'K', 'M', 'M', 'A', 'T', 'C', 'H', '\0'};
 constexpr size_t kHeaderBytes = 32;
 static_assert(sizeof(Transformf) == 40, "poses are stored as 10 packed floats");
+static_assert(sizeof(RootSample) == 16, "root frames are stored as 4 packed floats");
 
 uint64_t fnv1a(std::string_view bytes) {
   uint64_t h = 14695981039346656037ull;
@@ -138,8 +139,13 @@ std::string serialize_database(const Database& db) {
   w.put(uint8_t(db.features.tags.empty() ? 0 : 1));
   w.put_array(db.features.tags);
   w.put_array(db.features.searchable);
+  w.put_array(db.roots);
   w.put(uint64_t(db.has_poses() ? db.skeleton.joint_count() : 0));
   if (db.has_poses()) {
+    for (const int j :
+         {db.joints.hips, db.joints.left_foot, db.joints.right_foot, db.joints.left_upper_leg,
+          db.joints.right_upper_leg, db.joints.left_lower_leg, db.joints.right_lower_leg})
+      w.put(int32_t(j));
     for (const Joint& j : db.skeleton.joints()) {
       w.put_string(j.name);
       w.put(int32_t(j.parent));
@@ -244,8 +250,28 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
   }
   if (r.left() < n) r.fail("truncated: the per-frame searchable flags are missing");
   r.get_array(db.features.searchable, n);
+  if (r.left() < n * sizeof(RootSample)) r.fail("truncated: the root frames are missing");
+  const size_t roots_at = r.offset();
+  r.get_array(db.roots, n);
+  for (size_t i = 0; i < n; ++i) {
+    const RootSample& s = db.roots[i];
+    const float f2 = s.facing_x * s.facing_x + s.facing_z * s.facing_z;
+    if (!std::isfinite(s.x) || !std::isfinite(s.z) || !(std::abs(f2 - 1) < 1e-3f))
+      throw Error(file, "byte " + std::to_string(kHeaderBytes + roots_at + 16 * i),
+                  "the root frame of frame " + std::to_string(i) +
+                      " is not a finite position with a unit facing");
+  }
   const size_t joints = r.get_count("joint count", 50, 65535);
   if (joints > 0) {
+    int32_t feature_joints[7];
+    for (int32_t& j : feature_joints) {
+      j = r.get<int32_t>("feature joint");
+      if (j < -1 || j >= int32_t(joints)) r.fail("a feature joint is outside the skeleton");
+    }
+    db.joints = {feature_joints[0], feature_joints[1], feature_joints[2], feature_joints[3],
+                 feature_joints[4], feature_joints[5], feature_joints[6]};
+    if (db.joints.hips < 0 || db.joints.left_foot < 0 || db.joints.right_foot < 0)
+      r.fail("the hips and feet joints are missing");
     std::vector<Joint> list(joints);
     for (Joint& j : list) {
       j.name = r.get_string("joint name");

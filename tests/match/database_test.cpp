@@ -30,7 +30,7 @@ Skeleton walker_skeleton() {
   return Skeleton::build(j);
 }
 
-FeatureJoints walker_joints() { return {0, 3, 4, 1, 2}; }
+FeatureJoints walker_joints() { return {0, 3, 4, 1, 2, -1, -1}; }
 
 // The hips move along a path given by `at(t)` → (position, heading about +Y), the legs swing
 // ±0.3 rad at 1 Hz in antiphase. 120 keys a second.
@@ -402,7 +402,8 @@ TEST(MatchDatabaseFile, CorruptedTruncatedAndForeignFilesGiveClearErrors) {
   EXPECT_NE(message_of(huge).find("does not fit the file"), std::string::npos) << message_of(huge);
   std::string nan = bytes;
   const float bad = NAN;
-  const size_t values_end = bytes.size() - 8 - 1 - db.frames() * 9;  // tag flag, tags, flags, 0
+  // After the values: tag flag, tags, searchable flags, root frames, joint count 0.
+  const size_t values_end = bytes.size() - 8 - 1 - db.frames() * (9 + 16);
   std::memcpy(&nan[values_end - 4], &bad, 4);  // the last frame's last feature
   fix_checksum(nan);
   const std::string m = message_of(nan);

@@ -15,10 +15,12 @@
 // Exit codes: 1 for a command line that makes no sense (OUT not .kmm, OUT one of the inputs,
 // bad lists); 2 for bad input (unreadable or broken files, no humanoid legs, bad tags) or a write
 // failure — OUT is then left as it was.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <sstream>
 #include <string>
 
@@ -26,10 +28,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "kinema/blend/root_motion.h"
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
 #include "kinema/io/humanoid.h"
+#include "kinema/match/controller.h"
 #include "kinema/match/database.h"
+#include "kinema/skeleton/skeleton.h"
 
 namespace kinema::cli {
 
@@ -56,8 +61,9 @@ struct LoadedInput {
 match::FeatureJoints feature_joints(const Asset& asset, const std::string& path) {
   const auto human = humanoid_of(asset);
   const auto joint = [&](const char* bone) { return human ? human->find(bone) : -1; };
-  match::FeatureJoints j{joint("hips"), joint("leftFoot"), joint("rightFoot"),
-                         joint("leftUpperLeg"), joint("rightUpperLeg")};
+  match::FeatureJoints j{joint("hips"),         joint("leftFoot"),      joint("rightFoot"),
+                         joint("leftUpperLeg"), joint("rightUpperLeg"), joint("leftLowerLeg"),
+                         joint("rightLowerLeg")};
   if (j.hips < 0 || j.left_foot < 0 || j.right_foot < 0)
     throw Error(path, "skeleton",
                 "cannot find the hips and both feet (the humanoid mapping found " +
@@ -205,6 +211,206 @@ int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
   return kExitOk;
 }
 
+struct MatchRunArgs {
+  std::string db, path, out, tags, exclude;
+  double search_interval = 0.1, blend_time = 0.2, clamp_distance = 0.15, clamp_angle = 30;
+  bool json = false, foot_locking = false;
+};
+
+/// The scripted stick: keys held until the next one.
+struct StickKey {
+  double time = 0;
+  Vec3 velocity{0, 0, 0};
+  Vec3 facing{0, 0, 0};
+};
+
+struct StickPath {
+  double duration = 0;
+  std::vector<StickKey> keys;
+
+  match::ControllerInput at(double t) const {
+    const StickKey* k = &keys.front();
+    for (const StickKey& key : keys)
+      if (key.time <= t + 1e-9) k = &key;
+    return {k->velocity, k->facing};
+  }
+};
+
+/// PATH.json: {"duration": S, "keys": [{"time": T, "direction": [x, z], "speed": V,
+/// "facing": [x, z]}, …]} — direction and facing are horizontal world directions (normalized
+/// here), facing optional (default: the direction).
+StickPath read_path(const std::string& file) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(file));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file, "", std::string("not valid JSON: ") + e.what());
+  }
+  StickPath p;
+  if (!j.is_object() || !j.contains("duration") || !j["duration"].is_number())
+    throw Error(file, "/duration", "expected a number of seconds");
+  p.duration = j["duration"].get<double>();
+  if (!(p.duration > 0) || !(p.duration <= 3600))
+    throw Error(file, "/duration", "must be > 0 and at most an hour");
+  if (!j.contains("keys") || !j["keys"].is_array() || j["keys"].empty())
+    throw Error(file, "/keys", "expected a non-empty array of keys");
+  double previous = -1;
+  for (size_t i = 0; i < j["keys"].size(); ++i) {
+    const nlohmann::json& k = j["keys"][i];
+    const std::string at = "/keys/" + std::to_string(i);
+    if (!k.is_object()) throw Error(file, at, "expected an object");
+    StickKey key;
+    if (!k.contains("time") || !k["time"].is_number())
+      throw Error(file, at + "/time", "expected a number of seconds");
+    key.time = k["time"].get<double>();
+    if (!(key.time > previous) || !std::isfinite(key.time))
+      throw Error(file, at + "/time", "times must increase");
+    previous = key.time;
+    const auto direction = [&](const char* name, bool required) -> Vec3 {
+      if (!k.contains(name)) {
+        if (required) throw Error(file, at + "/" + name, "expected [x, z]");
+        return {0, 0, 0};
+      }
+      const nlohmann::json& d = k[name];
+      if (!d.is_array() || d.size() != 2 || !d[0].is_number() || !d[1].is_number())
+        throw Error(file, at + "/" + name, "expected [x, z]");
+      const Vec3 v{d[0].get<double>(), 0, d[1].get<double>()};
+      const double len = std::hypot(v.x, v.z);
+      if (!(len > 1e-9) || !std::isfinite(len))
+        throw Error(file, at + "/" + name, "a direction needs a non-zero length");
+      return v / len;
+    };
+    double speed = 0;
+    if (k.contains("speed")) {
+      if (!k["speed"].is_number() || !(k["speed"].get<double>() >= 0) ||
+          !(k["speed"].get<double>() < 100))
+        throw Error(file, at + "/speed", "expected metres per second, 0 to 100");
+      speed = k["speed"].get<double>();
+    }
+    key.velocity = speed > 0 ? direction("direction", true) * speed : Vec3{0, 0, 0};
+    key.facing = direction("facing", false);
+    if (speed == 0 && k.contains("direction") && !k.contains("facing"))
+      key.facing = direction("direction", true);
+    p.keys.push_back(key);
+  }
+  return p;
+}
+
+int run_match_run(const MatchRunArgs& a, const GlobalOptions& global) {
+  const std::string ext = extension_of(a.out);
+  if (ext != "glb" && ext != "gltf" && ext != "bvh")
+    throw UsageError("OUT must be .glb, .gltf or .bvh, not " + a.out);
+  if (same_file(a.db, a.out) || same_file(a.path, a.out))
+    throw UsageError("OUT is the same file as an input");
+  const match::Database db = match::deserialize_database(read_file(a.db), a.db);
+  if (!db.has_poses())
+    throw Error(a.db, "", "the database has no poses (built with --features-only)");
+  const StickPath path = read_path(a.path);
+  match::ControllerOptions options;
+  options.search_interval = a.search_interval;
+  options.blend_time = a.blend_time;
+  options.clamp_distance = a.clamp_distance;
+  options.foot_locking = a.foot_locking;
+  options.clamp_angle = a.clamp_angle * std::numbers::pi / 180;
+  const auto mask = [&](const std::string& list) {
+    uint64_t m = 0;
+    std::stringstream ss(list);
+    for (std::string tag; std::getline(ss, tag, ',');) {
+      const uint64_t bit = db.tag_mask(tag);
+      if (bit == 0) throw UsageError("the database has no tag \"" + tag + "\"");
+      m |= bit;
+    }
+    return m;
+  };
+  if (!a.tags.empty()) options.filter.require_any = mask(a.tags);
+  if (!a.exclude.empty()) options.filter.exclude = mask(a.exclude);
+  match::Controller controller(db, options);
+
+  const double dt = 1.0 / db.fps;
+  const int frames = int(std::floor(path.duration * db.fps + 1e-9)) + 1;
+  const int joints = db.skeleton.joint_count();
+  Clip clip;
+  clip.name = "motion_matching";
+  clip.duration = (frames - 1) * dt;
+  clip.sample_rate = db.fps;
+  clip.tracks.resize(size_t(joints));
+  std::vector<Vec3> feet;
+  std::vector<Transform> local(static_cast<size_t>(joints));
+  std::vector<Mat4> model(static_cast<size_t>(joints));
+  // The ideal path: the stick's velocity through the same spring the controller predicts with.
+  match::SpringState ideal_x, ideal_z;
+  double error_sum = 0, error_max = 0, speed_error_sum = 0;
+  int settled = 0;
+  Progress progress("motion matching", frames, global.progress_enabled());
+  for (int f = 0; f < frames; ++f) {
+    const double t = f * dt;
+    const match::ControllerInput input = path.at(t);
+    if (f == 0) {
+      controller.reset(0);
+    }
+    controller.update(input);
+    ideal_x.x = controller.simulation_position().x;
+    ideal_z.x = controller.simulation_position().z;
+    const Vec3 pos = controller.root_position();
+    const double err = std::hypot(pos.x - ideal_x.x, pos.z - ideal_z.x);
+    error_sum += err;
+    error_max = std::max(error_max, err);
+    const double speed = std::hypot(controller.root_velocity().x, controller.root_velocity().z);
+    if (f > 0) {
+      speed_error_sum += std::abs(speed - std::hypot(input.velocity.x, input.velocity.z));
+      ++settled;
+    }
+    const std::span<const Transformf> pose = controller.pose();
+    for (int j = 0; j < joints; ++j) {
+      const Transform x(pose[size_t(j)]);
+      local[size_t(j)] = x;
+      JointTrack& track = clip.tracks[size_t(j)];
+      track.translation.times.push_back(t);
+      track.translation.values.push_back(x.translation);
+      track.rotation.times.push_back(t);
+      track.rotation.values.push_back(x.rotation);
+    }
+    local_to_model(db.skeleton.parents(), local, model);
+    feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
+    feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
+    progress.update(f + 1);
+  }
+  progress.done();
+  Asset result;
+  result.skeleton = db.skeleton;
+  result.clips.push_back(std::move(clip));
+  save_asset(result, a.out);
+
+  const FootSlidingReport sliding = measure_foot_sliding(feet, 2, dt);
+  const double mean_error = error_sum / frames;
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["out"] = a.out;
+    j["frames"] = frames;
+    j["fps"] = db.fps;
+    j["searches"] = controller.searches();
+    j["transitions"] = controller.transitions();
+    j["foot_sliding_mean_m_per_s"] = sliding.total.mean_speed;
+    j["foot_sliding_max_m_per_s"] = sliding.total.max_speed;
+    j["foot_drift_m"] = sliding.total.drift_distance;
+    j["trajectory_error_mean_m"] = mean_error;
+    j["trajectory_error_max_m"] = error_max;
+    j["speed_error_mean_m_per_s"] = settled ? speed_error_sum / settled : 0;
+    std::cout << j.dump(2) << '\n';
+  } else if (!global.quiet) {
+    std::cout << "kinema match run: " << a.db << " along " << a.path << " → " << a.out << "\n"
+              << "  frames " << frames << " at " << format_number(db.fps) << " fps, "
+              << controller.searches() << " searches, " << controller.transitions()
+              << " transitions\n"
+              << "  foot sliding " << format_number(sliding.total.mean_speed, 3) << " m/s mean, "
+              << format_number(sliding.total.max_speed, 3) << " m/s max ("
+              << format_number(sliding.total.drift_distance, 3) << " m drift in contact)\n"
+              << "  trajectory error " << format_number(mean_error, 3) << " m mean, "
+              << format_number(error_max, 3) << " m max (against the stick's path)\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
@@ -239,7 +445,44 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
                   "Store features but no poses (clips on different skeletons; search "
                   "benchmarks). Without it every clip must share one skeleton");
   build->add_flag("--json", args->json, "Print the summary as one JSON object");
-  return [args, &global]() { return run_match_build(*args, global); };
+
+  auto run_args = std::make_shared<MatchRunArgs>();
+  CLI::App* run = match->add_subcommand(
+      "run",
+      "Drive a character through a database along a scripted stick path: trajectory "
+      "prediction, search, inertialized transitions, root motion; writes the animation and "
+      "reports searches, transitions, foot sliding and trajectory error");
+  run->add_option("DB", run_args->db, "The database (.kmm, built with poses)")->required();
+  run->add_option("--path", run_args->path,
+                  "JSON: {\"duration\": S, \"keys\": [{\"time\", \"direction\": [x, z], "
+                  "\"speed\", \"facing\": [x, z]}]}")
+      ->required();
+  run->add_option("-o,--out", run_args->out, "The animation to write (.glb .gltf .bvh)")
+      ->required();
+  run->add_option("--search-interval", run_args->search_interval, "Seconds between searches")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 10.0));
+  run->add_option("--blend-time", run_args->blend_time, "Inertialization time, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 5.0));
+  run->add_option("--clamp-distance", run_args->clamp_distance,
+                  "Metres the character may stray from the stick's path (0: pure root motion)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  run->add_option("--clamp-angle", run_args->clamp_angle,
+                  "Degrees the character's facing may stray from the stick's (0: no clamp)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 180.0));
+  run->add_option("--tags", run_args->tags, "Only frames with one of these tags (a,b,…)");
+  run->add_option("--exclude", run_args->exclude, "Never frames with these tags (a,b,…)");
+  run->add_flag("--foot-locking", run_args->foot_locking,
+                "Hold each ankle where its contact began (two-bone IK on hip, knee, ankle)");
+  run->add_flag("--json", run_args->json, "Print the report as one JSON object");
+
+  return [args, run_args, run, &global]() {
+    if (run->parsed()) return run_match_run(*run_args, global);
+    return run_match_build(*args, global);
+  };
 }
 
 }  // namespace kinema::cli

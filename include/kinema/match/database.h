@@ -44,6 +44,8 @@ struct FeatureJoints {
   int hips = -1;
   int left_foot = -1, right_foot = -1;
   int left_upper_leg = -1, right_upper_leg = -1;
+  /// Knees: not features, but the controller's foot locking needs the hip–knee–ankle chains.
+  int left_lower_leg = -1, right_lower_leg = -1;
 };
 
 /// A user feature computed per database frame: `compute(skeleton, clip, source_time, mirrored,
@@ -101,6 +103,13 @@ struct FeatureGroup {
   float scale = 1;  ///< σ_g: the mean of the group's per-dimension standard deviations (1 if 0)
 };
 
+/// The character's root frame at a database frame, in its clip's (model) space: ground position
+/// (y = 0) and unit horizontal facing. Root motion is the change of it from frame to frame.
+struct RootSample {
+  float x = 0, z = 0;
+  float facing_x = 0, facing_z = 1;
+};
+
 /// One clip variant in the database: a source clip at one speed, maybe mirrored.
 struct DatabaseClip {
   std::string name;
@@ -121,6 +130,10 @@ struct Database {
   std::vector<DatabaseClip> clips;
   /// Normalized, weighted features, per-frame tags and searchable flags.
   FeatureMatrix features;
+  /// Every frame's root frame (the one its features are expressed in).
+  std::vector<RootSample> roots;
+  /// With poses: the joints features were read from (the skeleton's indices).
+  FeatureJoints joints;
   /// With poses: the clips' skeleton and every frame's local pose (frames × joints transforms,
   /// mirrored frames mirrored with mirror_pose). Empty without.
   Skeleton skeleton;
