@@ -21,6 +21,7 @@ using kinema::test::write_all;
 const std::string kData = KINEMA_TEST_DATA_DIR;
 const std::string kWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kBrisk = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
+const std::string kTurn = kData + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh";
 
 class MatchCli : public kinema::test::CliProcessTest {
  protected:
@@ -127,6 +128,76 @@ TEST_F(MatchCli, UsageAndInputErrorsLeaveNothingBehind) {
   r = kinema("match build " + sh_quote(path("cut.bvh")) + " -o " + sh_quote(path("keep.kmm")));
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(read_all(path("keep.kmm")), "old");
+}
+
+TEST_F(MatchCli, RunFollowsAPathAndReports) {
+  auto r = kinema("match build " + sh_quote(kTurn) + " " + sh_quote(kBrisk) +
+                  " --mirror --skip-frames 1 -o " + sh_quote(path("db.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  write_all(path("path.json"),
+            R"({"duration": 6, "keys": [{"time": 0, "direction": [0, 1], "speed": 1.3},
+                                      {"time": 3, "direction": [-1, 0], "speed": 1.3}]})");
+  r = kinema("match run " + sh_quote(path("db.kmm")) + " --path " + sh_quote(path("path.json")) +
+             " --foot-locking --json -o " + sh_quote(path("out.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["frames"], 181);
+  EXPECT_EQ(j["searches"], 61);  // the first frame, then every 0.1 s
+  EXPECT_GT(j["transitions"].get<int>(), 0);
+  EXPECT_LE(j["trajectory_error_max_m"].get<double>(), 0.15 + 1e-9);
+  EXPECT_LT(j["foot_sliding_mean_m_per_s"].get<double>(), 0.15);
+  const kinema::Asset out = kinema::load_asset(path("out.glb"));
+  EXPECT_EQ(out.skeleton.joint_count(), 100);
+  ASSERT_EQ(out.clips.size(), 1u);
+  EXPECT_NEAR(out.clips[0].duration, 6.0, 1e-6);
+  // The text report names what it measured.
+  r = kinema("match run " + sh_quote(path("db.kmm")) + " --path " + sh_quote(path("path.json")) +
+             " -o " + sh_quote(path("out.bvh")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("searches"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("foot sliding"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("trajectory error"), std::string::npos) << r.out;
+}
+
+TEST_F(MatchCli, RunRejectsBadPathsAndDatabases) {
+  auto r =
+      kinema("match build " + sh_quote(kBrisk) + " --skip-frames 1 -o " + sh_quote(path("db.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto run = [&](const std::string& json, const std::string& db = "db.kmm") {
+    write_all(path("p.json"), json);
+    return kinema("match run " + sh_quote(path(db)) + " --path " + sh_quote(path("p.json")) +
+                  " -o " + sh_quote(path("o.glb")));
+  };
+  r = run(R"({"keys": []})");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("p.json:/duration"), std::string::npos) << r.err;
+  r = run(R"({"duration": 2, "keys": [{"time": 0, "direction": [0, 0], "speed": 1}]})");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/keys/0/direction: a direction needs a non-zero length"), std::string::npos)
+      << r.err;
+  r = run(R"({"duration": 2, "keys": [{"time": 1}, {"time": 0.5}]})");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/keys/1/time: times must increase"), std::string::npos) << r.err;
+  r = run("{");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_FALSE(fs::exists(path("o.glb")));
+  // A features-only database cannot be played; a corrupted one is named.
+  r = kinema("match build " + sh_quote(kBrisk) + " --features-only -o " + sh_quote(path("f.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run(R"({"duration": 1, "keys": [{"time": 0}]})", "f.kmm");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no poses"), std::string::npos) << r.err;
+  std::string bytes = read_all(path("db.kmm"));
+  bytes[bytes.size() / 2] ^= 1;
+  write_all(path("bad.kmm"), bytes);
+  r = run(R"({"duration": 1, "keys": [{"time": 0}]})", "bad.kmm");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.kmm:byte 24: checksum mismatch"), std::string::npos) << r.err;
+  // Usage: OUT of another kind.
+  r = kinema("match run " + sh_quote(path("db.kmm")) + " --path " + sh_quote(path("p.json")) +
+             " -o " + sh_quote(path("o.txt")));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_FALSE(fs::exists(path("o.glb")));
 }
 
 }  // namespace
