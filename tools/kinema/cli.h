@@ -90,6 +90,25 @@ struct IkFeetResult {
 IkFeetResult run_ik_feet(const IkFeetRequest& request, const GlobalOptions& global, bool json,
                          const std::string& indent);
 
+/// What `kinema match build` and `kinema match run` do once parsed (verb_match.cpp); `kinema
+/// demo` runs them too. Both print their summary (nothing when quiet; JSON when `json`) and
+/// throw UsageError / kinema::Error like a verb.
+struct MatchBuildRequest {
+  std::vector<std::string> inputs;
+  std::string out, tags;
+  double fps = 30;
+  bool mirror = false, json = false, features_only = false;
+  std::vector<double> speeds{1.0}, trajectory{0.33, 0.67, 1.0};
+  int skip_frames = 0;
+};
+void run_match_build(const MatchBuildRequest& request, const GlobalOptions& global);
+struct MatchRunRequest {
+  std::string db, path, out, tags, exclude;
+  double search_interval = 0.1, blend_time = 0.2, clamp_distance = 0.15, clamp_angle = 30;
+  bool json = false, foot_locking = false;
+};
+void run_match_run(const MatchRunRequest& request, const GlobalOptions& global);
+
 /// A one-line progress bar on stderr ("label [#####.....]  50%"), drawn only when enabled,
 /// redrawn at most ~20 times per second, and erased by done() (or the destructor).
 class Progress {

@@ -269,6 +269,42 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     }
   }
 
+  // 3b. Motion matching on the same walk and run (bundled data only): a database of both clips,
+  // mirrored and re-timed, then a scripted stick — walk, run, walk veering left — followed by
+  // search, inertialized transitions and foot locking, as `kinema match build` / `match run`.
+  if (args.files.empty()) {
+    const fs::path walk = demo_data_dir() / "pab_walk.glb", run = demo_data_dir() / "pab_run.glb";
+    if (fs::is_regular_file(walk, ec) && fs::is_regular_file(run, ec)) {
+      MatchBuildRequest build;
+      build.inputs = {walk.string(), run.string()};
+      build.out = check_output((out_dir / "locomotion.kmm").string());
+      build.mirror = true;
+      build.speeds = {0.9, 1.0, 1.1};
+      if (!global.quiet)
+        std::cout << "\n== motion matching: database of the walk and run, mirrored, at 0.9/1/1.1× "
+                     "speed\n";
+      run_match_build(build, global);
+      produced.push_back(build.out);
+      const std::string path = check_output((out_dir / "stick_path.json").string());
+      write_file_atomically(path, R"({"duration": 9, "keys": [
+  {"time": 0, "direction": [0, 1], "speed": 1.5},
+  {"time": 3, "direction": [0, 1], "speed": 4.0},
+  {"time": 6, "direction": [0.7, 0.7], "speed": 1.5}]}
+)");
+      produced.push_back(path);
+      MatchRunRequest request;
+      request.db = build.out;
+      request.path = path;
+      request.out = check_output((out_dir / "motion_matching.glb").string());
+      request.foot_locking = true;
+      if (!global.quiet)
+        std::cout << "\n== motion matching: a stick walks 1.5 m/s, runs 4 m/s, walks veering "
+                     "45° left (stick_path.json), foot locking on\n";
+      run_match_run(request, global);
+      produced.push_back(request.out);
+    }
+  }
+
   // 4. Foot placement of the walk on stairs and on a slope (bundled data only: the terrain is
   // laid out along the bundled walk's path), as `kinema ik feet` does.
   if (args.files.empty()) {
@@ -318,6 +354,13 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
                         "the character's skinned mesh, linear blend skinning"});
       sheets.push_back({&*retargeted, "character_walk_dqs.png", SkinningMethod::Dqs,
                         "the same frames, dual-quaternion skinning"});
+    }
+    std::optional<Asset> matched;
+    const fs::path matched_path = out_dir / "motion_matching.glb";
+    if (std::find(produced.begin(), produced.end(), matched_path.string()) != produced.end()) {
+      matched = load_asset(matched_path.string());
+      sheets.push_back({&*matched, "motion_matching.png", SkinningMethod::Lbs,
+                        "the motion-matched walk and run, bones as capsules"});
     }
     std::optional<Asset> stairs;
     const fs::path stairs_path = out_dir / "walk_stairs.glb";
@@ -369,7 +412,8 @@ VerbRun register_demo(CLI::App& app, const GlobalOptions& global) {
       "demo",
       "A tour on the bundled walk + character (or your MOTION [CHARACTER]): summaries, "
       "BVH → GLB → BVH round trip with its error, retarget by humanoid names, and (bundled data) "
-      "a walk/run blend through an animation graph, and foot placement on stairs and a slope");
+      "a walk/run blend through an animation graph, motion matching along a scripted stick, and "
+      "foot placement on stairs and a slope");
   sub->add_option("FILES", args->files, "MOTION (any readable file) and optional CHARACTER");
   sub->add_option("-o,--out", args->out_dir, "Folder for the results (created if needed)")
       ->capture_default_str();

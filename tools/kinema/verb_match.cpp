@@ -42,15 +42,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct MatchBuildArgs {
-  std::vector<std::string> inputs;
-  std::string out, tags;
-  double fps = 30;
-  bool mirror = false, json = false, features_only = false;
-  std::vector<double> speeds{1.0}, trajectory{0.33, 0.67, 1.0};
-  int skip_frames = 0;
-};
-
 /// One loaded input: its asset and the joints features read.
 struct LoadedInput {
   std::string path;
@@ -111,7 +102,9 @@ std::map<std::string, std::vector<match::TagRange>> read_tags(
   return by_clip;
 }
 
-int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
+}  // namespace
+
+void run_match_build(const MatchBuildRequest& a, const GlobalOptions& global) {
   if (extension_of(a.out) != "kmm") throw UsageError("OUT must be a .kmm file, not " + a.out);
   std::error_code ec;
   if (fs::is_directory(a.out, ec)) throw UsageError("OUT " + a.out + " is a folder");
@@ -208,14 +201,9 @@ int run_match_build(const MatchBuildArgs& a, const GlobalOptions& global) {
       std::cout << '\n';
     }
   }
-  return kExitOk;
 }
 
-struct MatchRunArgs {
-  std::string db, path, out, tags, exclude;
-  double search_interval = 0.1, blend_time = 0.2, clamp_distance = 0.15, clamp_angle = 30;
-  bool json = false, foot_locking = false;
-};
+namespace {
 
 /// The scripted stick: keys held until the next one.
 struct StickKey {
@@ -296,7 +284,9 @@ StickPath read_path(const std::string& file) {
   return p;
 }
 
-int run_match_run(const MatchRunArgs& a, const GlobalOptions& global) {
+}  // namespace
+
+void run_match_run(const MatchRunRequest& a, const GlobalOptions& global) {
   const std::string ext = extension_of(a.out);
   if (ext != "glb" && ext != "gltf" && ext != "bvh")
     throw UsageError("OUT must be .glb, .gltf or .bvh, not " + a.out);
@@ -408,13 +398,12 @@ int run_match_run(const MatchRunArgs& a, const GlobalOptions& global) {
               << "  trajectory error " << format_number(mean_error, 3) << " m mean, "
               << format_number(error_max, 3) << " m max (against the stick's path)\n";
   }
-  return kExitOk;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
-  auto args = std::make_shared<MatchBuildArgs>();
+  auto args = std::make_shared<MatchBuildRequest>();
   CLI::App* match = app.add_subcommand("match", "Motion matching: feature databases and search");
   match->require_subcommand(1);
   CLI::App* build = match->add_subcommand(
@@ -446,7 +435,7 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
                   "benchmarks). Without it every clip must share one skeleton");
   build->add_flag("--json", args->json, "Print the summary as one JSON object");
 
-  auto run_args = std::make_shared<MatchRunArgs>();
+  auto run_args = std::make_shared<MatchRunRequest>();
   CLI::App* run = match->add_subcommand(
       "run",
       "Drive a character through a database along a scripted stick path: trajectory "
@@ -480,8 +469,11 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
   run->add_flag("--json", run_args->json, "Print the report as one JSON object");
 
   return [args, run_args, run, &global]() {
-    if (run->parsed()) return run_match_run(*run_args, global);
-    return run_match_build(*args, global);
+    if (run->parsed())
+      run_match_run(*run_args, global);
+    else
+      run_match_build(*args, global);
+    return kExitOk;
   };
 }
 
