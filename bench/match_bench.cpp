@@ -200,6 +200,7 @@ void run(benchmark::State& state, const std::string& method, const std::string& 
   state.counters["p99_us"] = times.empty() ? 0 : 1e6 * times[times.size() * 99 / 100];
   state.counters["blocks"] = blocks / double(qs.size());
   state.counters["nodes"] = nodes / double(qs.size());
+  if (method == "BoundedTree") state.counters["tree_nodes"] = double(db.tree->nodes());
   state.counters["bytes_per_frame"] = double(bytes) / double(frames);
   state.counters["mismatches"] = mismatches;
   state.counters["cost_bits_differ"] = bits;

@@ -136,6 +136,10 @@ class BoundedTreeSearch {
   std::vector<float> lo_, hi_;
   std::vector<int32_t> child_;
   std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
+  std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
+  std::vector<uint8_t> block_mask_;   // per node: bit c set when child c is a block
+  std::vector<uint32_t> scan_nodes_;  // the nodes with a block child, in memory order
+  size_t work_budget_ = 0;            // block evaluations before falling back to a scan
   uint32_t depth_ = 0;                // levels of nodes (sizes the traversal stack)
 };
 
