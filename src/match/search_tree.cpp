@@ -19,6 +19,9 @@ constexpr uint32_t kMaxDepth = 40;
 constexpr size_t kStackSize = 8 * kMaxDepth + 8;
 // The tree may spend 1 / kWorkBudgetDivisor of a full scan before it falls back to scanning.
 constexpr size_t kWorkBudgetDivisor = 32;
+// The fallback pass tests the boxes of blocks / kSampleDivisor blocks (at least 16) before it
+// judges whether they prune.
+constexpr size_t kSampleDivisor = 32;
 
 struct Builder {
   const FeatureMatrix& m;
@@ -248,22 +251,49 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
     for (size_t i = 0; i < n; ++i) stack[top++] = kids[i];
   }
   if (scan_all) {
-    // Every block has one parent node: test each such node's 8 boxes (a streaming, branch-free
-    // pass) and scan only the blocks whose box is not strictly farther than the best.
-    for (const uint32_t node : scan_nodes_) {
+    // Every block has one parent node: test each such node's 8 boxes (a streaming pass) and
+    // scan only the blocks whose box is not strictly farther than the best. If the boxes still
+    // prune under a quarter of the blocks (data with no low-dimensional structure), the rest is
+    // a plain scan of every block, as the brute force does: no box tests, no early-out branches.
+    const size_t sample = std::max<size_t>(16, blocks_.blocks_ / kSampleDivisor);
+    size_t tested = 0, pruned = 0, i = 0;
+    for (; i < scan_nodes_.size(); ++i) {
+      if (tested >= sample && pruned * 4 < tested) break;
+      const size_t node = scan_nodes_[i];
       ++nodes_visited;
       Acc acc;
-      add_bounds(lo_.data() + size_t(node) * dims * kLanes,
-                 hi_.data() + size_t(node) * dims * kLanes, q, 0, dims, acc);
+      add_bounds(lo_.data() + node * dims * kLanes, hi_.data() + node * dims * kLanes, q, 0, dims,
+                 acc);
       alignas(32) float bound[kLanes];  // scan_block overwrites v
       total(acc, bound);
-      unsigned pass = lanes_at_most(bound, best.cost) & block_mask_[node];
+      const unsigned blocks = block_mask_[node];
+      unsigned pass = lanes_at_most(bound, best.cost) & blocks;
+      tested += unsigned(__builtin_popcount(blocks));
+      pruned += unsigned(__builtin_popcount(blocks & ~pass));
       while (pass) {
         const unsigned c = unsigned(__builtin_ctz(pass));
         pass &= pass - 1;
         // The bound was computed before the blocks on its left improved the best: test again.
         if (bound[c] > best.cost) continue;
-        scan_block(size_t(~child_[size_t(node) * kLanes + c]));
+        scan_block(size_t(~child_[node * kLanes + c]));
+      }
+    }
+    for (; i < scan_nodes_.size(); ++i) {
+      const size_t node = scan_nodes_[i];
+      for (unsigned blocks = block_mask_[node]; blocks; blocks &= blocks - 1) {
+        const size_t b = size_t(~child_[node * kLanes + unsigned(__builtin_ctz(blocks))]);
+        const uint32_t* frame = blocks_.frame_.data() + b * kLanes;
+        unsigned lanes = valid_lanes(frame);
+        if (plan.use_tags) {
+          if (!group_may_pass(blocks_.block_tags_[b * 2], blocks_.block_tags_[b * 2 + 1], filter))
+            continue;
+          lanes = allowed_lanes(blocks_.tags_.data() + b * kLanes, lanes, filter);
+        }
+        ++blocks_visited;
+        Acc acc;
+        add_costs(blocks_.values_.data() + b * dims * kLanes, q, 0, dims, acc);
+        total(acc, v);
+        take(v, frame, lanes_at_most(v, best.cost) & lanes, best);
       }
     }
   }
