@@ -144,4 +144,26 @@ KINEMA_MATCH_INLINE bool group_may_pass(uint64_t tags_or, uint64_t tags_and,
          (tags_and & filter.exclude) == 0;
 }
 
+/// Blocks [b0, b1) of a block store, every allowed lane's full cost taken into `best`: the brute
+/// force's loop, also the tree's fallback when its boxes do not prune.
+KINEMA_MATCH_INLINE void scan_blocks(const float* values, const uint32_t* frames,
+                                     const uint64_t* tags, const uint64_t* block_tags, size_t dims,
+                                     size_t b0, size_t b1, bool use_tags,
+                                     const SearchFilter& filter, const float* q, Best& best) {
+  alignas(32) float cost[kLanes];
+  for (size_t b = b0; b < b1; ++b) {
+    const uint32_t* frame = frames + b * kLanes;
+    unsigned lanes = 0;
+    for (unsigned l = 0; l < kLanes; ++l) lanes |= unsigned(frame[l] != UINT32_MAX) << l;
+    if (use_tags) {
+      if (!group_may_pass(block_tags[b * 2], block_tags[b * 2 + 1], filter)) continue;
+      lanes = allowed_lanes(tags + b * kLanes, lanes, filter);
+    }
+    Acc acc;
+    add_costs(values + b * dims * kLanes, q, 0, dims, acc);
+    total(acc, cost);
+    take(cost, frame, lanes_at_most(cost, best.cost) & lanes, best);
+  }
+}
+
 }  // namespace kinema::match::detail

@@ -278,23 +278,13 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
         scan_block(size_t(~child_[node * kLanes + c]));
       }
     }
-    for (; i < scan_nodes_.size(); ++i) {
-      const size_t node = scan_nodes_[i];
-      for (unsigned blocks = block_mask_[node]; blocks; blocks &= blocks - 1) {
-        const size_t b = size_t(~child_[node * kLanes + unsigned(__builtin_ctz(blocks))]);
-        const uint32_t* frame = blocks_.frame_.data() + b * kLanes;
-        unsigned lanes = valid_lanes(frame);
-        if (plan.use_tags) {
-          if (!group_may_pass(blocks_.block_tags_[b * 2], blocks_.block_tags_[b * 2 + 1], filter))
-            continue;
-          lanes = allowed_lanes(blocks_.tags_.data() + b * kLanes, lanes, filter);
-        }
-        ++blocks_visited;
-        Acc acc;
-        add_costs(blocks_.values_.data() + b * dims * kLanes, q, 0, dims, acc);
-        total(acc, v);
-        take(v, frame, lanes_at_most(v, best.cost) & lanes, best);
-      }
+    if (i < scan_nodes_.size()) {
+      // All blocks, in memory order, with the brute force's loop (the few already scanned are
+      // scanned again: harmless, the best only improves on a strictly smaller (cost, frame)).
+      scan_blocks(blocks_.values_.data(), blocks_.frame_.data(), blocks_.tags_.data(),
+                  blocks_.block_tags_.data(), dims, 0, blocks_.blocks_, plan.use_tags, filter, q,
+                  best);
+      blocks_visited += uint32_t(blocks_.blocks_);
     }
   }
   if (stats) *stats = {blocks_visited, nodes_visited};
