@@ -115,7 +115,8 @@ class BruteForceSearch {
 /// once all its allowed partial sums (first 8 dims) are strictly greater than the best. When
 /// pruning fails (queries far from the data), after a work budget of blocks / 32 it switches to
 /// one pass over the bottom nodes, scanning only blocks whose box is not strictly farther than
-/// the best. Same answers as BruteForceSearch, bit for bit (docs/match_search.md).
+/// the best, and to the brute force's plain loop if those boxes prune under a quarter of a
+/// sample. Same answers as BruteForceSearch, bit for bit (docs/match_search.md).
 class BoundedTreeSearch {
  public:
   BoundedTreeSearch() = default;
