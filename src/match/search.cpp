@@ -98,18 +98,8 @@ SearchResult BruteForceSearch::search(std::span<const float> query, const Search
   if (!plan_filter(has_tags_, filter, plan)) return {};
   const float* q = query.data();
   Best best;
-  alignas(32) float cost[kLanes];
-  for (size_t b = 0; b < blocks_; ++b) {
-    unsigned lanes = valid_lanes(frame_.data() + b * kLanes);
-    if (plan.use_tags) {
-      if (!group_may_pass(block_tags_[b * 2], block_tags_[b * 2 + 1], filter)) continue;
-      lanes = allowed_lanes(tags_.data() + b * kLanes, lanes, filter);
-    }
-    Acc acc;
-    add_costs(values_.data() + b * dims_ * kLanes, q, 0, dims_, acc);
-    total(acc, cost);
-    take(cost, frame_.data() + b * kLanes, lanes_at_most(cost, best.cost) & lanes, best);
-  }
+  scan_blocks(values_.data(), frame_.data(), tags_.data(), block_tags_.data(), dims_, 0, blocks_,
+              plan.use_tags, filter, q, best);
   if (stats) stats->blocks_visited = uint32_t(blocks_);
   if (best.frame == UINT32_MAX) return {};
   return {best.frame, best.cost};

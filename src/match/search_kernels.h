@@ -22,22 +22,39 @@
 
 namespace kinema::match::detail {
 
-/// 8 floats, one per frame of a block. GCC and Clang lower it to two SSE registers on
-/// x86-64-v2 and to one AVX register when AVX is enabled. Kept out of function signatures
-/// (passed by reference) so the ABI never depends on the instruction set.
-typedef float V8 __attribute__((vector_size(32)));
-typedef int32_t V8i __attribute__((vector_size(32)));
+/// A hardware vector of floats: 8 lanes (one AVX register) when AVX is enabled, else 4 (one
+/// SSE / NEON register); a block's 8 lanes are kParts of them. (A 32-byte GCC vector without
+/// AVX is lowered poorly, compares and selects lane by lane: 3-10x slower.) Every operation is
+/// lane-wise, so a lane's arithmetic is the same whatever the width. Kept out of function
+/// signatures (passed by reference) so the ABI never depends on the instruction set.
+#if defined(__AVX__)
+typedef float VF __attribute__((vector_size(32)));
+#else
+typedef float VF __attribute__((vector_size(16)));
+#endif
 
 constexpr size_t kLanes = 8;
+constexpr size_t kWidth = sizeof(VF) / sizeof(float);
+constexpr size_t kParts = kLanes / kWidth;
 /// Dimensions computed before a block's first early-out test in the tree search.
 constexpr size_t kEarlyDims = 8;
 
-KINEMA_MATCH_INLINE void load8(const float* p, V8& v) { std::memcpy(&v, p, sizeof v); }
+KINEMA_MATCH_INLINE void load(const float* p, VF& v) { std::memcpy(&v, p, sizeof v); }
 
 /// Four partial sums per lane; dimension d adds into a[d % 4].
 struct Acc {
-  V8 a[4] = {};
+  VF a[4][kParts] = {};
 };
+
+/// Adds dimension d's squared differences of a block (8 lanes per dimension) to `acc`.
+KINEMA_MATCH_INLINE void add_cost(const float* block, const float* q, size_t d, VF (&acc)[kParts]) {
+  for (size_t p = 0; p < kParts; ++p) {
+    VF x;
+    load(block + d * kLanes + p * kWidth, x);
+    const VF diff = x - q[d];
+    acc[p] += diff * diff;
+  }
+}
 
 /// Adds the squared differences of dimensions [d0, d1) of a block (dimension-major, 8 lanes per
 /// dimension) to `acc`. d0 must be a multiple of 4.
@@ -45,36 +62,29 @@ KINEMA_MATCH_INLINE void add_costs(const float* block, const float* q, size_t d0
                                    Acc& acc) {
   size_t d = d0;
   for (; d + 4 <= d1; d += 4) {
-    for (size_t k = 0; k < 4; ++k) {
-      V8 x;
-      load8(block + (d + k) * kLanes, x);
-      const V8 diff = x - q[d + k];
-      acc.a[k] += diff * diff;
-    }
+    for (size_t k = 0; k < 4; ++k) add_cost(block, q, d + k, acc.a[k]);
   }
-  for (size_t k = 0; d + k < d1; ++k) {
-    V8 x;
-    load8(block + (d + k) * kLanes, x);
-    const V8 diff = x - q[d + k];
-    acc.a[k] += diff * diff;
-  }
+  for (size_t k = 0; d + k < d1; ++k) add_cost(block, q, d + k, acc.a[k]);
 }
 
-/// Adds the squared distances from q to 8 boxes (lo/hi dimension-major, 8 lanes per dimension)
-/// over dimensions [d0, d1): max(0, lo − q, q − hi)², summed like add_costs.
+/// Adds dimension d's squared distances from q to 8 boxes (lo/hi dimension-major, 8 lanes per
+/// dimension): max(0, lo − q, q − hi)².
 KINEMA_MATCH_INLINE void add_bound(const float* lo, const float* hi, const float* q, size_t d,
-                                   V8& acc) {
-  V8 l, h;
-  load8(lo + d * kLanes, l);
-  load8(hi + d * kLanes, h);
-  const V8 below = l - q[d];  // > 0 when q is below the box
-  const V8 above = q[d] - h;  // > 0 when q is above the box
-  const V8 zero = {};
-  V8 t = below > above ? below : above;
-  t = t > zero ? t : zero;
-  acc += t * t;
+                                   VF (&acc)[kParts]) {
+  const VF zero = {};
+  for (size_t p = 0; p < kParts; ++p) {
+    VF l, h;
+    load(lo + d * kLanes + p * kWidth, l);
+    load(hi + d * kLanes + p * kWidth, h);
+    const VF below = l - q[d];  // > 0 when q is below the box
+    const VF above = q[d] - h;  // > 0 when q is above the box
+    VF t = below > above ? below : above;
+    t = t > zero ? t : zero;
+    acc[p] += t * t;
+  }
 }
 
+/// Dimensions [d0, d1) of the bounds, summed like add_costs.
 KINEMA_MATCH_INLINE void add_bounds(const float* lo, const float* hi, const float* q, size_t d0,
                                     size_t d1, Acc& acc) {
   size_t d = d0;
@@ -86,8 +96,10 @@ KINEMA_MATCH_INLINE void add_bounds(const float* lo, const float* hi, const floa
 
 /// The lane sums: (a0 + a1) + (a2 + a3), written to out[8].
 KINEMA_MATCH_INLINE void total(const Acc& acc, float* out) {
-  const V8 s = (acc.a[0] + acc.a[1]) + (acc.a[2] + acc.a[3]);
-  std::memcpy(out, &s, sizeof s);
+  for (size_t p = 0; p < kParts; ++p) {
+    const VF s = (acc.a[0][p] + acc.a[1][p]) + (acc.a[2][p] + acc.a[3][p]);
+    std::memcpy(out + p * kWidth, &s, sizeof s);
+  }
 }
 
 /// Bit l set when lane l's value is ≤ limit.
@@ -130,6 +142,28 @@ KINEMA_MATCH_INLINE bool group_may_pass(uint64_t tags_or, uint64_t tags_and,
                                         const SearchFilter& filter) {
   return (filter.require_any == ~uint64_t{0} || (tags_or & filter.require_any) != 0) &&
          (tags_and & filter.exclude) == 0;
+}
+
+/// Blocks [b0, b1) of a block store, every allowed lane's full cost taken into `best`: the brute
+/// force's loop, also the tree's fallback when its boxes do not prune.
+KINEMA_MATCH_INLINE void scan_blocks(const float* values, const uint32_t* frames,
+                                     const uint64_t* tags, const uint64_t* block_tags, size_t dims,
+                                     size_t b0, size_t b1, bool use_tags,
+                                     const SearchFilter& filter, const float* q, Best& best) {
+  alignas(32) float cost[kLanes];
+  for (size_t b = b0; b < b1; ++b) {
+    const uint32_t* frame = frames + b * kLanes;
+    unsigned lanes = 0;
+    for (unsigned l = 0; l < kLanes; ++l) lanes |= unsigned(frame[l] != UINT32_MAX) << l;
+    if (use_tags) {
+      if (!group_may_pass(block_tags[b * 2], block_tags[b * 2 + 1], filter)) continue;
+      lanes = allowed_lanes(tags + b * kLanes, lanes, filter);
+    }
+    Acc acc;
+    add_costs(values + b * dims * kLanes, q, 0, dims, acc);
+    total(acc, cost);
+    take(cost, frame, lanes_at_most(cost, best.cost) & lanes, best);
+  }
 }
 
 }  // namespace kinema::match::detail

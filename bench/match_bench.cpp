@@ -1,0 +1,248 @@
+// bench/match_bench.cpp — single-query motion-matching search (kinema/match/search.h):
+// BruteForceSearch and BoundedTreeSearch, and side by side on the same features and queries
+// Daniel Holden's AABB search (-DKINEMA_HOLDEN_ROOT=<orangeduck/Motion-Matching checkout>,
+// bench/peers/holden_peer.cpp) and nanoflann's exact k-d tree (when nanoflann.hpp is found,
+// bench/peers/nanoflann_peer.cpp).
+//
+// Benchmarks are Search/<method>/<database>/<queries>: one iteration = one query, taken in turn
+// from a fixed set of 1000. Counters: mean_us and p99_us (per-query times measured around each
+// call with steady_clock, so they include ~20-40 ns of clock overhead), blocks (mean blocks of
+// 8 frames visited, kinema only), nodes (mean tree nodes tested), bytes_per_frame (memory of the
+// structure / frames), mismatches (queries of the set whose answer frame differs from
+// BruteForceSearch's) and cost_bits_differ (same frame, other float bits).
+//
+// Databases: synthetic, 10k / 54k / 200k frames × 27 features, or the one named by
+// KINEMA_MATCH_FEATURES. Synthetic: clips of 300 frames, each a smooth random trajectory of an
+// 8-D latent state (damped random walk in velocity) mapped linearly to 27 features, plus a
+// small smooth per-feature wobble; normalized to zero mean and unit variance per feature, as a
+// motion-matching database is. KINEMA_MATCH_FEATURES=path reads a raw file: the 4 bytes "KMF1",
+// uint32 frames, uint32 dims, then frames × dims float32 (little-endian, row-major, already
+// normalized and weighted).
+//
+// Query sets: "near" = a database frame + Gaussian noise σ = 0.1 per feature (what a controller
+// asks for), "random" = N(0, 1) per feature (adversarial: far from the data's manifold).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kinema/core/error.h"
+#include "kinema/match/search.h"
+#include "match_peers.h"
+
+namespace kinema::bench {
+namespace {
+
+using match::FeatureMatrix;
+using match::SearchResult;
+
+constexpr size_t kQueries = 1000;
+
+FeatureMatrix synthetic(size_t frames, size_t dims, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n01(0, 1);
+  constexpr size_t kLatent = 8;
+  std::vector<float> mix(dims * kLatent);
+  for (float& w : mix) w = n01(rng);
+  FeatureMatrix m;
+  m.dims = dims;
+  m.values.reserve(frames * dims);
+  std::vector<float> x(kLatent), v(kLatent), wobble(dims), wv(dims);
+  for (size_t f = 0; f < frames; ++f) {
+    if (f % 300 == 0) {  // a new clip
+      for (float& s : x) s = n01(rng);
+      for (float& s : v) s = 0;
+    }
+    for (size_t k = 0; k < kLatent; ++k) {
+      v[k] = 0.95f * v[k] + 0.02f * n01(rng) - 0.002f * x[k];
+      x[k] += v[k];
+    }
+    for (size_t d = 0; d < dims; ++d) {
+      wv[d] = 0.9f * wv[d] + 0.01f * n01(rng);
+      wobble[d] = 0.98f * wobble[d] + wv[d];
+      float s = wobble[d];
+      for (size_t k = 0; k < kLatent; ++k) s += mix[d * kLatent + k] * x[k];
+      m.values.push_back(s);
+    }
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    double mean = 0, var = 0;
+    for (size_t f = 0; f < frames; ++f) mean += m.values[f * dims + d];
+    mean /= double(frames);
+    for (size_t f = 0; f < frames; ++f) var += std::pow(m.values[f * dims + d] - mean, 2);
+    const double sd = std::sqrt(var / double(frames)) + 1e-9;
+    for (size_t f = 0; f < frames; ++f)
+      m.values[f * dims + d] = float((m.values[f * dims + d] - mean) / sd);
+  }
+  return m;
+}
+
+FeatureMatrix read_features(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path, "", "cannot open");
+  char magic[4];
+  uint32_t frames = 0, dims = 0;
+  in.read(magic, 4);
+  in.read(reinterpret_cast<char*>(&frames), 4);
+  in.read(reinterpret_cast<char*>(&dims), 4);
+  if (!in || std::memcmp(magic, "KMF1", 4) != 0)
+    throw Error(path, "byte 0", "not a KMF1 feature file");
+  FeatureMatrix m;
+  m.dims = dims;
+  m.values.resize(size_t(frames) * dims);
+  in.read(reinterpret_cast<char*>(m.values.data()), std::streamsize(m.values.size() * 4));
+  if (!in) throw Error(path, "byte 12", "shorter than frames × dims floats");
+  return m;
+}
+
+// A database with every structure built and both query sets.
+struct Database {
+  FeatureMatrix m;
+  std::unique_ptr<match::BruteForceSearch> brute;
+  std::unique_ptr<match::BoundedTreeSearch> tree;
+  std::map<std::string, std::unique_ptr<PeerSearch>> peers;
+  std::map<std::string, std::vector<std::vector<float>>> queries;
+  std::map<std::string, std::vector<SearchResult>> truth;  // brute force's answers
+};
+
+Database& database(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<Database>> cache;
+  auto& slot = cache[name];
+  if (slot) return *slot;
+  slot = std::make_unique<Database>();
+  Database& db = *slot;
+  if (name == "file") {
+    db.m = read_features(std::getenv("KINEMA_MATCH_FEATURES"));
+  } else {
+    db.m = synthetic(size_t(std::stoul(name)) * 1000, 27, 7);
+  }
+  db.brute = std::make_unique<match::BruteForceSearch>(db.m);
+  db.tree = std::make_unique<match::BoundedTreeSearch>(db.m);
+#ifdef KINEMA_MATCH_HOLDEN_PEER
+  db.peers["HoldenAabb"] = make_holden_search(db.m);
+#endif
+#ifdef KINEMA_MATCH_NANOFLANN_PEER
+  db.peers["NanoflannKd"] = make_nanoflann_search(db.m);
+#endif
+  std::mt19937 rng(11);
+  std::normal_distribution<float> n01(0, 1), noise(0, 0.1f);
+  std::uniform_int_distribution<size_t> pick(0, db.m.frames() - 1);
+  auto& near = db.queries["near"];
+  auto& random = db.queries["random"];
+  for (size_t i = 0; i < kQueries; ++i) {
+    const size_t f = pick(rng);
+    std::vector<float> q(db.m.values.begin() + long(f * db.m.dims),
+                         db.m.values.begin() + long((f + 1) * db.m.dims));
+    for (float& v : q) v += noise(rng);
+    near.push_back(q);
+    for (float& v : q) v = n01(rng);
+    random.push_back(q);
+  }
+  for (const auto& [set, qs] : db.queries)
+    for (const auto& q : qs) db.truth[set].push_back(db.brute->search(q));
+  return db;
+}
+
+void run(benchmark::State& state, const std::string& method, const std::string& name,
+         const std::string& set) {
+  const Database& db = database(name);
+  const auto& qs = db.queries.at(set);
+  const auto& truth = db.truth.at(set);
+  const PeerSearch* peer = db.peers.count(method) ? db.peers.at(method).get() : nullptr;
+  auto one = [&](const std::vector<float>& q, match::SearchStats* stats) -> SearchResult {
+    if (method == "BruteForce") return db.brute->search(q, {}, stats);
+    if (method == "BoundedTree") return db.tree->search(q, {}, stats);
+    return peer->search(q.data());
+  };
+  // Answers first (not timed, once per benchmark even with repetitions): how many differ from
+  // brute force's.
+  struct Check {
+    double mismatches = 0, bits = 0, blocks = 0, nodes = 0;
+  };
+  static std::map<std::string, Check> checks;
+  const std::string key = method + "/" + name + "/" + set;
+  if (!checks.count(key)) {
+    Check& c = checks[key];
+    for (size_t i = 0; i < qs.size(); ++i) {
+      match::SearchStats stats;
+      const SearchResult r = one(qs[i], &stats);
+      c.blocks += stats.blocks_visited;
+      c.nodes += stats.nodes_visited;
+      if (r.frame != truth[i].frame) {
+        ++c.mismatches;
+      } else if (std::bit_cast<uint32_t>(r.cost) != std::bit_cast<uint32_t>(truth[i].cost)) {
+        ++c.bits;
+      }
+    }
+  }
+  const auto [mismatches, bits, blocks, nodes] = checks.at(key);
+  std::vector<double> times;
+  times.reserve(1 << 16);
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const SearchResult r = one(qs[i], nullptr);
+    benchmark::DoNotOptimize(r);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (times.size() < (1 << 16)) times.push_back(std::chrono::duration<double>(t1 - t0).count());
+    i = i + 1 == qs.size() ? 0 : i + 1;
+  }
+  double sum = 0;
+  for (const double t : times) sum += t;
+  std::sort(times.begin(), times.end());
+  const size_t frames = db.m.frames();
+  const size_t bytes = method == "BruteForce"    ? db.brute->memory_bytes()
+                       : method == "BoundedTree" ? db.tree->memory_bytes()
+                                                 : peer->memory_bytes();
+  state.counters["mean_us"] = times.empty() ? 0 : 1e6 * sum / double(times.size());
+  state.counters["p99_us"] = times.empty() ? 0 : 1e6 * times[times.size() * 99 / 100];
+  state.counters["blocks"] = blocks / double(qs.size());
+  state.counters["nodes"] = nodes / double(qs.size());
+  if (method == "BoundedTree") state.counters["tree_nodes"] = double(db.tree->nodes());
+  state.counters["bytes_per_frame"] = double(bytes) / double(frames);
+  state.counters["mismatches"] = mismatches;
+  state.counters["cost_bits_differ"] = bits;
+}
+
+void register_all() {
+  std::vector<std::string> names = {"10", "54", "200"};
+  if (const char* env = std::getenv("KINEMA_MATCH_FEATURES"); env && *env) names = {"file"};
+  std::vector<std::string> methods = {"BruteForce", "BoundedTree"};
+#ifdef KINEMA_MATCH_HOLDEN_PEER
+  methods.push_back("HoldenAabb");
+#endif
+#ifdef KINEMA_MATCH_NANOFLANN_PEER
+  methods.push_back("NanoflannKd");
+#endif
+  for (const auto& name : names)
+    for (const char* set : {"near", "random"})
+      for (const auto& method : methods) {
+        const std::string label = name == "file" ? name : name + "k";
+        benchmark::RegisterBenchmark(("Search/" + method + "/" + label + "/" + set).c_str(),
+                                     [=](benchmark::State& s) { run(s, method, name, set); })
+            ->Unit(benchmark::kMicrosecond);
+      }
+}
+
+}  // namespace
+}  // namespace kinema::bench
+
+int main(int argc, char** argv) {
+  kinema::bench::register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
