@@ -149,6 +149,10 @@ void Controller::reset(uint32_t frame, const Vec3& position, const Vec3& facing)
   inertializer_.reset(db_.skeleton.joint_count());
   root_relative_pose(frame_, shown_);
   shown_previous_ = shown_;
+  place_in_world();
+}
+
+void Controller::place_in_world() {
   to_aos(shown_, aos_);
   const Quatf turn = Quatf(Quat::from_axis_angle({0, 1, 0}, yaw_of(facing_)));
   for (int j = 0; j < db_.skeleton.joint_count(); ++j) {
@@ -293,16 +297,7 @@ void Controller::update(const ControllerInput& input) {
   inertializer_.apply(source_, shown_);
   frame_ = target;
 
-  to_aos(shown_, aos_);
-  const Quatf place = Quatf(Quat::from_axis_angle({0, 1, 0}, yaw_of(facing_)));
-  for (int j = 0; j < db_.skeleton.joint_count(); ++j) {
-    Transformf t = aos_[size_t(j)];
-    if (db_.skeleton.parent(j) == kNoParent) {
-      t.translation = rotate(place, t.translation) + Vec3f(position_);
-      t.rotation = place * t.rotation;
-    }
-    world_pose_[size_t(j)] = t;
-  }
+  place_in_world();
   if (options_.foot_locking) lock_feet(dt);
 }
 

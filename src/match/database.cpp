@@ -133,21 +133,32 @@ std::vector<T> smooth(const std::vector<T>& values, double sigma_frames) {
   return out;
 }
 
-/// Joint positions of one clip variant at its database frames.
+/// Source-clip time of database frame k of a variant (clamped to the clip).
+double source_time_of(const ClipSource& src, const DatabaseClip& variant, uint32_t k, double fps) {
+  return std::min(variant.start_time + k * variant.speed / fps, src.clip->duration);
+}
+
+/// Joint positions of one clip variant at its database frames; with `poses`, also appends every
+/// frame's local pose (mirrored through `mirror` for a mirrored variant) from the same samples.
 std::vector<JointFrame> sample_joints(const ClipSource& src, const DatabaseClip& variant,
-                                      double fps) {
+                                      double fps, const std::vector<int>& mirror,
+                                      std::vector<Transformf>* poses) {
   const Skeleton& sk = *src.skeleton;
   const FeatureJoints& j = src.joints;
-  std::vector<Transform> local(size_t(sk.joint_count()));
+  std::vector<Transform> local(size_t(sk.joint_count())), mirrored(local.size());
   std::vector<Mat4> model(local.size()), rest_model(local.size());
   const std::vector<Transform> rest = sk.rest_pose();
   local_to_model(sk.parents(), rest, rest_model);
   const Quat hips_rest = rotation_of(rest_model[size_t(j.hips)]);
   std::vector<JointFrame> frames(variant.frame_count);
   for (uint32_t k = 0; k < variant.frame_count; ++k) {
-    const double t = std::min(variant.start_time + k * variant.speed / fps, src.clip->duration);
-    sample_pose(*src.clip, sk, t, WrapMode::Clamp, local);
+    sample_pose(*src.clip, sk, source_time_of(src, variant, k, fps), WrapMode::Clamp, local);
     local_to_model(sk.parents(), local, model);
+    if (poses) {
+      if (variant.mirrored) mirror_pose(sk, mirror, local, mirrored);
+      for (const Transform& x : variant.mirrored ? mirrored : local)
+        poses->push_back(Transformf(x));
+    }
     const auto at = [&](int joint) { return model[size_t(joint)].translation_part(); };
     JointFrame f;
     f.hips = at(j.hips);
@@ -220,19 +231,6 @@ bool same_skeleton(const Skeleton& a, const Skeleton& b) {
   for (int j = 0; j < a.joint_count(); ++j)
     if (a.joint(j).name != b.joint(j).name || a.parent(j) != b.parent(j)) return false;
   return true;
-}
-
-/// Appends the local poses of one clip variant at its database frames.
-void append_poses(const ClipSource& src, const DatabaseClip& c, double fps,
-                  const std::vector<int>& mirror, std::vector<Transformf>& poses) {
-  const Skeleton& sk = *src.skeleton;
-  std::vector<Transform> local(size_t(sk.joint_count())), mirrored(local.size());
-  for (uint32_t k = 0; k < c.frame_count; ++k) {
-    const double t = std::min(c.start_time + k * c.speed / fps, src.clip->duration);
-    sample_pose(*src.clip, sk, t, WrapMode::Clamp, local);
-    if (c.mirrored) mirror_pose(sk, mirror, local, mirrored);
-    for (const Transform& x : c.mirrored ? mirrored : local) poses.push_back(Transformf(x));
-  }
 }
 
 }  // namespace
@@ -345,7 +343,8 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
             db.clips.empty() ? 0 : db.clips.back().first_frame + db.clips.back().frame_count);
         const double span = (src.clip->duration - src.start_time) * options.fps / c.speed;
         c.frame_count = uint32_t(std::floor(span + 1e-6)) + 1;
-        const std::vector<JointFrame> joints = sample_joints(src, c, options.fps);
+        const std::vector<JointFrame> joints =
+            sample_joints(src, c, options.fps, mirror, options.store_poses ? &db.poses : nullptr);
         const std::vector<RootFrame> roots = root_frames(joints, src.joints.left_upper_leg >= 0,
                                                          options.root_smoothing * options.fps);
         const size_t base = raw.size();
@@ -370,7 +369,7 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
             f[15 + 2 * T + 2 * i] = float(d.x), f[16 + 2 * T + 2 * i] = float(d.z);
           }
           size_t at = 15 + 4 * size_t(T);
-          const double t = std::min(c.start_time + k * c.speed / options.fps, src.clip->duration);
+          const double t = source_time_of(src, c, k, options.fps);
           for (const ExtraFeature& e : options.extra) {
             e.compute(*src.skeleton, *src.clip, t, mirrored,
                       std::span<float>(f + at, size_t(e.dims)));
@@ -392,7 +391,6 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
         for (const RootFrame& r : roots)
           db.roots.push_back(
               {float(r.position.x), float(r.position.z), float(r.facing.x), float(r.facing.z)});
-        if (options.store_poses) append_poses(src, c, options.fps, mirror, db.poses);
         db.clips.push_back(c);
       }
     }

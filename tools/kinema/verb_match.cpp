@@ -327,22 +327,18 @@ void run_match_run(const MatchRunRequest& a, const GlobalOptions& global) {
   std::vector<Vec3> feet;
   std::vector<Transform> local(static_cast<size_t>(joints));
   std::vector<Mat4> model(static_cast<size_t>(joints));
-  // The ideal path: the stick's velocity through the same spring the controller predicts with.
-  match::SpringState ideal_x, ideal_z;
+  // Trajectory error: the root's distance to the simulation, where the stick's springs say the
+  // character should be.
   double error_sum = 0, error_max = 0, speed_error_sum = 0;
   int settled = 0;
   Progress progress("motion matching", frames, global.progress_enabled());
   for (int f = 0; f < frames; ++f) {
     const double t = f * dt;
     const match::ControllerInput input = path.at(t);
-    if (f == 0) {
-      controller.reset(0);
-    }
+    if (f == 0) controller.reset(0);
     controller.update(input);
-    ideal_x.x = controller.simulation_position().x;
-    ideal_z.x = controller.simulation_position().z;
-    const Vec3 pos = controller.root_position();
-    const double err = std::hypot(pos.x - ideal_x.x, pos.z - ideal_z.x);
+    const Vec3 pos = controller.root_position(), ideal = controller.simulation_position();
+    const double err = std::hypot(pos.x - ideal.x, pos.z - ideal.z);
     error_sum += err;
     error_max = std::max(error_max, err);
     const double speed = std::hypot(controller.root_velocity().x, controller.root_velocity().z);

@@ -112,6 +112,8 @@ class Controller {
   void simulate(const ControllerInput& input, double dt);
   double goal_yaw(const ControllerInput& input) const;
   void lock_feet(double dt);
+  /// world_pose_ = shown_ with the skeleton roots placed at the character's root.
+  void place_in_world();
   void root_relative_pose(uint32_t frame, std::span<SoaTransform> out) const;
   float cost(std::span<const float> query, uint32_t frame) const;
 
