@@ -70,13 +70,17 @@ TEST(CompressSeed, Seed000_25_8_SmallestThree30DegreesAboutZ) {
   EXPECT_EQ(s.codes[0], 512u);
   EXPECT_EQ(s.codes[1], 512u);
   EXPECT_EQ(s.codes[2], 699u);
-  EXPECT_NEAR((0.2588 + std::sqrt(0.5)) / std::sqrt(2.0) * 1023, 698.72, 0.005);
+  // The seed's 698.72 is that of the exact 30° rotation (z = sin 15° = 0.258819…).
+  const Quat exact = Quat::from_axis_angle({0, 0, 1}, 30 * kPi / 180);
+  EXPECT_NEAR((exact.z + std::sqrt(0.5)) / std::sqrt(2.0) * 1023, 698.72, 0.005);
+  EXPECT_EQ(encode_smallest_three(exact, 10).codes[2], 699u);
   EXPECT_NEAR(decode_smallest_three_component(699, 10), 0.2592, 5e-5);
   EXPECT_NEAR(decode_smallest_three_component(512, 10), 0.0007, 5e-5);
   EXPECT_NEAR(1.4142 / 1023, 0.00138, 5e-6);  // the step
   const Quat d = decode_smallest_three(s);
   EXPECT_NEAR(d.w, 0.9658, 5e-5);
   EXPECT_NEAR(angle_between(q, d) * 180 / kPi, 0.12, 0.005);
+  EXPECT_NEAR(angle_between(exact, d) * 180 / kPi, 0.12, 0.005);
   // 32 bits instead of 128: 60 rotations + a 6-byte root translation = 246 bytes, 9.8×.
   EXPECT_NEAR(2400.0 / (60 * 4 + 6), 9.8, 0.05);
 }
