@@ -247,7 +247,9 @@ void Encoder::emulate(int s, int f, int t, int r, float out[4]) const {
   const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
   const auto& v = vals_[size_t(f) * size_t(T_) + size_t(t)];
   const int bits = kBitRates[r];
-  if (tracks_[size_t(t)].channel == kRotation) {
+  if (tracks_[size_t(t)].channel == kRotation && bits == 32) {
+    for (int i = 0; i < 4; ++i) out[i] = v[size_t(i)];
+  } else if (tracks_[size_t(t)].channel == kRotation) {
     float k[3];
     for (int i = 0; i < 3; ++i) {
       const int c = i + (i >= st.drop);
@@ -525,8 +527,10 @@ std::vector<std::byte> Encoder::serialize() const {
   for (int s = 0; s < nseg_; ++s) {
     const int a = s * S_, n = std::min(F_, a + S_) - a;
     uint64_t frame_bits = 0;
-    for (int t = 0; t < T_; ++t)
-      frame_bits += 3u * kBitRates[rates_[size_t(s) * size_t(T_) + size_t(t)]];
+    for (int t = 0; t < T_; ++t) {
+      const int bits = kBitRates[rates_[size_t(s) * size_t(T_) + size_t(t)]];
+      frame_bits += uint64_t(stored_components(tracks_[size_t(t)].channel, bits) * bits);
+    }
     const size_t start = b.size();
     b.resize(start + size_t((uint64_t(n) * frame_bits + 7) / 8) + 8, 0);
     uint64_t bit = 0;
@@ -536,9 +540,10 @@ std::vector<std::byte> Encoder::serialize() const {
         const int bits = kBitRates[rates_[size_t(s) * size_t(T_) + size_t(t)]];
         const auto& v = vals_[size_t(f) * size_t(T_) + size_t(t)];
         const bool rot = tracks_[size_t(t)].channel == kRotation;
-        for (int i = 0; i < 3; ++i, bit += uint64_t(bits)) {
+        const int comps = stored_components(tracks_[size_t(t)].channel, bits);
+        for (int i = 0; i < comps; ++i, bit += uint64_t(bits)) {
           if (bits == 0) continue;
-          const int c = rot ? i + (i >= st.drop) : i;
+          const int c = rot && comps == 3 ? i + (i >= st.drop) : i;
           const uint64_t code = quantize(v[size_t(c)], bits, st.range[i]);
           uint8_t* p = b.data() + start + (bit >> 3);
           const uint64_t w = load_le64(p) | code << (bit & 7);
@@ -566,10 +571,13 @@ CompressedClip Encoder::run(CompressionStats* stats) {
     const std::vector<std::byte> bytes = serialize();
     CompressedClip c = CompressedClip::deserialize(bytes, name_);
     std::vector<std::pair<int, int>> over;  // (segment, joint)
+    std::string where;
     const ErrorStats st = verify_clip(
         parents_, ref_, c, opt_.vertex_distance,
         [&](int f, bool mid, int j) {
           over.emplace_back(f / S_, j);
+          where = "joint " + sk_.joint(j).name + ", frame " + std::to_string(f) +
+                  (mid ? " (midpoint to the next)" : "");
           if (mid) over.emplace_back((f + 1) / S_, j);
         },
         opt_.max_error);
@@ -591,7 +599,7 @@ CompressedClip Encoder::run(CompressionStats* stats) {
     if (!raised)
       throw Error(name_, "compress",
                   "cannot meet the error bound of " + std::to_string(opt_.max_error) +
-                      " m even with raw floats (below float precision?)");
+                      " m even with raw floats (below float precision?) at " + where);
   }
 }
 
@@ -624,7 +632,7 @@ CompressedClip compress(const Clip& clip, const Skeleton& skeleton, const Compre
     for (int s = 0; s < c.segment_count(); ++s) {
       const int n = std::min(c.segment_frames(), c.frame_count() - s * c.segment_frames());
       for (int t = 0; t < c.animated_track_count(); ++t) {
-        bits += double(c.bit_rate(s, t)) * 3 * n;
+        bits += double(c.bit_rate(s, t)) * 3 * n;  // raw rotations count as 3 × 32 here
         comps += 3.0 * n;
       }
     }

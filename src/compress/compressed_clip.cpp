@@ -162,7 +162,8 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
       for (int i = 0; i < 3; ++i)
         if (int(d[at + 1 + 2 * i]) + d[at + 2 + 2 * i] > 255)
           r.fail(at + 1 + 2 * size_t(i), "segment range exceeds the clip range");
-      bits += 3u * kBitRates[rate & 31];
+      const int b = kBitRates[rate & 31];
+      bits += uint32_t(stored_components(c.tracks_[t].channel, b) * b);
     }
     c.frame_bits_[s] = bits;
   }
@@ -190,7 +191,7 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
     for (uint64_t f = 0; f < seg_frames; ++f)
       for (uint32_t t = 0; t < animated; ++t) {
         const int b = kBitRates[hdr[t * kSegmentTrackBytes] & 31];
-        for (int i = 0; i < 3; ++i, bit += uint64_t(b))
+        for (int i = 0; i < stored_components(c.tracks_[t].channel, b); ++i, bit += uint64_t(b))
           if (b == 32 && !std::isfinite(std::bit_cast<float>(read_bits(d, bit, 32))))
             r.fail(size_t(bit / 8), "a raw sample is not finite");
       }

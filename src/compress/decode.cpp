@@ -34,7 +34,10 @@ class CompressedClipDecoder {
     const uint8_t rate = h[0];
     const int bits = kBitRates[rate & 31];
     const uint8_t* range = d + tr.range_offset;
-    if (tr.channel == kRotation) {
+    if (tr.channel == kRotation && bits == 32) {
+      for (int i = 0; i < 4; ++i, cur.bit += 32)
+        v[i] = std::bit_cast<float>(read_bits(d, cur.bit, 32));
+    } else if (tr.channel == kRotation) {
       const int drop = rate >> 5;
       float k[3];
       for (int i = 0; i < 3; ++i) {

@@ -31,6 +31,10 @@ inline constexpr uint8_t kBitRates[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  
 inline constexpr int kBitRateCount = int(sizeof(kBitRates));
 inline constexpr int kRawRate = kBitRateCount - 1;
 
+/// Stored components per sample: three, except raw rotations, which keep all four (so a segment
+/// whose dropped component gets small — a jump through 180° — still decodes exactly).
+inline int stored_components(int channel, int bits) { return channel == 1 && bits == 32 ? 4 : 3; }
+
 inline uint32_t fnv1a(const uint8_t* p, size_t n) {
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 16777619u;
