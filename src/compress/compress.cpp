@@ -514,15 +514,14 @@ std::vector<std::byte> Encoder::serialize() const {
         for (double v : {x.scale.x, x.scale.y, x.scale.z}) pushf(b, float(v));
     }
   for (int t = 0; t < T_; ++t)
-    for (int c = 0; c < (tracks_[size_t(t)].channel == kRotation ? 4 : 3); ++c) {
-      pushf(b, clip_range_[size_t(t)][size_t(2 * c)]);
-      pushf(b, clip_range_[size_t(t)][size_t(2 * c + 1)]);
-    }
+    for (int half = 0; half < 2; ++half)  // the minima, then the extents
+      for (int c = 0; c < (tracks_[size_t(t)].channel == kRotation ? 4 : 3); ++c)
+        pushf(b, clip_range_[size_t(t)][size_t(2 * c + half)]);
   for (int s = 0; s < nseg_; ++s)
     for (int t = 0; t < T_; ++t) {
       const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
       b.push_back(uint8_t(rates_[size_t(s) * size_t(T_) + size_t(t)] | st.drop << 5));
-      b.insert(b.end(), st.q, st.q + 6);
+      for (int i : {0, 2, 4, 1, 3, 5}) b.push_back(st.q[i]);  // 3 minima, then 3 extents
     }
   for (int s = 0; s < nseg_; ++s) {
     const int a = s * S_, n = std::min(F_, a + S_) - a;

@@ -136,14 +136,16 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
       const int comps = ch == kRotation ? 4 : 3;
       r.need(at, 8 * size_t(comps), "a clip range");
       for (int i = 0; i < comps; ++i) {
-        const size_t o = at + 8 * size_t(i);
-        const float mn = r.finite_f32(o, "a range minimum"), ext = r.finite_f32(o + 4, "a range");
+        const size_t o = at + 4 * size_t(i), oe = o + 4 * size_t(comps);
+        const float mn = r.finite_f32(o, "a range minimum"), ext = r.finite_f32(oe, "a range");
         if (!(ext >= 0) || !std::isfinite(mn + ext))
-          r.fail(o + 4, "range extent must be finite and not negative");
+          r.fail(oe, "range extent must be finite and not negative");
         if (ch == kRotation && (mn < -1.01f || mn + ext > 1.01f))
           r.fail(o, "rotation range outside [-1, 1]");
       }
-      c.tracks_.push_back({int32_t(j), int32_t(ch), uint32_t(at)});
+      const uint32_t first = ch == kTranslation ? 0 : ch == kRotation ? 3 : 7;
+      c.tracks_.push_back(
+          {int32_t(j), int32_t(ch), uint32_t(at), (j >> 2) * 40 + first * 4 + (j & 3)});
       at += 8 * size_t(comps);
     }
 
@@ -160,8 +162,8 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
       if ((rate & 31) >= kBitRateCount || (rate & 0x80)) r.fail(at, "invalid bit rate");
       if (c.tracks_[t].channel != kRotation && (rate >> 5)) r.fail(at, "invalid component code");
       for (int i = 0; i < 3; ++i)
-        if (int(d[at + 1 + 2 * i]) + d[at + 2 + 2 * i] > 255)
-          r.fail(at + 1 + 2 * size_t(i), "segment range exceeds the clip range");
+        if (int(d[at + 1 + size_t(i)]) + d[at + 4 + size_t(i)] > 255)
+          r.fail(at + 1 + size_t(i), "segment range exceeds the clip range");
       const int b = kBitRates[rate & 31];
       bits += uint32_t(stored_components(c.tracks_[t].channel, b) * b);
     }

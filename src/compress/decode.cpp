@@ -27,91 +27,108 @@ class CompressedClipDecoder {
             c.segment_bits_[size_t(s)] + uint64_t(fi) * c.frame_bits_[size_t(s)]};
   }
 
-  // Decodes one track's sample at the cursor (advancing it) into v (x, y, z[, w]).
+  // The segment ranges of a track's three stored components (clip range × segment bytes).
+  static void ranges(const uint8_t* d, const CompressedClip::Track& tr, const uint8_t* h,
+                     Range r[3]) {
+    const uint8_t* range = d + tr.range_offset;
+    const int drop = tr.channel == kRotation ? h[0] >> 5 : 3;
+    const int comps = tr.channel == kRotation ? 4 : 3;
+    for (int i = 0; i < 3; ++i) {
+      const int comp = i + (i >= drop);
+      r[i] = segment_range(load_f32(range + 4 * comp), load_f32(range + 4 * (comps + comp)),
+                           h[1 + i], h[4 + i]);
+    }
+  }
+
+  // Unpacks one sample at `bit` (advancing it) into v (x, y, z[, w]).
+  static void unpack(const uint8_t* d, int channel, const uint8_t* h, const Range r[3],
+                     uint64_t& bit, float v[4]) {
+    const int bits = kBitRates[h[0] & 31];
+    if (channel == kRotation && bits == 32) {
+      for (int i = 0; i < 4; ++i, bit += 32) v[i] = std::bit_cast<float>(read_bits(d, bit, 32));
+      return;
+    }
+    float k[3];
+    for (int i = 0; i < 3; ++i, bit += uint64_t(bits))
+      k[i] = dequantize(read_bits(d, bit, bits), bits, r[i]);
+    if (channel != kRotation) {
+      v[0] = k[0], v[1] = k[1], v[2] = k[2], v[3] = 0;
+      return;
+    }
+    const int drop = h[0] >> 5;
+    const float dropped = dropped_component(k[0], k[1], k[2]);
+    for (int i = 0, o = 0; i < 4; ++i) v[i] = i == drop ? dropped : k[o++];
+  }
+
+  // Decodes one track at the cursor (advancing it).
   static void decode_track(const uint8_t* d, const CompressedClip::Track& tr, Cursor& cur,
                            float v[4]) {
-    const uint8_t* h = cur.header;
-    const uint8_t rate = h[0];
-    const int bits = kBitRates[rate & 31];
-    const uint8_t* range = d + tr.range_offset;
-    if (tr.channel == kRotation && bits == 32) {
-      for (int i = 0; i < 4; ++i, cur.bit += 32)
-        v[i] = std::bit_cast<float>(read_bits(d, cur.bit, 32));
-    } else if (tr.channel == kRotation) {
-      const int drop = rate >> 5;
-      float k[3];
-      for (int i = 0; i < 3; ++i) {
-        const int comp = i + (i >= drop);
-        const Range rg = segment_range(load_f32(range + 8 * comp), load_f32(range + 8 * comp + 4),
-                                       h[1 + 2 * i], h[2 + 2 * i]);
-        k[i] = dequantize(read_bits(d, cur.bit, bits), bits, rg);
-        cur.bit += uint64_t(bits);
-      }
-      const float dropped = dropped_component(k[0], k[1], k[2]);
-      for (int i = 0, o = 0; i < 4; ++i) v[i] = i == drop ? dropped : k[o++];
-    } else {
-      for (int i = 0; i < 3; ++i) {
-        const Range rg = segment_range(load_f32(range + 8 * i), load_f32(range + 8 * i + 4),
-                                       h[1 + 2 * i], h[2 + 2 * i]);
-        v[i] = dequantize(read_bits(d, cur.bit, bits), bits, rg);
-        cur.bit += uint64_t(bits);
-      }
-    }
+    Range r[3];
+    ranges(d, tr, cur.header, r);
+    unpack(d, tr.channel, cur.header, r, cur.bit, v);
     cur.header += kSegmentTrackBytes;
   }
 
-  static float* lane(SoaTransform& s, int channel, int comp) {
-    switch (channel) {
-      case kTranslation:
-        return comp == 0 ? s.tx : comp == 1 ? s.ty : s.tz;
-      case kRotation:
-        return comp == 0 ? s.qx : comp == 1 ? s.qy : comp == 2 ? s.qz : s.qw;
-      default:
-        return comp == 0 ? s.sx : comp == 1 ? s.sy : s.sz;
-    }
+  // Decodes one track at two cursors; when both frames lie in one segment (15 times in 16) the
+  // ranges are computed once.
+  static void decode_pair(const uint8_t* d, const CompressedClip::Track& tr, Cursor& c0, Cursor& c1,
+                          float v0[4], float v1[4]) {
+    Range r[3];
+    ranges(d, tr, c0.header, r);
+    unpack(d, tr.channel, c0.header, r, c0.bit, v0);
+    if (c1.header != c0.header) ranges(d, tr, c1.header, r);
+    unpack(d, tr.channel, c1.header, r, c1.bit, v1);
+    c0.header += kSegmentTrackBytes;
+    c1.header += kSegmentTrackBytes;
   }
 
-  static void normalize_lane(SoaTransform& o, int l) {
-    const float n2 = o.qx[l] * o.qx[l] + o.qy[l] * o.qy[l] + o.qz[l] * o.qz[l] + o.qw[l] * o.qw[l];
-    const float inv = 1.0f / std::sqrt(n2);
-    o.qx[l] *= inv, o.qy[l] *= inv, o.qz[l] *= inv, o.qw[l] *= inv;
+  static float* lane(SoaTransform& s, int channel, int comp) {
+    float* base = channel == kTranslation ? s.tx : channel == kRotation ? s.qx : s.sx;
+    return base + 4 * comp;
+  }
+
+  static void normalize4(float v[4]) {
+    const float inv = 1.0f / std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    v[0] *= inv, v[1] *= inv, v[2] *= inv, v[3] *= inv;
+  }
+
+  // Blends b into a (rotations: short way round, then normalized).
+  static void blend(int channel, float a[4], const float b[4], float alpha) {
+    if (channel == kRotation) {
+      const float s = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0 ? -1.0f : 1.0f;
+      for (int i = 0; i < 4; ++i) a[i] += (s * b[i] - a[i]) * alpha;
+      normalize4(a);
+    } else {
+      for (int i = 0; i < 3; ++i) a[i] += (b[i] - a[i]) * alpha;
+    }
   }
 
   static void decode(const CompressedClip& c, int frame, float alpha, std::span<SoaTransform> out) {
     const auto* d = reinterpret_cast<const uint8_t*>(c.bytes_.data());
     std::memcpy(out.data(), c.base_.data(), c.base_.size() * sizeof(SoaTransform));
-    const bool blend = alpha > 0 && frame + 1 < c.frame_count_;
-    Cursor cur = cursor(c, frame);
-    for (const CompressedClip::Track& tr : c.tracks_) {
-      float v[4];
-      decode_track(d, tr, cur, v);
-      SoaTransform& o = out[size_t(tr.joint >> 2)];
-      const int l = tr.joint & 3;
-      const int comps = tr.channel == kRotation ? 4 : 3;
-      for (int i = 0; i < comps; ++i) lane(o, tr.channel, i)[l] = v[i];
-      if (!blend && tr.channel == kRotation) normalize_lane(o, l);
-    }
-    if (!blend) return;
-    cur = cursor(c, frame + 1);
-    for (const CompressedClip::Track& tr : c.tracks_) {
-      float v[4];
-      decode_track(d, tr, cur, v);
-      SoaTransform& o = out[size_t(tr.joint >> 2)];
-      const int l = tr.joint & 3;
-      if (tr.channel == kRotation) {
-        // The two frames may come from segments that dropped different components (and so
-        // flipped signs differently): take the short way round, lerp, normalize.
-        const float dt = o.qx[l] * v[0] + o.qy[l] * v[1] + o.qz[l] * v[2] + o.qw[l] * v[3];
-        const float s = dt < 0 ? -1.0f : 1.0f;
-        o.qx[l] += (s * v[0] - o.qx[l]) * alpha, o.qy[l] += (s * v[1] - o.qy[l]) * alpha;
-        o.qz[l] += (s * v[2] - o.qz[l]) * alpha, o.qw[l] += (s * v[3] - o.qw[l]) * alpha;
-        normalize_lane(o, l);
-      } else {
-        for (int i = 0; i < 3; ++i) {
-          float& x = lane(o, tr.channel, i)[l];
-          x += (v[i] - x) * alpha;
-        }
+    // SoaTransform is 40 floats, no padding: component i of a track's joint is at lane + 4·i.
+    float* o = out.data()->tx;
+    Cursor c0 = cursor(c, frame);
+    if (alpha > 0 && frame + 1 < c.frame_count_) {
+      // The two frames may come from segments that dropped different components (and so
+      // flipped signs differently): blend() takes the short way round, lerps, normalizes.
+      Cursor c1 = cursor(c, frame + 1);
+      for (const CompressedClip::Track& tr : c.tracks_) {
+        float v0[4], v1[4];
+        decode_pair(d, tr, c0, c1, v0, v1);
+        blend(tr.channel, v0, v1, alpha);
+        float* p = o + tr.lane;
+        p[0] = v0[0], p[4] = v0[1], p[8] = v0[2];
+        if (tr.channel == kRotation) p[12] = v0[3];
       }
+      return;
+    }
+    for (const CompressedClip::Track& tr : c.tracks_) {
+      float v[4];
+      decode_track(d, tr, c0, v);
+      float* p = o + tr.lane;
+      if (tr.channel == kRotation) normalize4(v), p[12] = v[3];
+      p[0] = v[0], p[4] = v[1], p[8] = v[2];
     }
   }
 
@@ -130,7 +147,7 @@ class CompressedClipDecoder {
     float alpha;
     locate(c, time, frame, alpha);
     const auto* d = reinterpret_cast<const uint8_t*>(c.bytes_.data());
-    const bool blend = alpha > 0;
+    const bool blend_frames = alpha > 0;
     for (size_t i = 0; i < joints.size(); ++i) {
       const int j = joints[i];
       SoaTransform o;
@@ -140,19 +157,12 @@ class CompressedClipDecoder {
       for (const CompressedClip::Track& tr : c.tracks_) {
         if (tr.joint > j) break;
         float v0[4], v1[4];
-        decode_track(d, tr, c0, v0);
-        decode_track(d, tr, c1, v1);
+        decode_pair(d, tr, c0, c1, v0, v1);
         if (tr.joint != j) continue;
-        if (tr.channel == kRotation) {
-          const float dt = v0[0] * v1[0] + v0[1] * v1[1] + v0[2] * v1[2] + v0[3] * v1[3];
-          const float s = dt < 0 ? -1.0f : 1.0f;
-          for (int k = 0; k < 4; ++k)
-            lane(o, kRotation, k)[l] = blend ? v0[k] + (s * v1[k] - v0[k]) * alpha : v0[k];
-          normalize_lane(o, l);
-        } else {
-          for (int k = 0; k < 3; ++k)
-            lane(o, tr.channel, k)[l] = blend ? v0[k] + (v1[k] - v0[k]) * alpha : v0[k];
-        }
+        if (blend_frames) blend(tr.channel, v0, v1, alpha);
+        if (tr.channel == kRotation) normalize4(v0);
+        for (int k = 0; k < (tr.channel == kRotation ? 4 : 3); ++k)
+          lane(o, tr.channel, k)[l] = v0[k];
       }
       out[i] = get_joint(std::span<const SoaTransform>(&o, 1), l);
     }

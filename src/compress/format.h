@@ -68,12 +68,22 @@ inline Range segment_range(float clip_min, float clip_extent, uint8_t min_q, uin
   return {clip_min + float(min_q) * step, float(ext_q) * step};
 }
 
+/// 1 / (2^bits − 1) per bit count (0.5 for 0 bits: the code is 1/2 of nothing, see dequantize).
+struct InverseMax {
+  float v[33];
+  constexpr InverseMax() : v{} {
+    v[0] = 0.0f;
+    for (int b = 1; b <= 32; ++b) v[b] = 1.0f / float((uint64_t(1) << b) - 1);
+  }
+};
+inline constexpr InverseMax kInverseMax{};
+
 /// One stored component → value (the decoder's exact arithmetic; the encoder emulates with it).
+/// 0 bits give the middle of the segment range; 32 bits are the raw float.
 inline float dequantize(uint32_t code, int bits, Range r) {
   if (bits == 32) return std::bit_cast<float>(code);
-  if (bits == 0) return r.min + 0.5f * r.extent;
-  const float inv = 1.0f / float((uint32_t(1) << bits) - 1);
-  return r.min + float(code) * inv * r.extent;
+  // code · 1/(2^bits − 1), or ½ for 0 bits (code is 0 then): no branch on the common path.
+  return r.min + (float(code) * kInverseMax.v[bits] + (bits == 0 ? 0.5f : 0.0f)) * r.extent;
 }
 
 /// The encoder's side of dequantize.

@@ -17,13 +17,15 @@
 //                      0 = identity (stored nowhere: zero translation, identity rotation, unit
 //                      scale), 1 = constant, 2 = animated
 //   constants          per constant track, in joint then T/R/S order: 3 or 4 full floats
-//   clip ranges        per animated track: (min, extent) floats for x, y, z (and w for rotations)
+//   clip ranges        per animated track: the minima of x, y, z (and w for rotations) as
+//                      floats, then the extents
 //   segment headers    per segment (frames [s·S, s·S+S)), per animated track, 7 bytes: a rate
 //                      byte (bits 0–4: bit-rate index into 0…20 bits or 32 = raw float; bits
-//                      5–6: the rotation's dropped component) and, per stored component, the
-//                      segment's range as 8-bit (min, extent) fractions of the clip range
+//                      5–6: the rotation's dropped component), then the segment's range of the
+//                      three stored components as 8-bit fractions of the clip range: three
+//                      minima, then three extents
 //   samples            per segment, byte-aligned: per frame, per animated track, 3 components
-//                      of the segment's bit rate, LSB first
+//                      of the segment's bit rate, LSB first (raw rotations: all 4 floats)
 //   8 zero bytes       so the decoder may always read 8 bytes at once
 //
 // Rotations are stored in smallest-three form: per track and segment, the component with the
@@ -85,6 +87,7 @@ class CompressedClip {
     int32_t joint;
     int32_t channel;  // 0 T, 1 R, 2 S
     uint32_t range_offset;
+    uint32_t lane;  // float index of component 0 in an SoA pose (component i at lane + 4·i)
   };
   std::vector<std::byte> bytes_;
   std::string name_;
