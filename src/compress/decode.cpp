@@ -2,15 +2,107 @@
 // at the two frames around the time (bit unpacking, segment range, clip range) and blended in
 // place. Straight-line code per track, no allocation, no mutable state.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
 #include "format.h"
 #include "kinema/compress/compressed_clip.h"
 
+#if defined(__SSE4_1__)
+#include <smmintrin.h>
+#define KINEMA_COMPRESS_SSE 1
+#else
+#define KINEMA_COMPRESS_SSE 0
+#endif
+
 namespace kinema {
 
 using namespace compress_format;
+
+#if KINEMA_COMPRESS_SSE
+namespace {
+
+// pshufb masks: lanes 0–2 ← the three kept components of (x, y, z, w), by dropped index.
+alignas(16) constexpr uint8_t kKeep[4][16] = {
+    {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 0x80, 0x80, 0x80, 0x80},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x80, 0x80, 0x80, 0x80}};
+// (k0, k1, k2, dropped) → (x, y, z, w), by dropped index.
+alignas(16) constexpr uint8_t kExpand[4][16] = {
+    {12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+    {0, 1, 2, 3, 12, 13, 14, 15, 4, 5, 6, 7, 8, 9, 10, 11},
+    {0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}};
+
+inline __m128 shuffle_bytes(__m128 v, const uint8_t* mask) {
+  return _mm_castsi128_ps(_mm_shuffle_epi8(_mm_castps_si128(v),
+                                           _mm_load_si128(reinterpret_cast<const __m128i*>(mask))));
+}
+
+struct Ranges4 {
+  __m128 min, ext;
+};
+
+// The three stored components' segment ranges, as segment_range() computes them.
+inline Ranges4 ranges4(const uint8_t* d, uint32_t range_offset, int channel, const uint8_t* h) {
+  const float* r = reinterpret_cast<const float*>(d + range_offset);
+  const bool rot = channel == 1;
+  __m128 cmin = _mm_loadu_ps(r), cext = _mm_loadu_ps(r + (rot ? 4 : 3));
+  if (rot) {
+    const uint8_t* keep = kKeep[h[0] >> 5];
+    cmin = shuffle_bytes(cmin, keep), cext = shuffle_bytes(cext, keep);
+  }
+  const __m128 step = _mm_mul_ps(cext, _mm_set1_ps(1.0f / 255.0f));
+  const __m128 qmin = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(load_le32(h + 1)))));
+  const __m128 qext = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(load_le32(h + 4)))));
+  return {_mm_add_ps(cmin, _mm_mul_ps(qmin, step)), _mm_mul_ps(qext, step)};
+}
+
+// One sample at `bit` (advanced) → (x, y, z[, w]), as dequantize() and dropped_component() do.
+inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ranges4& r,
+                      uint64_t& bit) {
+  const int bits = kBitRates[h[0] & 31];
+  const bool rot = channel == 1;
+  if (bits == 32) {
+    uint32_t c[4] = {0, 0, 0, 0};
+    const int n = rot ? 4 : 3;
+    for (int i = 0; i < n; ++i, bit += 32) c[i] = read_bits(d, bit, 32);
+    return _mm_castsi128_ps(_mm_setr_epi32(int(c[0]), int(c[1]), int(c[2]), int(c[3])));
+  }
+  uint32_t c0, c1, c2;
+  if (bits <= 19) {  // all three codes in one 64-bit read
+    const uint64_t w = load_le64(d + (bit >> 3)) >> (bit & 7);
+    const uint64_t m = (uint64_t(1) << bits) - 1;
+    c0 = uint32_t(w & m), c1 = uint32_t((w >> bits) & m), c2 = uint32_t((w >> (2 * bits)) & m);
+  } else {
+    c0 = read_bits(d, bit, bits), c1 = read_bits(d, bit + uint64_t(bits), bits);
+    c2 = read_bits(d, bit + 2 * uint64_t(bits), bits);
+  }
+  bit += 3 * uint64_t(bits);
+  const __m128 code = _mm_cvtepi32_ps(_mm_setr_epi32(int(c0), int(c1), int(c2), 0));
+  const __m128 u = _mm_add_ps(_mm_mul_ps(code, _mm_set1_ps(kInverseMax.v[bits])),
+                              _mm_set1_ps(bits == 0 ? 0.5f : 0.0f));
+  __m128 v = _mm_add_ps(r.min, _mm_mul_ps(u, r.ext));
+  if (!rot) return v;
+  v = _mm_blend_ps(v, _mm_setzero_ps(), 8);
+  const __m128 s = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_dp_ps(v, v, 0x7F));
+  const __m128 dropped = _mm_sqrt_ps(_mm_max_ps(s, _mm_setzero_ps()));
+  return shuffle_bytes(_mm_blend_ps(v, dropped, 8), kExpand[h[0] >> 5]);
+}
+
+inline __m128 normalize_sse(__m128 q) { return _mm_div_ps(q, _mm_sqrt_ps(_mm_dp_ps(q, q, 0xFF))); }
+
+inline void store_lanes(float* p, __m128 v, bool four) {
+  alignas(16) float t[4];
+  _mm_store_ps(t, v);
+  p[0] = t[0], p[4] = t[1], p[8] = t[2];
+  if (four) p[12] = t[3];
+}
+
+}  // namespace
+#endif
 
 class CompressedClipDecoder {
  public:
@@ -109,6 +201,35 @@ class CompressedClipDecoder {
     // SoaTransform is 40 floats, no padding: component i of a track's joint is at lane + 4·i.
     float* o = out.data()->tx;
     Cursor c0 = cursor(c, frame);
+#if KINEMA_COMPRESS_SSE
+    if constexpr (std::endian::native == std::endian::little) {
+      if (alpha > 0 && frame + 1 < c.frame_count_) {
+        Cursor c1 = cursor(c, frame + 1);
+        const __m128 a = _mm_set1_ps(alpha), sign = _mm_set1_ps(-0.0f);
+        for (const CompressedClip::Track& tr : c.tracks_) {
+          const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
+          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit);
+          const Ranges4 r1 =
+              c1.header == c0.header ? r0 : ranges4(d, tr.range_offset, tr.channel, c1.header);
+          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit);
+          c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
+          const bool rot = tr.channel == kRotation;
+          if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
+          v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), a));
+          store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
+        }
+        return;
+      }
+      for (const CompressedClip::Track& tr : c.tracks_) {
+        const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
+        const __m128 v = unpack4(d, tr.channel, c0.header, r0, c0.bit);
+        c0.header += kSegmentTrackBytes;
+        const bool rot = tr.channel == kRotation;
+        store_lanes(o + tr.lane, rot ? normalize_sse(v) : v, rot);
+      }
+      return;
+    }
+#endif
     if (alpha > 0 && frame + 1 < c.frame_count_) {
       // The two frames may come from segments that dropped different components (and so
       // flipped signs differently): blend() takes the short way round, lerps, normalizes.
