@@ -61,8 +61,10 @@ inline Ranges4 ranges4(const uint8_t* d, uint32_t range_offset, int channel, con
 }
 
 // One sample at `bit` (advanced) → (x, y, z[, w]), as dequantize() and dropped_component() do.
+// With rebuild false a quantized rotation comes back as its three kept components (lane 3 zero),
+// for rebuild_pair() to finish two frames at once.
 inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ranges4& r,
-                      uint64_t& bit) {
+                      uint64_t& bit, bool rebuild = true) {
   const int bits = kBitRates[h[0] & 31];
   const bool rot = channel == 1;
   if (bits == 32) {
@@ -87,12 +89,38 @@ inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ran
   __m128 v = _mm_add_ps(r.min, _mm_mul_ps(u, r.ext));
   if (!rot) return v;
   v = _mm_blend_ps(v, _mm_setzero_ps(), 8);
+  if (!rebuild) return v;
   const __m128 s = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_dp_ps(v, v, 0x7F));
   const __m128 dropped = _mm_sqrt_ps(_mm_max_ps(s, _mm_setzero_ps()));
   return shuffle_bytes(_mm_blend_ps(v, dropped, 8), kExpand[h[0] >> 5]);
 }
 
-inline __m128 normalize_sse(__m128 q) { return _mm_div_ps(q, _mm_sqrt_ps(_mm_dp_ps(q, q, 0xFF))); }
+// Rebuilds the dropped components of two quantized rotations (kept components in lanes 0–2) with
+// one square root; raw rotations (all four stored) are left as they are. The sums run in the
+// order of dropped_component(): (a² + b²) + c².
+inline void rebuild_pair(__m128& v0, const uint8_t* h0, __m128& v1, const uint8_t* h1) {
+  const __m128 m0 = _mm_mul_ps(v0, v0), m1 = _mm_mul_ps(v1, v1);
+  __m128 sum = _mm_hadd_ps(m0, m1);
+  sum = _mm_hadd_ps(sum, sum);  // (|k0|², |k1|², |k0|², |k1|²)
+  const __m128 dropped =
+      _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.0f), sum), _mm_setzero_ps()));
+  if (kBitRates[h0[0] & 31] != 32)
+    v0 = shuffle_bytes(_mm_blend_ps(v0, _mm_shuffle_ps(dropped, dropped, 0x00), 8),
+                       kExpand[h0[0] >> 5]);
+  if (kBitRates[h1[0] & 31] != 32)
+    v1 = shuffle_bytes(_mm_blend_ps(v1, _mm_shuffle_ps(dropped, dropped, 0x55), 8),
+                       kExpand[h1[0] >> 5]);
+}
+
+// q / |q| with the hardware estimate and one Newton step (relative error ~2e-7).
+inline __m128 normalize_sse(__m128 q) {
+  const __m128 n = _mm_dp_ps(q, q, 0xFF);
+  const __m128 y = _mm_rsqrt_ps(n);
+  const __m128 y1 =
+      _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f),
+                               _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), n), _mm_mul_ps(y, y))));
+  return _mm_mul_ps(q, y1);
+}
 
 inline void store_lanes(float* p, __m128 v, bool four) {
   alignas(16) float t[4];
@@ -207,14 +235,17 @@ class CompressedClipDecoder {
         Cursor c1 = cursor(c, frame + 1);
         const __m128 a = _mm_set1_ps(alpha), sign = _mm_set1_ps(-0.0f);
         for (const CompressedClip::Track& tr : c.tracks_) {
+          const bool rot = tr.channel == kRotation;
           const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
-          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit);
+          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit, false);
           const Ranges4 r1 =
               c1.header == c0.header ? r0 : ranges4(d, tr.range_offset, tr.channel, c1.header);
-          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit);
+          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit, false);
+          if (rot) {
+            rebuild_pair(v0, c0.header, v1, c1.header);
+            v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
+          }
           c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
-          const bool rot = tr.channel == kRotation;
-          if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), a));
           store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
         }
