@@ -186,6 +186,43 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
   }
 }
 
+/// `kinema info` on a compressed clip (.kc).
+void print_compressed(const std::string& file, bool as_json) {
+  const CompressedClip c = read_compressed_clip(file);
+  const size_t raw = 40 * size_t(c.joint_count()) * size_t(c.frame_count());
+  const int animated = c.animated_track_count(), constant = c.constant_track_count();
+  const int identity = 3 * c.joint_count() - animated - constant;
+  if (as_json) {
+    nlohmann::ordered_json j = {{"file", file},
+                                {"format", "kinema compressed clip"},
+                                {"name", c.name()},
+                                {"joint_count", c.joint_count()},
+                                {"frames", c.frame_count()},
+                                {"sample_rate", c.sample_rate()},
+                                {"duration", c.duration()},
+                                {"compressed_bytes", c.size_bytes()},
+                                {"raw_bytes", raw},
+                                {"ratio", double(raw) / double(c.size_bytes())},
+                                {"segments", c.segment_count()},
+                                {"segment_frames", c.segment_frames()},
+                                {"animated_tracks", animated},
+                                {"constant_tracks", constant},
+                                {"identity_tracks", identity}};
+    std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    return;
+  }
+  std::cout << file << ": kinema compressed clip"
+            << (c.name().empty() ? std::string() : " \"" + c.name() + '"') << '\n'
+            << "  joints " << c.joint_count() << ", " << c.frame_count() << " frames, "
+            << format_number(c.duration(), 3) << " s at " << format_number(c.sample_rate(), 3)
+            << " fps\n"
+            << "  " << format_bytes(c.size_bytes()) << " (raw " << format_bytes(raw) << ", "
+            << format_number(double(raw) / double(c.size_bytes()), 2) << " : 1)\n"
+            << "  tracks: " << animated << " animated, " << constant << " constant, " << identity
+            << " identity; " << c.segment_count() << " segments of " << c.segment_frames()
+            << " frames\n";
+}
+
 VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   struct Args {
     std::string file;
@@ -195,13 +232,19 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<Args>();
   CLI::App* sub =
       app.add_subcommand("info", "Show what a file holds: joints, clips, meshes, units");
-  sub->add_option("FILE", args->file, "A .bvh .gltf .glb .vrm .fbx or .dae file")->required();
+  sub->add_option("FILE", args->file,
+                  "A .bvh .gltf .glb .vrm .fbx .dae or .kc (compressed clip) file")
+      ->required();
   sub->add_flag("--json", args->json,
                 "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
                 "source, humanoid");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
     (void)global;
+    if (extension_of(args->file) == "kc") {
+      print_compressed(args->file, args->json);
+      return kExitOk;
+    }
     const Asset asset = load_input(args->file);
     if (args->json)
       std::cout << to_json(asset, args->file)
