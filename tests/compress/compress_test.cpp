@@ -232,6 +232,31 @@ TEST(Compress, SamplingNeverAllocatesAndIsThreadSafe) {
     EXPECT_EQ(std::memcmp(o.data(), soa.data(), soa.size() * sizeof(SoaTransform)), 0);
 }
 
+TEST(Compress, CacheGivesBitIdenticalPoses) {
+  std::mt19937 rng(31);
+  const Skeleton sk = test::random_skeleton(19, rng);
+  const Clip clip = test::random_clip(sk, 1.0, 60, rng, true);
+  const CompressedClip c = compress(clip, sk);
+  CompressedSamplingCache cache(c);
+  std::vector<SoaTransform> a(size_t(c.soa_count())), b(a.size());
+  std::vector<float> times;
+  for (float t = 0; t <= 1.05f; t += 1.0f / 90) times.push_back(t);      // forward, sub-frame
+  for (float t = 1.0f; t >= -0.05f; t -= 1.0f / 45) times.push_back(t);  // backward
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int i = 0; i < 50; ++i) times.push_back(u(rng));  // seeks
+  test::start_counting_allocations();
+  for (float t : times) {
+    ASSERT_TRUE(sample(c, t, a));
+    ASSERT_TRUE(sample(c, t, cache, b));
+    ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(SoaTransform)), 0) << t;
+  }
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
+  const CompressedClip other = compress(clip, sk);
+  EXPECT_FALSE(sample(other, 0.5f, cache, b));
+  cache.reset(other);
+  EXPECT_TRUE(sample(other, 0.5f, cache, b));
+}
+
 TEST(Compress, RejectsBadInput) {
   std::mt19937 rng(1);
   const Skeleton sk = test::random_skeleton(4, rng);
