@@ -199,6 +199,14 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
       }
   }
 
+  c.rotation_lanes_.assign(c.base_.size() * 4, 0);
+  for (const Track& t : c.tracks_)
+    if (t.channel == kRotation) c.rotation_lanes_[size_t(t.joint)] = 0xFFFFFFFFu;
+  for (size_t g = 0; g < c.base_.size(); ++g)
+    if (c.rotation_lanes_[4 * g] | c.rotation_lanes_[4 * g + 1] | c.rotation_lanes_[4 * g + 2] |
+        c.rotation_lanes_[4 * g + 3])
+      c.rotation_groups_.push_back(int32_t(g));
+
   c.bytes_.assign(bytes.begin(), bytes.end());
   return c;
 }
@@ -206,7 +214,8 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
 size_t CompressedClip::memory_bytes() const {
   return bytes_.capacity() + name_.capacity() + segment_bits_.capacity() * sizeof(uint64_t) +
          frame_bits_.capacity() * sizeof(uint32_t) + tracks_.capacity() * sizeof(Track) +
-         base_.capacity() * sizeof(SoaTransform);
+         base_.capacity() * sizeof(SoaTransform) + rotation_groups_.capacity() * sizeof(int32_t) +
+         rotation_lanes_.capacity() * sizeof(uint32_t);
 }
 
 int CompressedClip::kind(int joint, int channel) const {

@@ -115,16 +115,6 @@ inline void rebuild_pair(__m128& v0, const uint8_t* h0, __m128& v1, const uint8_
                        kExpand[h1[0] >> 5]);
 }
 
-// q / |q| with the hardware estimate and one Newton step (relative error ~2e-7).
-inline __m128 normalize_sse(__m128 q) {
-  const __m128 n = _mm_dp_ps(q, q, 0xFF);
-  const __m128 y = _mm_rsqrt_ps(n);
-  const __m128 y1 =
-      _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f),
-                               _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), n), _mm_mul_ps(y, y))));
-  return _mm_mul_ps(q, y1);
-}
-
 inline void store_lanes(float* p, __m128 v, bool four) {
   alignas(16) float t[4];
   _mm_store_ps(t, v);
@@ -250,8 +240,9 @@ class CompressedClipDecoder {
           }
           c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), a));
-          store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
+          store_lanes(o + tr.lane, v0, rot);
         }
+        normalize_rotations(c, out);
         return;
       }
       for (const CompressedClip::Track& tr : c.tracks_) {
@@ -259,8 +250,9 @@ class CompressedClipDecoder {
         const __m128 v = unpack4(d, tr.channel, c0.header, r0, c0.bit);
         c0.header += kSegmentTrackBytes;
         const bool rot = tr.channel == kRotation;
-        store_lanes(o + tr.lane, rot ? normalize_sse(v) : v, rot);
+        store_lanes(o + tr.lane, v, rot);
       }
+      normalize_rotations(c, out);
       return;
     }
 #endif
@@ -322,7 +314,7 @@ class CompressedClipDecoder {
           if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), _mm_set1_ps(-0.0f)));
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), _mm_set1_ps(alpha)));
         }
-        store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
+        store_lanes(o + tr.lane, v0, rot);
         f0 += 4, f1 += 4;
         continue;
       }
@@ -337,7 +329,34 @@ class CompressedClipDecoder {
       if (rot) p[12] = v0[3];
       f0 += 4, f1 += 4;
     }
+#if KINEMA_COMPRESS_SSE
+    if constexpr (std::endian::native == std::endian::little) normalize_rotations(c, out);
+#endif
   }
+
+#if KINEMA_COMPRESS_SSE
+  // nlerp's normalization, four joints at a time, on the lanes that hold animated rotations
+  // (constant ones stay bit-exact): x·(1/|q|) with the estimate and one Newton step.
+  static void normalize_rotations(const CompressedClip& c, std::span<SoaTransform> out) {
+    const __m128 half = _mm_set1_ps(0.5f), three_halves = _mm_set1_ps(1.5f);
+    for (const int32_t g : c.rotation_groups_) {
+      SoaTransform& o = out[size_t(g)];
+      const __m128 x = _mm_load_ps(o.qx), y = _mm_load_ps(o.qy), z = _mm_load_ps(o.qz),
+                   w = _mm_load_ps(o.qw);
+      const __m128 n = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
+                                  _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w)));
+      const __m128 r = _mm_rsqrt_ps(n);
+      const __m128 inv = _mm_mul_ps(
+          r, _mm_sub_ps(three_halves, _mm_mul_ps(_mm_mul_ps(half, n), _mm_mul_ps(r, r))));
+      const __m128 mask = _mm_castsi128_ps(_mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(c.rotation_lanes_.data() + 4 * size_t(g))));
+      _mm_store_ps(o.qx, _mm_blendv_ps(x, _mm_mul_ps(x, inv), mask));
+      _mm_store_ps(o.qy, _mm_blendv_ps(y, _mm_mul_ps(y, inv), mask));
+      _mm_store_ps(o.qz, _mm_blendv_ps(z, _mm_mul_ps(z, inv), mask));
+      _mm_store_ps(o.qw, _mm_blendv_ps(w, _mm_mul_ps(w, inv), mask));
+    }
+  }
+#endif
 
   static bool sample_cached(const CompressedClip& c, float time, CompressedSamplingCache& cache,
                             std::span<SoaTransform> out) {

@@ -98,6 +98,10 @@ class CompressedClip {
   std::vector<uint32_t> frame_bits_;    // bits per frame of each segment
   std::vector<Track> tracks_;
   std::vector<SoaTransform> base_;  // identity and constant channels, SoA
+  // Groups of four joints with animated rotations, and per group the lanes that have one
+  // (all bits set), for the decoder's final SoA normalization.
+  std::vector<int32_t> rotation_groups_;
+  std::vector<uint32_t> rotation_lanes_;
 };
 
 /// Per-instance decoding cache for sequential playback: the decoded samples of the two frames
