@@ -66,13 +66,9 @@ TEST(Compress, NearConstantTracksAreStoredOnce) {
   std::mt19937 rng(23);
   const Skeleton sk = test::random_skeleton(8, rng);
   Clip clip = test::random_clip(sk, 1.0, 60, rng);
-  Keyframes<Quat>& jitter = clip.tracks[7].rotation;
-  jitter.times.clear();
-  jitter.values.clear();
-  for (int f = 0; f <= 60; ++f) {
-    jitter.times.push_back(f / 60.0);
-    jitter.values.push_back(Quat::from_axis_angle({1, 0, 0}, 1e-9 * (f % 3)));
-  }
+  test::set_rotation_keys(clip, 7, 61, 60.0, [](int f) {
+    return Quat::from_axis_angle({1, 0, 0}, 1e-9 * (f % 3));
+  });
   CompressionStats st;
   const CompressedClip c = compress(clip, sk, {}, &st);
   EXPECT_EQ(c.kind(7, 1), 1);
@@ -114,15 +110,10 @@ TEST(Compress, TPoseFrameThenHalfTurnStaysWithinTheBound) {
   std::mt19937 rng(17);
   const Skeleton sk = test::random_skeleton(15, rng);
   Clip clip = test::random_clip(sk, 1.0, 120, rng);
-  Keyframes<Quat>& root = clip.tracks[0].rotation;
-  root.times.clear();
-  root.values.clear();
-  for (int f = 0; f <= 120; ++f) {
-    root.times.push_back(f / 120.0);
+  test::set_rotation_keys(clip, 0, 121, 120.0, [](int f) {
     const double wobble = 0.002 * std::sin(f * 0.2);
-    root.values.push_back(f == 0 ? Quat::identity()
-                                 : Quat::from_axis_angle({0.02, 1, 0.04}, 3.1416 + wobble));
-  }
+    return f == 0 ? Quat::identity() : Quat::from_axis_angle({0.02, 1, 0.04}, 3.1416 + wobble);
+  });
   CompressionStats st;
   const CompressedClip c = compress(clip, sk, {}, &st);
   EXPECT_LE(st.error.max, 1e-4);

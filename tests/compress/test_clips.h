@@ -76,4 +76,16 @@ inline Clip random_clip(const Skeleton& sk, double seconds, double rate, std::mt
   return c;
 }
 
+/// Replaces joint j's rotation keys by rotation(f) at frames 0…frames−1 of `rate`.
+template <class F>
+void set_rotation_keys(Clip& clip, int j, int frames, double rate, F rotation) {
+  Keyframes<Quat>& k = clip.tracks[size_t(j)].rotation;
+  k.times.clear();
+  k.values.clear();
+  for (int f = 0; f < frames; ++f) {
+    k.times.push_back(f / rate);
+    k.values.push_back(rotation(f));
+  }
+}
+
 }  // namespace kinema::test
