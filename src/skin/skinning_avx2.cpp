@@ -245,21 +245,30 @@ KINEMA_SKIN_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const
   }
 }
 
-template <int K, bool N, bool T, bool Full, bool AnchorFirst>
-KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
-                                  const KernelGroup& g, const Block<Full>& block) {
-  const int k = g.influences;
-  const size_t stride = size_t(K > 0 ? K : k);
-  const uint16_t* joints = mesh.joints + g.pair_begin;
-  const float* weights = mesh.weights + g.pair_begin;
-  W reals[4], duals[4];
-#pragma GCC unroll 1
-  for (size_t i = 0; i < 4; ++i) {
-    const size_t pa = (block.vertex(i) - g.begin) * stride;
-    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
-    blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
-                                  reals[i], duals[i]);
+/// The blend of two vertices from a palette whose signs already put every influence in its
+/// vertex's anchor hemisphere (signed_dual_quats): fused multiply-adds only, the same products
+/// and sums as blend_dq_pair (a negated quaternion times w is the same number as the quaternion
+/// times a negated w).
+template <int K>
+KINEMA_SKIN_INLINE void blend_signed_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
+                                             const uint16_t* jb, const float* wb, int k, W& real,
+                                             W& dual) {
+  real = _mm256_setzero_ps();
+  dual = _mm256_setzero_ps();
+  for (int i = 0; i < (K > 0 ? K : k); ++i) {
+    const float* qa = dq + 8 * size_t(ja[i]);
+    const float* qb = dq + 8 * size_t(jb[i]);
+    const W w = _mm256_blend_ps(_mm256_broadcast_ss(wa + i), _mm256_broadcast_ss(wb + i), 0xF0);
+    real = fmadd(w, _mm256_loadu2_m128(qb, qa), real);
+    dual = fmadd(w, _mm256_loadu2_m128(qb + 4, qa + 4), dual);
   }
+}
+
+/// Eight vertices' blended dual quaternions (pairs [i | i + 4] as blend_dq_pair leaves them) to
+/// positions, normals and tangents: normalization, translation and rotation lane by lane.
+template <bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out, W* reals, W* duals,
+                                   const Block<Full>& block) {
   W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
   transpose8(reals, br);
   transpose8(duals, bd);
@@ -299,26 +308,51 @@ KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const
   }
 }
 
-template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Full>
+/// DQS of one block of eight vertices: with the per-influence sign test (Signed = false), or
+/// from a signed palette (Signed = true, SkinMesh only).
+template <int K, bool N, bool T, bool Full, bool AnchorFirst, bool Signed = false>
+KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
+                                  const KernelGroup& g, const Block<Full>& block) {
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+  W reals[4], duals[4];
+#pragma GCC unroll 1
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t pa = (block.vertex(i) - g.begin) * stride;
+    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
+    if constexpr (Signed)
+      blend_signed_dq_pair<K>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k, reals[i],
+                              duals[i]);
+    else
+      blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
+                                    reals[i], duals[i]);
+  }
+  dqs_finish<N, T, Full>(mesh, out, reals, duals, block);
+}
+
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed, bool Full>
 KINEMA_SKIN_INLINE void run_block(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g,
                                   const Block<Full>& block) {
   if constexpr (Dqs)
-    dqs_block<K, N, T, Full, AnchorFirst>(mesh, palette, out, g, block);
+    dqs_block<K, N, T, Full, AnchorFirst, Signed>(mesh, palette, out, g, block);
   else
     lbs_block<K, N, T, Full>(mesh, palette, out, g, block);
 }
 
 /// Stored vertices [begin, end) of group g, eight at a time; the last short block as a tail.
-template <bool Dqs, int K, bool N, bool T, bool AnchorFirst>
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed = false>
 void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& out,
                 const KernelGroup& g, size_t begin, size_t end) {
   size_t v = begin;
   for (; v + 8 <= end; v += 8)
-    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g, Block<true>{v, 8, mesh.order});
+    run_block<Dqs, K, N, T, AnchorFirst, Signed>(mesh, palette, out, g,
+                                                 Block<true>{v, 8, mesh.order});
   if (v < end)
-    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g,
-                                         Block<false>{v, end - v, mesh.order});
+    run_block<Dqs, K, N, T, AnchorFirst, Signed>(mesh, palette, out, g,
+                                                 Block<false>{v, end - v, mesh.order});
 }
 
 /// The palette's columns for the positions-only kernel: per joint 16 floats, [c0 | c1] and
@@ -404,6 +438,13 @@ void run(const KernelMesh& mesh, const float* palette, const KernelOut& out, con
   with_influence_count(g.influences, go);
 }
 
+template <bool N, bool T>
+void run_signed(const KernelMesh& mesh, const float* dq, const KernelOut& out, const KernelGroup& g,
+                size_t b, size_t e) {
+  auto go = [&]<int K>() { run_blocks<true, K, N, T, true, true>(mesh, dq, out, g, b, e); };
+  with_influence_count(g.influences, go);
+}
+
 template <bool Dqs>
 void run_attributes(const KernelMesh& mesh, const float* palette, const KernelOut& out,
                     const KernelGroup& g, size_t b, size_t e) {
@@ -440,6 +481,22 @@ void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const Kern
     if (b >= e) continue;
     auto go = [&]<int K>() { lbs_positions_columns<K>(mesh, columns, out, g, b, e); };
     with_influence_count(g.influences, go);
+  }
+}
+
+void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
+                     size_t begin, size_t end) {
+  for (const KernelGroup& g : mesh.groups) {
+    const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
+    if (b >= e) continue;
+    if (out.normals && out.tangents)
+      run_signed<true, true>(mesh, dual_quats, out, g, b, e);
+    else if (out.normals)
+      run_signed<true, false>(mesh, dual_quats, out, g, b, e);
+    else if (out.tangents)
+      run_signed<false, true>(mesh, dual_quats, out, g, b, e);
+    else
+      run_signed<false, false>(mesh, dual_quats, out, g, b, e);
   }
 }
 

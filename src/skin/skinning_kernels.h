@@ -1,6 +1,7 @@
 // Internal: the SIMD skinning kernels shared by the SIMD, multi-threaded and SkinMesh paths.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -37,6 +38,10 @@ struct KernelMesh {
   std::span<const KernelGroup> groups;
   size_t vertex_count = 0;
   size_t palette_size = 0;  ///< joints in the palette (0: unknown)
+  /// SkinMesh::dqs_links (a SkinMesh built by make_skin_mesh only; see there).
+  const std::array<uint16_t, 2>* dqs_links = nullptr;
+  size_t dqs_tree_links = 0, dqs_link_count = 0;
+  bool has_dqs_links = false;
 };
 
 struct KernelOut {
@@ -51,6 +56,10 @@ struct DqsKernelPalette {
   const float* amount = nullptr;         ///< null: pure DQS; else per output vertex
   const Affine3x4f* lbs = nullptr;       ///< needed with amount
 };
+
+/// The per-call palette copies of the AVX2 kernels (LBS positions by columns, DQS with signed
+/// dual quaternions) live on the caller's stack, so palettes of at most this many joints.
+inline constexpr size_t column_palette_joints = 256;
 
 /// Calls `f.template operator()<K>()` with K = `influences` where the kernels have a loop
 /// specialized for it (1, 2, 3, 4 and 8), else with K = 0 (the count read at run time).
@@ -100,15 +109,29 @@ void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const K
 
 /// LBS of positions alone (no normals, no tangents) has its own AVX2 kernel: one vertex per
 /// step in AoS from a copy of the palette as columns (ozz's layout), which needs no
-/// transposition. The copy lives on the caller's stack, so palettes of at most this many joints.
-inline constexpr size_t column_palette_joints = 256;
+/// transposition.
 /// 16 floats per joint (`columns` 32-byte aligned, room for `joints` · 16 floats).
 void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns);
 /// Skins the positions of stored vertices [begin, end) (any groups) from column_palette_avx2's
 /// copy.
 void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
                         size_t begin, size_t end);
+/// Pure DQS from a copy of the palette whose dual quaternions were negated where needed so that
+/// every vertex's influences lie in its anchor's hemisphere (signed_dual_quats): a blend is plain
+/// fused multiply-adds, one 8-float load per influence, no sign test. Same results as
+/// dqs_group_avx2. `dual_quats`: 32-byte aligned, 8 floats per joint.
+void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
+                     size_t begin, size_t end);
 #endif
+
+/// Whether pure DQS of this mesh can take dqs_signed_avx2 (AVX2 in use, hemisphere links built,
+/// a palette of 1…column_palette_joints joints).
+bool dqs_by_signed_palette(const KernelMesh& mesh, const DqsKernelPalette& palette);
+/// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
+/// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
+/// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when
+/// the links' signs are inconsistent around a cycle in this pose.
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
 
 /// Whether LBS of `out` takes the positions-only AVX2 kernel (AVX2 in use, positions alone, a
 /// palette of 1…column_palette_joints joints).

@@ -641,8 +641,52 @@ void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOu
   run_range<false>(mesh, palette, out, begin, end);
 }
 
+bool dqs_by_signed_palette(const KernelMesh& mesh, const DqsKernelPalette& palette) {
+#if KINEMA_SKIN_AVX2
+  return mesh.has_dqs_links && !palette.prescale && !palette.amount && mesh.palette_size > 0 &&
+         mesh.palette_size <= column_palette_joints && use_avx2();
+#else
+  (void)mesh;
+  (void)palette;
+  return false;
+#endif
+}
+
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats) {
+  const float* dq = &dual_quats->real.x;
+  // The per-influence test negates an influence when the dot product of the real parts, summed
+  // as (x·x + y·y) + (z·z + w·w), has its sign bit set; the links must agree with it.
+  const auto negative = [dq](size_t a, size_t b) {
+    const float* p = dq + 8 * a;
+    const float* q = dq + 8 * b;
+    return std::signbit((q[0] * p[0] + q[1] * p[1]) + (q[2] * p[2] + q[3] * p[3]));
+  };
+  const size_t joints = mesh.palette_size;
+  bool flip[column_palette_joints] = {};
+  for (size_t i = 0; i < mesh.dqs_link_count; ++i) {
+    const size_t a = mesh.dqs_links[i][0], b = mesh.dqs_links[i][1];
+    if (i < mesh.dqs_tree_links)
+      flip[b] = flip[a] != negative(a, b);
+    else if ((flip[a] != flip[b]) != negative(a, b))
+      return false;
+  }
+  for (size_t j = 0; j < joints; ++j)
+    for (size_t c = 0; c < 8; ++c)
+      signed_quats[8 * j + c] = flip[j] ? -dq[8 * j + c] : dq[8 * j + c];
+  return true;
+}
+
 void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
                size_t begin, size_t end) {
+#if KINEMA_SKIN_AVX2
+  if (dqs_by_signed_palette(mesh, palette)) {
+    alignas(32) float signed_quats[column_palette_joints * 8];
+    if (signed_dual_quats(mesh, palette.dual_quats, signed_quats)) {
+      dqs_signed_avx2(mesh, signed_quats, out, begin, end);
+      return;
+    }
+  }
+#endif
   run_range<true>(mesh, palette, out, begin, end);
 }
 
