@@ -272,27 +272,26 @@ KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out,
   W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
   transpose8(reals, br);
   transpose8(duals, bd);
-  // Normalize by the real part's length (branch-free: a zero blend gives the identity).
-  const W len2 = fmadd(br[0], br[0], fmadd(br[1], br[1], fmadd(br[2], br[2], mul(br[3], br[3]))));
-  const W ok = _mm256_cmp_ps(len2, splat(1e-36f), _CMP_GT_OQ);
-  const W inv = rsqrt(_mm256_max_ps(len2, splat(1e-36f)));
-  const W zero = _mm256_setzero_ps();
-  const X3 r{select(ok, mul(br[0], inv), zero), select(ok, mul(br[1], inv), zero),
-             select(ok, mul(br[2], inv), zero)};
-  const W rw = select(ok, mul(br[3], inv), splat(1.0f));
-  const X3 d{select(ok, mul(bd[0], inv), zero), select(ok, mul(bd[1], inv), zero),
-             select(ok, mul(bd[2], inv), zero)};
-  const W dw = select(ok, mul(bd[3], inv), zero);
-  // Translation 2·(w_r·d − w_d·r + r × d); rotation v + 2·r × (r × v + w_r·v).
+  // The blend is not normalized: with n = |real|², rotating by it and dividing by n is the
+  // rotation by its unit quaternion, v′ = v + (2/n)·r × (r × v + w_r·v), and the translation is
+  // (2/n)·(w_r·d − w_d·r + r × d). The one reciprocal 2/n runs beside the cross products instead
+  // of in front of them (a shorter dependency chain than normalizing the eight components
+  // first). A zero blend (n not a normal float) gives s = 0: the identity.
+  const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
+  const W rw = br[3], dw = bd[3];
+  const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
+  const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
+  const W estimate = _mm256_rcp_ps(n);  // refined by one Newton step: 2/n to ≈ 1e-7
+  const W s = _mm256_and_ps(
+      ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
   const X3 rd = cross(r, d);
-  const W two = splat(2.0f);
-  const X3 t{mul(two, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
-             mul(two, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
-             mul(two, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
+  const X3 t{mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
+             mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
+             mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
   const auto rotate = [&](const X3& a) {
     const X3 c0 = cross(r, a);
     const X3 c = cross(r, {fmadd(rw, a.x, c0.x), fmadd(rw, a.y, c0.y), fmadd(rw, a.z, c0.z)});
-    return X3{fmadd(two, c.x, a.x), fmadd(two, c.y, a.y), fmadd(two, c.z, a.z)};
+    return X3{fmadd(s, c.x, a.x), fmadd(s, c.y, a.y), fmadd(s, c.z, a.z)};
   };
   if (out.positions) {
     const X3 p = rotate(block.load(mesh.positions));
