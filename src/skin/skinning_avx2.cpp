@@ -282,8 +282,8 @@ KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out,
   const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
   const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
   const W estimate = _mm256_rcp_ps(n);  // refined by one Newton step: 2/n to ≈ 1e-7
-  const W s = _mm256_and_ps(
-      ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
+  const W s =
+      _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
   const X3 rd = cross(r, d);
   const X3 t{mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
              mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
@@ -368,14 +368,73 @@ void fill_column_palette(const float* palette, size_t joints, float* columns) {
   }
 }
 
+/// The rigid transforms of unit-normalized dual quaternions as column palette entries (the
+/// layout of fill_column_palette), eight joints at a time: R = I + (2/n)·[…] and
+/// t = (2/n)·(w_r·d − w_d·r + r × d) with n = |real|², the transform DQS gives a vertex with one
+/// influence. A tail block repeats its last joint.
+void fill_dq_column_palette(const float* dq, size_t joints, float* columns) {
+  for (size_t j0 = 0; j0 < joints; j0 += 8) {
+    W reals[4], duals[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t a = j0 + i < joints ? j0 + i : joints - 1;
+      const size_t b = j0 + i + 4 < joints ? j0 + i + 4 : joints - 1;
+      reals[i] = _mm256_loadu2_m128(dq + 8 * b, dq + 8 * a);
+      duals[i] = _mm256_loadu2_m128(dq + 8 * b + 4, dq + 8 * a + 4);
+    }
+    W br[4], bd[4];
+    transpose8(reals, br);
+    transpose8(duals, bd);
+    const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
+    const W rw = br[3], dw = bd[3];
+    const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
+    const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
+    const W estimate = _mm256_rcp_ps(n);
+    const W s =
+        _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
+    const W one = splat(1.0f), zero = _mm256_setzero_ps();
+    const W xx = mul(r.x, r.x), yy = mul(r.y, r.y), zz = mul(r.z, r.z);
+    const W xy = mul(r.x, r.y), xz = mul(r.x, r.z), yz = mul(r.y, r.z);
+    const W wx = mul(rw, r.x), wy = mul(rw, r.y), wz = mul(rw, r.z);
+    // Column c of R as (R0c, R1c, R2c, 0) for the eight joints; column 3 = t.
+    W c0[4] = {_mm256_fnmadd_ps(s, add(yy, zz), one), mul(s, add(xy, wz)), mul(s, sub(xz, wy)),
+               zero};
+    W c1[4] = {mul(s, sub(xy, wz)), _mm256_fnmadd_ps(s, add(xx, zz), one), mul(s, add(yz, wx)),
+               zero};
+    W c2[4] = {mul(s, add(xz, wy)), mul(s, sub(yz, wx)), _mm256_fnmadd_ps(s, add(xx, yy), one),
+               zero};
+    const X3 rd = cross(r, d);
+    W c3[4] = {mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
+               mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
+               mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z)), zero};
+    // Each transposition leaves [joint i | joint i + 4] of one column in register i.
+    W t0[4], t1[4], t2[4], t3[4];
+    transpose8(c0, t0);
+    transpose8(c1, t1);
+    transpose8(c2, t2);
+    transpose8(c3, t3);
+    for (size_t i = 0; i < 4; ++i) {
+      if (j0 + i < joints) {
+        _mm256_store_ps(columns + 16 * (j0 + i), _mm256_permute2f128_ps(t0[i], t1[i], 0x20));
+        _mm256_store_ps(columns + 16 * (j0 + i) + 8, _mm256_permute2f128_ps(t2[i], t3[i], 0x20));
+      }
+      if (j0 + i + 4 < joints) {
+        _mm256_store_ps(columns + 16 * (j0 + i + 4), _mm256_permute2f128_ps(t0[i], t1[i], 0x31));
+        _mm256_store_ps(columns + 16 * (j0 + i + 4) + 8,
+                        _mm256_permute2f128_ps(t2[i], t3[i], 0x31));
+      }
+    }
+  }
+}
+
 /// One vertex's blended columns applied to its position: [c0·x + c2·z | c1·y + c3]; the two
 /// halves still have to be added.
-template <int K>
+template <int K, bool Unweighted = false>
 KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* joints,
                                       const float* weights, int count, const float* p) {
   const float* c = columns + 16 * size_t(joints[0]);
   W w = _mm256_broadcast_ss(weights);
-  W c01 = mul(w, _mm256_load_ps(c)), c23 = mul(w, _mm256_load_ps(c + 8));
+  W c01 = _mm256_load_ps(c), c23 = _mm256_load_ps(c + 8);
+  if constexpr (!Unweighted) c01 = mul(w, c01), c23 = mul(w, c23);
   for (int i = 1; i < (K > 0 ? K : count); ++i) {
     c = columns + 16 * size_t(joints[i]);
     w = _mm256_broadcast_ss(weights + i);
@@ -390,9 +449,10 @@ KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* join
 /// Positions only, in AoS: p' = c0·x + c1·y + c2·z + c3 with the blended columns — the layout
 /// ozz uses, here two columns per 8-wide register, two vertices per step. Stores write 16 bytes
 /// (the next vertex's x is rewritten right after) except at the range's end or when scattering.
-template <int K>
+template <int K, bool Unweighted = false>
 void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const KernelOut& out,
                            const KernelGroup& g, size_t begin, size_t end) {
+  static_assert(!Unweighted || K == 1, "only one-influence vertices ignore their weight");
   const size_t stride = size_t(K > 0 ? K : g.influences);
   const int count = int(stride);
   const uint16_t* joints = mesh.joints + g.pair_begin + (begin - g.begin) * stride;
@@ -403,16 +463,16 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
   size_t v = begin;
   if (!order) {
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
-      const W a = column_transform<K>(columns, joints, weights, count, src + 3 * v);
-      const W b =
-          column_transform<K>(columns, joints + stride, weights + stride, count, src + 3 * v + 3);
+      const W a = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
+      const W b = column_transform<K, Unweighted>(columns, joints + stride, weights + stride, count,
+                                                  src + 3 * v + 3);
       const W r = add(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
       _mm_storeu_ps(dst + 3 * v, _mm256_castps256_ps128(r));
       _mm_storeu_ps(dst + 3 * v + 3, _mm256_extractf128_ps(r, 1));
     }
   }
   for (; v < end; ++v, joints += stride, weights += stride) {
-    const W u = column_transform<K>(columns, joints, weights, count, src + 3 * v);
+    const W u = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
     const H r = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
     float* o = dst + 3 * size_t(order ? order[v] : v);
     _mm_storel_pi(reinterpret_cast<__m64*>(o), r);
@@ -483,11 +543,24 @@ void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const Kern
   }
 }
 
+void dq_column_palette_avx2(const DualQuatf* dual_quats, size_t joints, float* columns) {
+  fill_dq_column_palette(&dual_quats->real.x, joints, columns);
+}
+
+void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                              const KernelGroup& g, size_t begin, size_t end) {
+  lbs_positions_columns<1, true>(mesh, columns, out, g, begin, end);
+}
+
 void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
-                     size_t begin, size_t end) {
+                     size_t begin, size_t end, const float* rigid_columns) {
   for (const KernelGroup& g : mesh.groups) {
     const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
     if (b >= e) continue;
+    if (rigid_columns && g.influences == 1 && !out.normals && !out.tangents) {
+      lbs_positions_columns<1, true>(mesh, rigid_columns, out, g, b, e);
+      continue;
+    }
     if (out.normals && out.tangents)
       run_signed<true, true>(mesh, dual_quats, out, g, b, e);
     else if (out.normals)

@@ -55,6 +55,9 @@ struct DqsKernelPalette {
   const Affine3x4f* prescale = nullptr;  ///< null: rigid bones
   const float* amount = nullptr;         ///< null: pure DQS; else per output vertex
   const Affine3x4f* lbs = nullptr;       ///< needed with amount
+  /// Pure DQS of positions alone (AVX2): dq_column_palette_avx2's rigid matrices, for the
+  /// one-influence vertices (null: they take the DQS kernel).
+  const float* rigid_columns = nullptr;
 };
 
 /// The per-call palette copies of the AVX2 kernels (LBS positions by columns, DQS with signed
@@ -121,12 +124,48 @@ void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const Kern
 /// fused multiply-adds, one 8-float load per influence, no sign test. Same results as
 /// dqs_group_avx2. `dual_quats`: 32-byte aligned, 8 floats per joint.
 void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
-                     size_t begin, size_t end);
+                     size_t begin, size_t end, const float* rigid_columns);
+/// DQS of positions alone for one-influence vertices: each is its joint's rigid transform, so
+/// they take the positions-only column kernel (weights ignored: DQS normalizes them away) from
+/// dq_column_palette_avx2's copy of the palette as rigid 3×4 matrices (layout of
+/// column_palette_avx2). Stored vertices [begin, end) of group g (g.influences == 1).
+void dq_column_palette_avx2(const DualQuatf* dual_quats, size_t joints, float* columns);
+void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                              const KernelGroup& g, size_t begin, size_t end);
 #endif
 
-/// Whether pure DQS of this mesh can take dqs_signed_avx2 (AVX2 in use, hemisphere links built,
-/// a palette of 1…column_palette_joints joints).
-bool dqs_by_signed_palette(const KernelMesh& mesh, const DqsKernelPalette& palette);
+#if KINEMA_SKIN_AVX2
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
+
+/// The per-call palette copies of pure DQS on AVX2 (dqs_by_call_copies), on this stack: the
+/// signed dual quaternions, and for positions alone the rigid column matrices of the
+/// one-influence vertices. Calls run(signed, palette): `signed` null when the links' signs
+/// disagree in this pose (then test per influence), `palette` with rigid_columns set or not.
+template <class Run>
+void with_dqs_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                          const KernelOut& out, Run&& run) {
+  alignas(32) float signed_quats[column_palette_joints * 8];
+  alignas(32) float rigid_columns[column_palette_joints * 16];
+  DqsKernelPalette p = palette;
+  if (out.positions && !out.normals && !out.tangents) {
+    dq_column_palette_avx2(palette.dual_quats, mesh.palette_size, rigid_columns);
+    p.rigid_columns = rigid_columns;
+  }
+  const bool consistent =
+      mesh.has_dqs_links && signed_dual_quats(mesh, palette.dual_quats, signed_quats);
+  run(consistent ? static_cast<const float*>(signed_quats) : nullptr, p);
+}
+#endif
+
+/// DQS of stored vertices [begin, end) without the per-call copies (uses palette.rigid_columns
+/// when set).
+void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                      size_t begin, size_t end);
+
+/// Whether pure DQS of this mesh takes with_dqs_call_copies: AVX2 in use, a palette of
+/// 1…column_palette_joints joints, and hemisphere links (a SkinMesh) or positions alone.
+bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                        const KernelOut& out);
 /// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
 /// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
 /// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when

@@ -77,7 +77,8 @@ bool dqs_view(const SkinMeshView& mesh, const DqsPaletteView& palette, const Ski
     return false;
   if (mesh.vertex_count() == 0) return true;
   KernelGroup group;
-  const KernelMesh k = kernel_mesh(mesh, out, group);
+  KernelMesh k = kernel_mesh(mesh, out, group);
+  k.palette_size = palette.dual_quats.size();
   const DqsKernelPalette p = kernel_dqs(palette, dqs_amount, lbs_palette);
   if (parallel)
     skin_detail::dqs_parallel(k, p, kernel_out(out), grain);

@@ -594,6 +594,10 @@ void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
 #if KINEMA_SKIN_AVX2
     if (avx2) {
       if constexpr (Dqs) {
+        if (palette.rigid_columns && g.influences == 1) {
+          dqs_rigid_positions_avx2(mesh, palette.rigid_columns, out, g, b, e);
+          continue;
+        }
         if (!palette.prescale && !palette.amount) {
           dqs_group_avx2(mesh, palette.dual_quats, out, g, b, e);
           continue;
@@ -641,13 +645,16 @@ void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOu
   run_range<false>(mesh, palette, out, begin, end);
 }
 
-bool dqs_by_signed_palette(const KernelMesh& mesh, const DqsKernelPalette& palette) {
+bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                        const KernelOut& out) {
 #if KINEMA_SKIN_AVX2
-  return mesh.has_dqs_links && !palette.prescale && !palette.amount && mesh.palette_size > 0 &&
-         mesh.palette_size <= column_palette_joints && use_avx2();
+  const bool positions_only = out.positions && !out.normals && !out.tangents;
+  return (mesh.has_dqs_links || positions_only) && !palette.prescale && !palette.amount &&
+         mesh.palette_size > 0 && mesh.palette_size <= column_palette_joints && use_avx2();
 #else
   (void)mesh;
   (void)palette;
+  (void)out;
   return false;
 #endif
 }
@@ -670,21 +677,30 @@ bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, floa
     else if ((flip[a] != flip[b]) != negative(a, b))
       return false;
   }
-  for (size_t j = 0; j < joints; ++j)
-    for (size_t c = 0; c < 8; ++c)
-      signed_quats[8 * j + c] = flip[j] ? -dq[8 * j + c] : dq[8 * j + c];
+  for (size_t j = 0; j < joints; ++j) {
+    const float sign = flip[j] ? -1.0f : 1.0f;  // × −1 is an exact negation
+    for (size_t c = 0; c < 8; ++c) signed_quats[8 * j + c] = dq[8 * j + c] * sign;
+  }
   return true;
+}
+
+void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                      size_t begin, size_t end) {
+  run_range<true>(mesh, palette, out, begin, end);
 }
 
 void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
                size_t begin, size_t end) {
 #if KINEMA_SKIN_AVX2
-  if (dqs_by_signed_palette(mesh, palette)) {
-    alignas(32) float signed_quats[column_palette_joints * 8];
-    if (signed_dual_quats(mesh, palette.dual_quats, signed_quats)) {
-      dqs_signed_avx2(mesh, signed_quats, out, begin, end);
-      return;
-    }
+  if (dqs_by_call_copies(mesh, palette, out)) {
+    with_dqs_call_copies(mesh, palette, out,
+                         [&](const float* signed_quats, const DqsKernelPalette& p) {
+                           if (signed_quats)
+                             dqs_signed_avx2(mesh, signed_quats, out, begin, end, p.rigid_columns);
+                           else
+                             run_range<true>(mesh, p, out, begin, end);
+                         });
+    return;
   }
 #endif
   run_range<true>(mesh, palette, out, begin, end);
