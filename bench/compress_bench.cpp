@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "compress_bench_clips.h"
 #include "kinema/compress/compress.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
@@ -153,6 +154,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("Decode/" + id).c_str(), decode, &e, false);
     benchmark::RegisterBenchmark(("DecodeRandom/" + id).c_str(), decode, &e, true);
   }
+#ifdef KINEMA_COMPRESS_ACL_PEER
+  static std::vector<kinema::bench::CompressBenchClip> clips;
+  for (const Entry& e : entries()) clips.push_back({e.source, e.name, &e.asset});
+  register_acl_benchmarks(clips);
+#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
