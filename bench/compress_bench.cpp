@@ -10,6 +10,7 @@
 //                           totals are printed as a table after the run (raw and compressed bytes,
 //                           ratio, max and p99 error, seconds).
 // Decode/<source>/<clip>    warm whole-pose decode at a time advancing by 1/60 s (wrapping).
+// DecodeCached/…            the same with a CompressedSamplingCache (decodes only new frames).
 // DecodeRandom/…            the same at random times (cold cache lines per call).
 #include <benchmark/benchmark.h>
 
@@ -117,9 +118,10 @@ void compress_all(benchmark::State& state) {
   state.counters["max_error_cm"] = all.max_error * 100;
 }
 
-void decode(benchmark::State& state, const Entry* e, bool random) {
+void decode(benchmark::State& state, const Entry* e, bool random, bool cached) {
   const kinema::CompressedClip c = kinema::compress(e->asset.clips[0], e->asset.skeleton);
   std::vector<kinema::SoaTransform> out(size_t(c.soa_count()));
+  kinema::CompressedSamplingCache cache(c);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(0.0f, c.duration());
   float t = 0;
@@ -130,7 +132,10 @@ void decode(benchmark::State& state, const Entry* e, bool random) {
       t += 1.0f / 60;
       if (t > c.duration()) t = 0;
     }
-    kinema::sample(c, t, out);
+    if (cached)
+      kinema::sample(c, t, cache, out);
+    else
+      kinema::sample(c, t, out);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
@@ -151,8 +156,9 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("Compress/" + id).c_str(), compress_one, &e)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1);
-    benchmark::RegisterBenchmark(("Decode/" + id).c_str(), decode, &e, false);
-    benchmark::RegisterBenchmark(("DecodeRandom/" + id).c_str(), decode, &e, true);
+    benchmark::RegisterBenchmark(("Decode/" + id).c_str(), decode, &e, false, false);
+    benchmark::RegisterBenchmark(("DecodeCached/" + id).c_str(), decode, &e, false, true);
+    benchmark::RegisterBenchmark(("DecodeRandom/" + id).c_str(), decode, &e, true, false);
   }
 #ifdef KINEMA_COMPRESS_ACL_PEER
   static std::vector<kinema::bench::CompressBenchClip> clips;

@@ -25,6 +25,8 @@ namespace {
 // decoder computes, and verification repairs whatever still slips over.
 constexpr double kSearchMargin = 0.97;
 constexpr int kMaxRepairRounds = 200;
+// The part of a track's share of the bound that a near-constant track may use up.
+constexpr double kNearConstantShare = 0.1;
 
 struct TrackRef {
   int joint, channel;
@@ -97,46 +99,38 @@ class Encoder {
   std::vector<std::byte> serialize() const;
 };
 
+// n_a for every joint: the most tracks of kind `kinds == 2` on a root-to-leaf chain through it.
+std::vector<int> chain_counts(std::span<const int> parents, std::span<const int> kinds) {
+  const size_t n = parents.size();
+  std::vector<int> count(n, 0), up(n, 0), below(n, 0), out(n);
+  for (size_t j = 0; j < n; ++j)
+    for (int ch = 0; ch < 3; ++ch) count[j] += kinds[j * 3 + size_t(ch)] == kAnimated;
+  for (size_t j = 0; j < n; ++j) up[j] = count[j] + (parents[j] >= 0 ? up[size_t(parents[j])] : 0);
+  for (size_t j = n; j-- > 0;)
+    if (parents[j] >= 0)
+      below[size_t(parents[j])] = std::max(below[size_t(parents[j])], count[j] + below[j]);
+  for (size_t j = 0; j < n; ++j) out[j] = std::max(1, up[j] + below[j]);
+  return out;
+}
+
 void Encoder::setup_tracks() {
   cls_ = classify_tracks(ref_, J_);
-  joint_tracks_.assign(size_t(J_), {-1, -1, -1});
   base_.assign(size_t(J_), Transform{});
   for (int j = 0; j < J_; ++j)
     for (int ch = 0; ch < 3; ++ch) {
-      const int kind = cls_.kinds[size_t(j) * 3 + size_t(ch)];
+      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] != kConstant) continue;
+      // Exactly the float the file stores.
       const Transform& x = ref_[size_t(j)];
       Transform& b = base_[size_t(j)];
-      if (kind == kConstant) {
-        // Exactly the float the file stores.
-        if (ch == kTranslation) b.translation = Vec3(Vec3f(x.translation));
-        if (ch == kRotation) b.rotation = Quat(Quatf(x.rotation));
-        if (ch == kScale) b.scale = Vec3(Vec3f(x.scale));
-      }
-      if (kind == kAnimated) {
-        joint_tracks_[size_t(j)][size_t(ch)] = int(tracks_.size());
-        tracks_.push_back({j, ch});
-      }
+      if (ch == kTranslation) b.translation = Vec3(Vec3f(x.translation));
+      if (ch == kRotation) b.rotation = Quat(Quatf(x.rotation));
+      if (ch == kScale) b.scale = Vec3(Vec3f(x.scale));
     }
-  T_ = int(tracks_.size());
 
   // Subtrees (parents-first order makes each a sorted list).
   subtree_.assign(size_t(J_), {});
   for (int j = 0; j < J_; ++j)
     for (int a = j; a >= 0; a = parents_[size_t(a)]) subtree_[size_t(a)].push_back(j);
-
-  // n_a: animated tracks on the longest root-to-leaf chain through a.
-  std::vector<int> count(size_t(J_), 0), up(size_t(J_), 0), below(size_t(J_), 0);
-  for (int t = 0; t < T_; ++t) ++count[size_t(tracks_[size_t(t)].joint)];
-  for (int j = 0; j < J_; ++j)
-    up[size_t(j)] =
-        count[size_t(j)] + (parents_[size_t(j)] >= 0 ? up[size_t(parents_[size_t(j)])] : 0);
-  for (int j = J_ - 1; j >= 0; --j) {
-    const int p = parents_[size_t(j)];
-    if (p >= 0) below[size_t(p)] = std::max(below[size_t(p)], count[size_t(j)] + below[size_t(j)]);
-  }
-  chain_tracks_.resize(size_t(J_));
-  for (int j = 0; j < J_; ++j)
-    chain_tracks_[size_t(j)] = std::max(1, up[size_t(j)] + below[size_t(j)]);
 
   // D_a over a sample of frames.
   reach_.assign(size_t(J_), opt_.vertex_distance);
@@ -154,6 +148,59 @@ void Encoder::setup_tracks() {
               std::max(reach_[size_t(a)], 1.05 * distance(p, model[size_t(a)].translation));
       }
   }
+
+  // Near-constant tracks (a lossy stage): an animated channel that never strays from its
+  // midrange by more than kNearConstantShare of its share of the bound (turned into a vertex
+  // displacement as in allocate()) is stored once, as that midrange. Mocap exports are full of
+  // such channels (finger rotations of 1e-12 rad). Their error is measured with everything
+  // else, and being at most a tenth of each chain's budget, the rest of the chain can always
+  // absorb it.
+  const std::vector<int> n_before = chain_counts(parents_, cls_.kinds);
+  for (int j = 0; j < J_; ++j)
+    for (int ch = 0; ch < 3; ++ch) {
+      int& kind = cls_.kinds[size_t(j) * 3 + size_t(ch)];
+      if (kind != kAnimated) continue;
+      Vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+      Quat qlo{1e300, 1e300, 1e300, 1e300}, qhi{-1e300, -1e300, -1e300, -1e300};
+      for (int f = 0; f < F_; ++f) {
+        const Transform& x = ref_[size_t(f) * size_t(J_) + size_t(j)];
+        const Vec3& v = ch == kScale ? x.scale : x.translation;
+        lo = {std::min(lo.x, v.x), std::min(lo.y, v.y), std::min(lo.z, v.z)};
+        hi = {std::max(hi.x, v.x), std::max(hi.y, v.y), std::max(hi.z, v.z)};
+        const Quat& q = x.rotation;
+        qlo = {std::min(qlo.x, q.x), std::min(qlo.y, q.y), std::min(qlo.z, q.z),
+               std::min(qlo.w, q.w)};
+        qhi = {std::max(qhi.x, q.x), std::max(qhi.y, q.y), std::max(qhi.z, q.z),
+               std::max(qhi.w, q.w)};
+      }
+      const Vec3 mid = Vec3(Vec3f(lerp(lo, hi, 0.5)));
+      const Quat qmid = Quat(Quatf(normalize((qlo + qhi) * 0.5)));
+      double dev = 0;
+      for (int f = 0; f < F_; ++f) {
+        const Transform& x = ref_[size_t(f) * size_t(J_) + size_t(j)];
+        dev = std::max(dev, ch == kRotation ? angle_between(qmid, x.rotation)
+                            : ch == kScale  ? distance(mid, x.scale)
+                                            : distance(mid, x.translation));
+      }
+      const double lever = ch == kTranslation ? 1.0 : reach_[size_t(j)];
+      if (!(dev * lever <= kNearConstantShare * opt_.max_error / n_before[size_t(j)])) continue;
+      kind = kConstant;
+      --cls_.animated, ++cls_.constant;
+      Transform& b = base_[size_t(j)];
+      if (ch == kTranslation) b.translation = mid;
+      if (ch == kRotation) b.rotation = qmid;
+      if (ch == kScale) b.scale = mid;
+    }
+
+  joint_tracks_.assign(size_t(J_), {-1, -1, -1});
+  for (int j = 0; j < J_; ++j)
+    for (int ch = 0; ch < 3; ++ch)
+      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] == kAnimated) {
+        joint_tracks_[size_t(j)][size_t(ch)] = int(tracks_.size());
+        tracks_.push_back({j, ch});
+      }
+  T_ = int(tracks_.size());
+  chain_tracks_ = chain_counts(parents_, cls_.kinds);
 }
 
 void Encoder::prepare_segment_ranges() {

@@ -61,8 +61,10 @@ inline Ranges4 ranges4(const uint8_t* d, uint32_t range_offset, int channel, con
 }
 
 // One sample at `bit` (advanced) → (x, y, z[, w]), as dequantize() and dropped_component() do.
+// With rebuild false a quantized rotation comes back as its three kept components (lane 3 zero),
+// for rebuild_pair() to finish two frames at once.
 inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ranges4& r,
-                      uint64_t& bit) {
+                      uint64_t& bit, bool rebuild = true) {
   const int bits = kBitRates[h[0] & 31];
   const bool rot = channel == 1;
   if (bits == 32) {
@@ -87,12 +89,41 @@ inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ran
   __m128 v = _mm_add_ps(r.min, _mm_mul_ps(u, r.ext));
   if (!rot) return v;
   v = _mm_blend_ps(v, _mm_setzero_ps(), 8);
-  const __m128 s = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_dp_ps(v, v, 0x7F));
-  const __m128 dropped = _mm_sqrt_ps(_mm_max_ps(s, _mm_setzero_ps()));
+  if (!rebuild) return v;
+  const __m128 m = _mm_mul_ps(v, v);
+  __m128 sum = _mm_hadd_ps(m, m);
+  sum = _mm_hadd_ps(sum, sum);  // the order of rebuild_pair(): (a² + b²) + c²
+  const __m128 dropped =
+      _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.0f), sum), _mm_setzero_ps()));
   return shuffle_bytes(_mm_blend_ps(v, dropped, 8), kExpand[h[0] >> 5]);
 }
 
-inline __m128 normalize_sse(__m128 q) { return _mm_div_ps(q, _mm_sqrt_ps(_mm_dp_ps(q, q, 0xFF))); }
+// Rebuilds the dropped components of two quantized rotations (kept components in lanes 0–2) with
+// one square root; raw rotations (all four stored) are left as they are. The sums run in the
+// order of dropped_component(): (a² + b²) + c².
+inline void rebuild_pair(__m128& v0, const uint8_t* h0, __m128& v1, const uint8_t* h1) {
+  const __m128 m0 = _mm_mul_ps(v0, v0), m1 = _mm_mul_ps(v1, v1);
+  __m128 sum = _mm_hadd_ps(m0, m1);
+  sum = _mm_hadd_ps(sum, sum);  // (|k0|², |k1|², |k0|², |k1|²)
+  const __m128 dropped =
+      _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.0f), sum), _mm_setzero_ps()));
+  if (kBitRates[h0[0] & 31] != 32)
+    v0 = shuffle_bytes(_mm_blend_ps(v0, _mm_shuffle_ps(dropped, dropped, 0x00), 8),
+                       kExpand[h0[0] >> 5]);
+  if (kBitRates[h1[0] & 31] != 32)
+    v1 = shuffle_bytes(_mm_blend_ps(v1, _mm_shuffle_ps(dropped, dropped, 0x55), 8),
+                       kExpand[h1[0] >> 5]);
+}
+
+// q / |q| with the hardware estimate and one Newton step (relative error ~2e-7).
+inline __m128 normalize_sse(__m128 q) {
+  const __m128 n = _mm_dp_ps(q, q, 0xFF);
+  const __m128 y = _mm_rsqrt_ps(n);
+  const __m128 y1 =
+      _mm_mul_ps(y, _mm_sub_ps(_mm_set1_ps(1.5f),
+                               _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), n), _mm_mul_ps(y, y))));
+  return _mm_mul_ps(q, y1);
+}
 
 inline void store_lanes(float* p, __m128 v, bool four) {
   alignas(16) float t[4];
@@ -207,14 +238,17 @@ class CompressedClipDecoder {
         Cursor c1 = cursor(c, frame + 1);
         const __m128 a = _mm_set1_ps(alpha), sign = _mm_set1_ps(-0.0f);
         for (const CompressedClip::Track& tr : c.tracks_) {
+          const bool rot = tr.channel == kRotation;
           const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
-          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit);
+          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit, false);
           const Ranges4 r1 =
               c1.header == c0.header ? r0 : ranges4(d, tr.range_offset, tr.channel, c1.header);
-          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit);
+          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit, false);
+          if (rot) {
+            rebuild_pair(v0, c0.header, v1, c1.header);
+            v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
+          }
           c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
-          const bool rot = tr.channel == kRotation;
-          if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), a));
           store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
         }
@@ -251,6 +285,85 @@ class CompressedClipDecoder {
       if (tr.channel == kRotation) normalize4(v), p[12] = v[3];
       p[0] = v[0], p[4] = v[1], p[8] = v[2];
     }
+  }
+
+  // Decodes every animated track of one frame into dst (4 floats each; rotations rebuilt, not
+  // normalized).
+  static void decode_frame(const CompressedClip& c, int frame, float* dst) {
+    const auto* d = reinterpret_cast<const uint8_t*>(c.bytes_.data());
+    Cursor cur = cursor(c, frame);
+    for (const CompressedClip::Track& tr : c.tracks_) {
+#if KINEMA_COMPRESS_SSE
+      if constexpr (std::endian::native == std::endian::little) {
+        const Ranges4 r = ranges4(d, tr.range_offset, tr.channel, cur.header);
+        _mm_storeu_ps(dst, unpack4(d, tr.channel, cur.header, r, cur.bit));
+        cur.header += kSegmentTrackBytes;
+        dst += 4;
+        continue;
+      }
+#endif
+      decode_track(d, tr, cur, dst);
+      dst += 4;
+    }
+  }
+
+  // The pose from two decoded frames: what decode() computes, from the cache.
+  static void write_cached(const CompressedClip& c, const float* f0, const float* f1, float alpha,
+                           bool blend_frames, std::span<SoaTransform> out) {
+    std::memcpy(out.data(), c.base_.data(), c.base_.size() * sizeof(SoaTransform));
+    float* o = out.data()->tx;
+    for (const CompressedClip::Track& tr : c.tracks_) {
+      const bool rot = tr.channel == kRotation;
+#if KINEMA_COMPRESS_SSE
+      if constexpr (std::endian::native == std::endian::little) {
+        __m128 v0 = _mm_loadu_ps(f0);
+        if (blend_frames) {
+          __m128 v1 = _mm_loadu_ps(f1);
+          if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), _mm_set1_ps(-0.0f)));
+          v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), _mm_set1_ps(alpha)));
+        }
+        store_lanes(o + tr.lane, rot ? normalize_sse(v0) : v0, rot);
+        f0 += 4, f1 += 4;
+        continue;
+      }
+#endif
+      float v0[4] = {f0[0], f0[1], f0[2], f0[3]};
+      if (blend_frames)
+        blend(tr.channel, v0, f1, alpha);
+      else if (rot)
+        normalize4(v0);
+      float* p = o + tr.lane;
+      p[0] = v0[0], p[4] = v0[1], p[8] = v0[2];
+      if (rot) p[12] = v0[3];
+      f0 += 4, f1 += 4;
+    }
+  }
+
+  static bool sample_cached(const CompressedClip& c, float time, CompressedSamplingCache& cache,
+                            std::span<SoaTransform> out) {
+    if (c.frame_count_ < 2 || out.size() != c.base_.size() || std::isnan(time) || cache.clip_ != &c)
+      return false;
+    int frame;
+    float alpha;
+    locate(c, time, frame, alpha);
+    const size_t half = c.tracks_.size() * 4;
+    float* base = cache.decoded_.data();
+    if (cache.frame_ == frame) {
+      // Same interval: nothing to decode.
+    } else if (cache.frame_ >= 0 && cache.frame_ + 1 == frame) {
+      cache.a_ ^= 1;  // forward: the old second frame becomes the first
+      decode_frame(c, frame + 1, base + size_t(cache.a_ ^ 1) * half);
+    } else if (cache.frame_ >= 0 && cache.frame_ - 1 == frame) {
+      cache.a_ ^= 1;  // backward: the old first frame becomes the second
+      decode_frame(c, frame, base + size_t(cache.a_) * half);
+    } else {
+      decode_frame(c, frame, base + size_t(cache.a_) * half);
+      decode_frame(c, frame + 1, base + size_t(cache.a_ ^ 1) * half);
+    }
+    cache.frame_ = frame;
+    write_cached(c, base + size_t(cache.a_) * half, base + size_t(cache.a_ ^ 1) * half, alpha,
+                 alpha > 0, out);
+    return true;
   }
 
   static void locate(const CompressedClip& c, float time, int& frame, float& alpha) {
@@ -307,6 +420,18 @@ bool sample(const CompressedClip& clip, float time, std::span<SoaTransform> out)
   CompressedClipDecoder::locate(clip, time, frame, alpha);
   CompressedClipDecoder::decode(clip, frame, alpha, out);
   return true;
+}
+
+void CompressedSamplingCache::reset(const CompressedClip& clip) {
+  clip_ = &clip;
+  frame_ = -1;
+  a_ = 0;
+  decoded_.assign(2 * size_t(clip.animated_track_count()) * 4, 0.0f);
+}
+
+bool sample(const CompressedClip& clip, float time, CompressedSamplingCache& cache,
+            std::span<SoaTransform> out) {
+  return CompressedClipDecoder::sample_cached(clip, time, cache, out);
 }
 
 bool sample_joints(const CompressedClip& clip, float time, std::span<const int> joints,

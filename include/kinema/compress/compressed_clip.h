@@ -100,11 +100,36 @@ class CompressedClip {
   std::vector<SoaTransform> base_;  // identity and constant channels, SoA
 };
 
+/// Per-instance decoding cache for sequential playback: the decoded samples of the two frames
+/// around the last sampled time, so playing forward (or backward) decodes only the frame just
+/// reached. Sized for one clip at construction or reset() (allocates then, never while
+/// sampling); one per playing instance, not shared by threads. Results are bit-identical to
+/// sampling without a cache.
+class CompressedSamplingCache {
+ public:
+  CompressedSamplingCache() = default;
+  explicit CompressedSamplingCache(const CompressedClip& clip) { reset(clip); }
+  void reset(const CompressedClip& clip);
+  /// Forgets the decoded frames (the next sample decodes both).
+  void invalidate() { frame_ = -1; }
+
+ private:
+  friend class CompressedClipDecoder;
+  const CompressedClip* clip_ = nullptr;
+  int frame_ = -1;  // the frame decoded in half a_ (frame_ + 1 in the other)
+  int a_ = 0;
+  std::vector<float> decoded_;  // 2 × animated tracks × 4 floats
+};
+
 /// Samples at `time` seconds (clamped to [0, duration]) into `out` (clip.soa_count() elements,
 /// the layout of kinema::sample for RuntimeClip, so it works wherever a runtime clip does).
 /// Returns false, writing nothing, when the size does not match, the clip is empty or `time` is
 /// NaN. Never allocates; safe on many threads.
 bool sample(const CompressedClip& clip, float time, std::span<SoaTransform> out);
+/// The same with a cache reset for this clip (returns false, writing nothing, when it belongs
+/// to another clip).
+bool sample(const CompressedClip& clip, float time, CompressedSamplingCache& cache,
+            std::span<SoaTransform> out);
 
 /// Samples only the listed joints: out[i] receives joint joints[i]. Returns false, writing
 /// nothing, on a size mismatch, a joint index out of range, an empty clip or a NaN time.
