@@ -57,6 +57,8 @@ VerbRun register_skin(CLI::App& app, const GlobalOptions& global);
 VerbRun register_vat(CLI::App& app, const GlobalOptions& global);
 VerbRun register_render(CLI::App& app, const GlobalOptions& global);
 VerbRun register_match(CLI::App& app, const GlobalOptions& global);
+VerbRun register_compress(CLI::App& app, const GlobalOptions& global);
+VerbRun register_decompress(CLI::App& app, const GlobalOptions& global);
 
 /// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
 /// graph, plays it with the --param curves, writes OUT atomically, prints progress and a

@@ -53,6 +53,8 @@ int run(int argc, char** argv) {
       {"vat", register_vat(app, global)},
       {"render", register_render(app, global)},
       {"match", register_match(app, global)},
+      {"compress", register_compress(app, global)},
+      {"decompress", register_decompress(app, global)},
       // clang-format on
   };
 

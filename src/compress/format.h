@@ -1,0 +1,105 @@
+// Internal: the byte layout of a compressed clip, shared by the encoder (compress.cpp), the
+// loader (compressed_clip.cpp) and the decoder (decode.cpp). Documented in
+// kinema/compress/compressed_clip.h and docs/compress.md; not installed.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace kinema::compress_format {
+
+inline constexpr char kMagic[4] = {'K', 'N', 'M', 'C'};
+inline constexpr uint16_t kVersion = 1;
+inline constexpr size_t kHeaderBytes = 44;
+/// Bytes of zero padding after the sample data, so the decoder may always read 8 bytes.
+inline constexpr size_t kTailPadding = 8;
+/// Bytes per animated track per segment: bit-rate byte + 3 × (8-bit min, 8-bit extent).
+inline constexpr size_t kSegmentTrackBytes = 7;
+
+// Channel kinds, 2 bits each in a joint's kind byte (translation bits 0–1, rotation 2–3,
+// scale 4–5).
+enum Kind : uint8_t { kIdentity = 0, kConstant = 1, kAnimated = 2 };
+enum Channel : int { kTranslation = 0, kRotation = 1, kScale = 2 };
+
+/// Bits per component for each bit-rate index (the low 5 bits of a segment's rate byte).
+/// Index 0 stores nothing (the segment range's midpoint); the last stores the raw float.
+inline constexpr uint8_t kBitRates[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32};
+inline constexpr int kBitRateCount = int(sizeof(kBitRates));
+inline constexpr int kRawRate = kBitRateCount - 1;
+
+/// Stored components per sample: three, except raw rotations, which keep all four (so a segment
+/// whose dropped component gets small — a jump through 180° — still decodes exactly).
+inline int stored_components(int channel, int bits) { return channel == 1 && bits == 32 ? 4 : 3; }
+
+inline uint32_t fnv1a(const uint8_t* p, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+inline uint64_t load_le64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+  return v;
+}
+inline uint32_t load_le32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+inline uint16_t load_le16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+inline float load_f32(const uint8_t* p) { return std::bit_cast<float>(load_le32(p)); }
+
+/// `bits` (≤ 32) bits starting at bit `pos` (LSB first); the buffer has kTailPadding spare bytes.
+inline uint32_t read_bits(const uint8_t* data, uint64_t pos, int bits) {
+  const uint64_t w = load_le64(data + (pos >> 3)) >> (pos & 7);
+  return bits == 32 ? uint32_t(w) : uint32_t(w & ((uint64_t(1) << bits) - 1));
+}
+
+/// A segment's range of one component, from its two bytes and the clip range.
+struct Range {
+  float min, extent;
+};
+inline Range segment_range(float clip_min, float clip_extent, uint8_t min_q, uint8_t ext_q) {
+  const float step = clip_extent * (1.0f / 255.0f);
+  return {clip_min + float(min_q) * step, float(ext_q) * step};
+}
+
+/// 1 / (2^bits − 1) per bit count (0.5 for 0 bits: the code is 1/2 of nothing, see dequantize).
+struct InverseMax {
+  float v[33];
+  constexpr InverseMax() : v{} {
+    v[0] = 0.0f;
+    for (int b = 1; b <= 32; ++b) v[b] = 1.0f / float((uint64_t(1) << b) - 1);
+  }
+};
+inline constexpr InverseMax kInverseMax{};
+
+/// One stored component → value (the decoder's exact arithmetic; the encoder emulates with it).
+/// 0 bits give the middle of the segment range; 32 bits are the raw float.
+inline float dequantize(uint32_t code, int bits, Range r) {
+  if (bits == 32) return std::bit_cast<float>(code);
+  // code · 1/(2^bits − 1), or ½ for 0 bits (code is 0 then): no branch on the common path.
+  return r.min + (float(code) * kInverseMax.v[bits] + (bits == 0 ? 0.5f : 0.0f)) * r.extent;
+}
+
+/// The encoder's side of dequantize.
+inline uint32_t quantize(float v, int bits, Range r) {
+  if (bits == 32) return std::bit_cast<uint32_t>(v);
+  if (bits == 0 || !(r.extent > 0)) return 0;
+  const double maxc = double((uint32_t(1) << bits) - 1);
+  double u = (double(v) - double(r.min)) / double(r.extent);
+  u = u < 0 ? 0 : (u > 1 ? 1 : u);
+  return uint32_t(std::lround(u * maxc));
+}
+
+/// Reconstructs the dropped component of a smallest-three quaternion (never NaN).
+inline float dropped_component(float a, float b, float c) {
+  const float s = 1.0f - (a * a + b * b + c * c);
+  return s > 0 ? std::sqrt(s) : 0.0f;
+}
+
+}  // namespace kinema::compress_format
