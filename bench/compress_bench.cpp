@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "compress_bench_clips.h"
 #include "kinema/compress/compress.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
@@ -159,6 +160,11 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("DecodeCached/" + id).c_str(), decode, &e, false, true);
     benchmark::RegisterBenchmark(("DecodeRandom/" + id).c_str(), decode, &e, true, false);
   }
+#ifdef KINEMA_COMPRESS_ACL_PEER
+  static std::vector<kinema::bench::CompressBenchClip> clips;
+  for (const Entry& e : entries()) clips.push_back({e.source, e.name, &e.asset});
+  register_acl_benchmarks(clips);
+#endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -12,7 +12,7 @@
 
 namespace kinema::bench {
 
-/// One exact nearest-neighbour search over a feature matrix (no tags, every frame searchable).
+/// One exact nearest-neighbour search over the searchable frames of a feature matrix (no tags).
 class PeerSearch {
  public:
   virtual ~PeerSearch() = default;

@@ -2,6 +2,7 @@
 // MIT), compiled from its database.h when KINEMA_HOLDEN_ROOT names a checkout (off by default).
 #include <cfloat>
 #include <memory>
+#include <vector>
 
 // From KINEMA_HOLDEN_ROOT (a SYSTEM include directory); database.h uses character.h's bone enum,
 // so it comes first, as in Holden's controller.cpp.
@@ -23,10 +24,23 @@ class HoldenSearch final : public PeerSearch {
       for (int d = 0; d < cols; ++d) db_.features(f, d) = m.values[size_t(f) * m.dims + size_t(d)];
     db_.features_offset.resize(cols);
     db_.features_scale.resize(cols);
-    db_.range_starts.resize(1);
-    db_.range_stops.resize(1);
-    db_.range_starts(0) = 0;
-    db_.range_stops(0) = rows_;
+    // One range per run of searchable frames (Holden's ranges are clips whose last frames his
+    // demo skips with ignore_range_end; here the database's own end-of-clip exclusion, so every
+    // method searches the same frames). Boxes still cover every frame, in frame order, as his.
+    std::vector<int> starts, stops;
+    for (int f = 0; f < rows_; ++f) {
+      const bool on = m.searchable.empty() || m.searchable[size_t(f)] != 0;
+      const bool was = f > 0 && (m.searchable.empty() || m.searchable[size_t(f) - 1] != 0);
+      if (on && !was) starts.push_back(f);
+      if (!on && was) stops.push_back(f);
+    }
+    if (stops.size() < starts.size()) stops.push_back(rows_);
+    db_.range_starts.resize(int(starts.size()));
+    db_.range_stops.resize(int(stops.size()));
+    for (size_t r = 0; r < starts.size(); ++r) {
+      db_.range_starts(int(r)) = starts[r];
+      db_.range_stops(int(r)) = stops[r];
+    }
     database_build_bounds(db_);
   }
 

@@ -3,21 +3,32 @@
 #include <nanoflann.hpp>
 
 #include <memory>
+#include <vector>
 
 #include "match_peers.h"
 
 namespace kinema::bench {
 namespace {
 
-struct Rows {  // nanoflann's dataset adaptor over the row-major feature matrix
+struct Rows {  // nanoflann's dataset adaptor over the searchable rows of the feature matrix
   const match::FeatureMatrix& m;
-  size_t kdtree_get_point_count() const { return m.frames(); }
-  float kdtree_get_pt(uint32_t i, size_t d) const { return m.values[size_t(i) * m.dims + d]; }
+  std::vector<uint32_t> frame;  // point i = database frame frame[i]
+  size_t kdtree_get_point_count() const { return frame.size(); }
+  float kdtree_get_pt(uint32_t i, size_t d) const {
+    return m.values[size_t(frame[i]) * m.dims + d];
+  }
   template <class Box>
   bool kdtree_get_bbox(Box&) const {
     return false;
   }
 };
+
+std::vector<uint32_t> searchable_frames(const match::FeatureMatrix& m) {
+  std::vector<uint32_t> out;
+  for (size_t f = 0; f < m.frames(); ++f)
+    if (m.searchable.empty() || m.searchable[f] != 0) out.push_back(uint32_t(f));
+  return out;
+}
 
 using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<float, Rows>, Rows,
                                                  -1, uint32_t>;
@@ -25,17 +36,19 @@ using Tree = nanoflann::KDTreeSingleIndexAdaptor<nanoflann::L2_Simple_Adaptor<fl
 class NanoflannSearch final : public PeerSearch {
  public:
   explicit NanoflannSearch(const match::FeatureMatrix& m)
-      : rows_{m}, tree_(m.dims, rows_, nanoflann::KDTreeSingleIndexAdaptorParams(10)) {}
+      : rows_{m, searchable_frames(m)},
+        tree_(m.dims, rows_, nanoflann::KDTreeSingleIndexAdaptorParams(10)) {}
 
   match::SearchResult search(const float* query) const override {
     uint32_t index = UINT32_MAX;
     float cost = INFINITY;
     if (tree_.knnSearch(query, 1, &index, &cost) == 0) return {};
-    return {index, cost};
+    return {rows_.frame[index], cost};
   }
 
   size_t memory_bytes() const override {
-    return tree_.usedMemory(tree_) + rows_.m.values.size() * sizeof(float);
+    return tree_.usedMemory(tree_) + rows_.m.values.size() * sizeof(float) +
+           rows_.frame.size() * sizeof(uint32_t);
   }
 
  private:

@@ -16,6 +16,7 @@
 #include "kinema/io/assimp_import.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/gltf.h"
+#include "kinema/io/kmc.h"
 
 namespace kinema {
 
@@ -84,9 +85,10 @@ Asset load_asset(const std::string& path) {
   if (ext == "bvh") return read_bvh(path);
   if (ext == "gltf" || ext == "glb" || ext == "vrm" || ext == "vrma") return read_gltf(path);
   if (ext == "fbx" || ext == "dae") return read_with_assimp(path);
-  throw Error(
-      path, "",
-      "unsupported file type '." + ext + "' (kinema reads .bvh .gltf .glb .vrm .vrma .fbx .dae)");
+  if (ext == "kmc") return read_kmc(path);
+  throw Error(path, "",
+              "unsupported file type '." + ext +
+                  "' (kinema reads .bvh .gltf .glb .vrm .vrma .fbx .dae .kmc)");
 }
 
 void save_asset(const Asset& asset, const std::string& path) {
@@ -98,7 +100,9 @@ void save_asset(const Asset& asset, const std::string& path) {
     options.vrm = ext == "vrm";
     return write_gltf(asset, path, options);
   }
-  throw Error(path, "", "cannot write '." + ext + "' files (kinema writes .bvh .gltf .glb .vrm)");
+  if (ext == "kmc") return write_animation_file(compress_asset(asset, asset.source.path), path);
+  throw Error(path, "",
+              "cannot write '." + ext + "' files (kinema writes .bvh .gltf .glb .vrm .kmc)");
 }
 
 }  // namespace kinema

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "../core/byte_io.h"
+#include "../skeleton/skeleton_bytes.h"
 #include "kinema/core/error.h"
 #include "kinema/match/database.h"
 
@@ -18,97 +20,14 @@ constexpr size_t kHeaderBytes = 32;
 static_assert(sizeof(Transformf) == 40, "poses are stored as 10 packed floats");
 static_assert(sizeof(RootSample) == 16, "root frames are stored as 4 packed floats");
 
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (const char c : bytes) {
-    h ^= uint8_t(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-class Writer {
- public:
-  template <class T>
-  void put(T value) {
-    char b[sizeof(T)];
-    std::memcpy(b, &value, sizeof(T));
-    out.append(b, sizeof(T));
-  }
-  void put_string(const std::string& s) {
-    put(uint32_t(s.size()));
-    out += s;
-  }
-  template <class T>
-  void put_array(const std::vector<T>& v) {
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-  }
-  std::string out;
-};
-
-class Reader {
- public:
-  Reader(std::string_view bytes, size_t base, const std::string& file)
-      : bytes_(bytes), base_(base), file_(file) {}
-
-  [[noreturn]] void fail(const std::string& reason) const {
-    throw Error(file_, "byte " + std::to_string(base_ + at_), reason);
-  }
-  template <class T>
-  T get(const char* what) {
-    if (bytes_.size() - at_ < sizeof(T)) fail(std::string("truncated: ") + what + " is missing");
-    T value;
-    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return value;
-  }
-  float get_finite(const char* what) {
-    const float v = get<float>(what);
-    if (!std::isfinite(v)) {
-      at_ -= sizeof(float);
-      fail(std::string(what) + " is not a finite number");
-    }
-    return v;
-  }
-  /// A count of items of `item_bytes` each that must fit in what is left.
-  size_t get_count(const char* what, size_t item_bytes, size_t limit) {
-    const uint64_t n = get<uint64_t>(what);
-    if (n > limit || n * item_bytes > bytes_.size() - at_) {
-      at_ -= sizeof(uint64_t);
-      fail(std::string(what) + " (" + std::to_string(n) + ") does not fit the file");
-    }
-    return size_t(n);
-  }
-  std::string get_string(const char* what) {
-    const uint32_t n = get<uint32_t>(what);
-    if (n > 4096 || n > bytes_.size() - at_) {
-      at_ -= sizeof(uint32_t);
-      fail(std::string(what) + ": a string of " + std::to_string(n) + " bytes does not fit");
-    }
-    std::string s(bytes_.substr(at_, n));
-    at_ += n;
-    return s;
-  }
-  template <class T>
-  void get_array(std::vector<T>& v, size_t n) {
-    v.resize(n);
-    std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
-  }
-  size_t offset() const { return at_; }
-  size_t left() const { return bytes_.size() - at_; }
-
- private:
-  std::string_view bytes_;
-  size_t base_;
-  const std::string& file_;
-  size_t at_ = 0;
-};
+using detail::ByteReader;
+using detail::ByteWriter;
+using detail::fnv1a64;
 
 }  // namespace
 
 std::string serialize_database(const Database& db) {
-  Writer w;
+  ByteWriter w;
   w.put(db.fps);
   w.put(uint64_t(db.trajectory_times.size()));
   for (const double t : db.trajectory_times) w.put(t);
@@ -146,28 +65,21 @@ std::string serialize_database(const Database& db) {
          {db.joints.hips, db.joints.left_foot, db.joints.right_foot, db.joints.left_upper_leg,
           db.joints.right_upper_leg, db.joints.left_lower_leg, db.joints.right_lower_leg})
       w.put(int32_t(j));
-    for (const Joint& j : db.skeleton.joints()) {
-      w.put_string(j.name);
-      w.put(int32_t(j.parent));
-      for (const double v : {j.rest.translation.x, j.rest.translation.y, j.rest.translation.z,
-                             j.rest.rotation.x, j.rest.rotation.y, j.rest.rotation.z,
-                             j.rest.rotation.w, j.rest.scale.x, j.rest.scale.y, j.rest.scale.z})
-        w.put(v);
-    }
+    detail::put_skeleton_joints(w, db.skeleton);
     w.put_array(db.poses);
   }
 
   std::string out(kMagic, sizeof(kMagic));
-  Writer h;
+  ByteWriter h;
   h.put(database_format_version);
   h.put(uint32_t(0));
   h.put(uint64_t(w.out.size()));
-  h.put(fnv1a(w.out));
+  h.put(fnv1a64(w.out));
   return out + h.out + w.out;
 }
 
 Database deserialize_database(std::string_view bytes, const std::string& file) {
-  Reader header(bytes, 0, file);
+  ByteReader header(bytes, 0, file);
   if (bytes.size() < kHeaderBytes)
     header.fail("truncated: a .kmm file starts with a 32-byte header");
   if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
@@ -186,10 +98,10 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
     throw Error(file, "byte 16",
                 "the header says " + std::to_string(size) + " payload bytes, the file has " +
                     std::to_string(payload.size()) + (payload.size() < size ? " (truncated)" : ""));
-  if (fnv1a(payload) != checksum)
+  if (fnv1a64(payload) != checksum)
     throw Error(file, "byte 24", "checksum mismatch: the file is corrupted");
 
-  Reader r(payload, kHeaderBytes, file);
+  ByteReader r(payload, kHeaderBytes, file);
   Database db;
   db.fps = r.get<double>("fps");
   if (!(db.fps > 0) || !std::isfinite(db.fps)) r.fail("fps is not a positive number");
@@ -272,19 +184,7 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
                  feature_joints[4], feature_joints[5], feature_joints[6]};
     if (db.joints.hips < 0 || db.joints.left_foot < 0 || db.joints.right_foot < 0)
       r.fail("the hips and feet joints are missing");
-    std::vector<Joint> list(joints);
-    for (Joint& j : list) {
-      j.name = r.get_string("joint name");
-      j.parent = r.get<int32_t>("joint parent");
-      double v[10];
-      for (double& x : v) {
-        x = r.get<double>("joint rest pose");
-        if (!std::isfinite(x)) r.fail("a joint's rest pose is not finite");
-      }
-      j.rest = {{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]}, {v[7], v[8], v[9]}};
-    }
-    db.skeleton = Skeleton::build(std::move(list), false, file);
-    if (size_t(db.skeleton.joint_count()) != joints) r.fail("the skeleton is not valid");
+    db.skeleton = detail::get_skeleton_joints(r, joints, file);
     const size_t count = n * joints;
     if (r.left() != count * sizeof(Transformf))
       r.fail("the poses do not match the frame and joint counts");

@@ -22,35 +22,69 @@ constexpr size_t kWorkBudgetDivisor = 32;
 // The fallback pass tests the boxes of blocks / kSampleDivisor blocks (at least 16) before it
 // judges whether they prune.
 constexpr size_t kSampleDivisor = 32;
+// Blocks are formed in time order unless frame splits make them tighter by more than this factor
+// (the sum over blocks of their boxes' squared diagonals).
+constexpr double kTimeBlockSlack = 1.25;
 
+// Builds the tree over blocks of 8 frames, top-down by median splits on the dimension of largest
+// spread. The units split are either single frames (group 1: blocks are cut by the splits) or
+// runs of 8 consecutive searchable frames (group 8: the blocks are formed first, in frame order,
+// which is time order within a clip, and the splits group their centres). Consecutive mocap
+// frames are close in every feature at once, where a block cut by axis-aligned splits stays wide
+// in the dimensions no split chose: on the real databases of BENCHMARKS.md the median block box
+// is 3x smaller (squared diagonal) by time. Data with no time coherence prefers group 1; the
+// constructor builds both and keeps the one whose blocks are tighter.
 struct Builder {
   const FeatureMatrix& m;
-  std::vector<uint32_t>& order;  // searchable frames, permuted into block order as we go
-  std::vector<float>& lo;
-  std::vector<float>& hi;
-  std::vector<int32_t>& child;
-  std::vector<uint64_t>& child_tags;
+  const std::vector<uint32_t>& frames;  // searchable frames in index order
+  size_t group;                         // frames per unit: 1 or kLanes
+  std::vector<uint32_t> unit;           // unit ids, permuted into tree order as we go
+  std::vector<float> centre;            // per unit: mean of its frames, dims floats
+  std::vector<float> lo, hi;            // node boxes (BoundedTreeSearch's lo_, hi_)
+  std::vector<int32_t> child;
+  std::vector<uint64_t> child_tags;
   uint32_t max_depth = 0;
 
-  float value(uint32_t f, size_t d) const { return m.values[size_t(f) * m.dims + d]; }
+  Builder(const FeatureMatrix& m_, const std::vector<uint32_t>& frames_, size_t group_)
+      : m(m_), frames(frames_), group(group_) {
+    const size_t units = (frames.size() + group - 1) / group;
+    unit.resize(units);
+    centre.assign(units * m.dims, 0.0f);
+    for (size_t u = 0; u < units; ++u) {
+      unit[u] = uint32_t(u);
+      const size_t b = u * group, e = std::min(frames.size(), b + group);
+      for (size_t d = 0; d < m.dims; ++d) {
+        double sum = 0;
+        for (size_t i = b; i < e; ++i) sum += value(frames[i], d);
+        centre[u * m.dims + d] = float(sum / double(e - b));
+      }
+    }
+  }
 
-  // The dimension along which [b, e) spreads most.
+  float value(uint32_t f, size_t d) const { return m.values[size_t(f) * m.dims + d]; }
+  size_t begin_of(uint32_t u) const { return size_t(u) * group; }
+  size_t end_of(uint32_t u) const { return std::min(frames.size(), (size_t(u) + 1) * group); }
+  // The last unit may hold fewer frames; it must stay last in tree order (the block store is
+  // filled 8 frames at a time), so every split sorts it after the others.
+  bool partial(uint32_t u) const { return end_of(u) - begin_of(u) < group; }
+
+  // The dimension along which the centres of blocks [b, e) spread most.
   size_t widest_dim(size_t b, size_t e) const {
     size_t best = 0;
     float best_spread = -1;
     for (size_t d = 0; d < m.dims; ++d) {
       float mn = INFINITY, mx = -INFINITY;
       for (size_t i = b; i < e; ++i) {
-        mn = std::min(mn, value(order[i], d));
-        mx = std::max(mx, value(order[i], d));
+        mn = std::min(mn, centre[size_t(unit[i]) * m.dims + d]);
+        mx = std::max(mx, centre[size_t(unit[i]) * m.dims + d]);
       }
       if (mx - mn > best_spread) best_spread = mx - mn, best = d;
     }
     return best;
   }
 
-  // Splits [b, e) into `parts` parts of `size` frames (the last one may be smaller) by median
-  // splits on the widest dimension: the parts are tight clusters.
+  // Splits units [b, e) into `parts` parts of `size` units (the last one may be smaller) by
+  // median splits of the centres on the widest dimension.
   void split(size_t b, size_t e, size_t parts, size_t size,
              std::vector<std::pair<size_t, size_t>>& out) {
     if (parts == 1) {
@@ -60,27 +94,31 @@ struct Builder {
     const size_t left = (parts + 1) / 2;
     const size_t mid = b + left * size;
     const size_t d = widest_dim(b, e);
-    // Ties by frame index: the same input always builds the same tree.
-    std::nth_element(order.begin() + long(b), order.begin() + long(mid), order.begin() + long(e),
+    // Ties by unit id: the same input always builds the same tree.
+    std::nth_element(unit.begin() + long(b), unit.begin() + long(mid), unit.begin() + long(e),
                      [&](uint32_t x, uint32_t y) {
-                       const float vx = value(x, d), vy = value(y, d);
+                       if (partial(x) != partial(y)) return partial(y);
+                       const float vx = centre[size_t(x) * m.dims + d];
+                       const float vy = centre[size_t(y) * m.dims + d];
                        return vx < vy || (vx == vy && x < y);
                      });
     split(b, mid, left, size, out);
     split(mid, e, parts - left, size, out);
   }
 
-  // Builds the subtree of [b, e): returns ~block for ≤ 8 frames, else a node index.
+  // Builds the subtree of units [b, e) (tree order): returns ~block for one block, else a node
+  // index.
   int32_t build(size_t b, size_t e, uint32_t depth) {
-    if (e - b <= kLanes) return ~int32_t(b / kLanes);  // blocks are laid out from `order` later
+    const size_t per_block = kLanes / group;
+    if (e - b <= per_block) return ~int32_t(b / per_block);  // laid out in tree order later
     max_depth = std::max(max_depth, depth + 1);
     // A complete 8-ary tree: children hold 8^k blocks each (the last child fewer), so the nodes
     // above the blocks have 8 blocks each and there are about blocks / 7 nodes.
-    const size_t blocks = (e - b + kLanes - 1) / kLanes;
+    const size_t blocks = (e - b + per_block - 1) / per_block;
     size_t child_blocks = 1;
     while (child_blocks * kLanes < blocks) child_blocks *= kLanes;
     std::vector<std::pair<size_t, size_t>> parts;
-    split(b, e, (blocks + child_blocks - 1) / child_blocks, child_blocks * kLanes, parts);
+    split(b, e, (blocks + child_blocks - 1) / child_blocks, child_blocks * per_block, parts);
     const size_t node = child.size() / kLanes;
     const size_t dims = m.dims;
     child.resize(child.size() + kLanes, kNoChild);
@@ -93,33 +131,80 @@ struct Builder {
       child[node * kLanes + c] = ref;
       for (size_t d = 0; d < dims; ++d) {
         float mn = INFINITY, mx = -INFINITY;
-        for (size_t i = pb; i < pe; ++i) {
-          mn = std::min(mn, value(order[i], d));
-          mx = std::max(mx, value(order[i], d));
-        }
+        for (size_t i = pb; i < pe; ++i)
+          for (size_t k = begin_of(unit[i]); k < end_of(unit[i]); ++k) {
+            mn = std::min(mn, value(frames[k], d));
+            mx = std::max(mx, value(frames[k], d));
+          }
         lo[(node * dims + d) * kLanes + c] = mn;
         hi[(node * dims + d) * kLanes + c] = mx;
       }
       uint64_t tag_or = 0, tag_and = ~uint64_t{0};
-      for (size_t i = pb; i < pe; ++i) {
-        const uint64_t t = m.tags.empty() ? 0 : m.tags[order[i]];
-        tag_or |= t;
-        tag_and &= t;
-      }
+      for (size_t i = pb; i < pe; ++i)
+        for (size_t k = begin_of(unit[i]); k < end_of(unit[i]); ++k) {
+          const uint64_t t = m.tags.empty() ? 0 : m.tags[frames[k]];
+          tag_or |= t;
+          tag_and &= t;
+        }
       child_tags[(node * kLanes + c) * 2] = tag_or;
       child_tags[(node * kLanes + c) * 2 + 1] = tag_and;
     }
     return int32_t(node);
+  }
+
+  // The searchable frames in tree order, 8 per block.
+  std::vector<uint32_t> order() const {
+    std::vector<uint32_t> out;
+    out.reserve(frames.size());
+    for (const uint32_t u : unit)
+      for (size_t k = begin_of(u); k < end_of(u); ++k) out.push_back(frames[k]);
+    return out;
+  }
+
+  // Σ over blocks of the squared diagonal of the block's box: how loose the blocks are.
+  double looseness() const {
+    const std::vector<uint32_t> o = order();
+    double sum = 0;
+    for (size_t b = 0; b < o.size(); b += kLanes) {
+      const size_t e = std::min(o.size(), b + kLanes);
+      for (size_t d = 0; d < m.dims; ++d) {
+        float mn = INFINITY, mx = -INFINITY;
+        for (size_t i = b; i < e; ++i) {
+          mn = std::min(mn, value(o[i], d));
+          mx = std::max(mx, value(o[i], d));
+        }
+        sum += double(mx - mn) * double(mx - mn);
+      }
+    }
+    return sum;
   }
 };
 
 }  // namespace
 
 BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
-  std::vector<uint32_t> order = check_features(features);
-  Builder builder{features, order, lo_, hi_, child_, child_tags_};
+  const std::vector<uint32_t> searchable = check_features(features);
+  // Both ways of forming blocks (by frame splits, by time), then one is kept.
+  Builder by_frame(features, searchable, 1), by_time(features, searchable, kLanes);
   // No searchable frame: no tree (search finds child_ empty and answers nothing).
-  const int32_t root = order.empty() ? 0 : builder.build(0, order.size(), 0);
+  int32_t root_frame = 0, root_time = 0;
+  if (!searchable.empty()) {
+    root_frame = by_frame.build(0, by_frame.unit.size(), 0);
+    root_time = by_time.build(0, by_time.unit.size(), 0);
+  }
+  // Time blocks also keep each node's blocks from few clips; they are kept unless splitting
+  // frames makes the blocks clearly tighter (on the 200k-frame database of BENCHMARKS.md, with
+  // 9 speed variants of every clip, frame splits gather the variants' nearly equal frames and
+  // are 13% tighter, yet random queries ran 2x slower than with time blocks; i.i.d. data
+  // without time coherence: 34% tighter, and time blocks lose on every query).
+  const bool time = by_time.looseness() < kTimeBlockSlack * by_frame.looseness();
+  Builder& builder = time ? by_time : by_frame;
+  const int32_t root = time ? root_time : root_frame;
+  lo_ = std::move(builder.lo);
+  hi_ = std::move(builder.hi);
+  child_ = std::move(builder.child);
+  child_tags_ = std::move(builder.child_tags);
+  const std::vector<uint32_t> order = builder.order();
   // The root is node 0 when there is a node; a single block is stored as a root-only node so
   // the search has one entry point.
   if (root < 0) {
@@ -209,11 +294,33 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
     total(acc, v);
     take(v, frame, lanes_at_most(v, best.cost) & lanes, best);
   };
+  // A node's 8 child boxes: their lower bounds in `out`, and the lanes whose bound is not
+  // strictly above the best. (An early-out after 8 dims, as for blocks, measured no faster.)
+  auto node_bounds = [&](size_t node, float* out) -> unsigned {
+    const float* lo = lo_.data() + node * dims * kLanes;
+    const float* hi = hi_.data() + node * dims * kLanes;
+    Acc acc;
+    add_bounds(lo, hi, q, 0, dims, acc);
+    total(acc, out);
+    return lanes_at_most(out, best.cost);
+  };
+  // Software prefetch of `floats` floats from p, one request per cache line.
+  auto prefetch = [](const float* p, size_t floats) {
+    for (size_t k = 0; k < floats; k += 16) __builtin_prefetch(p + k);
+  };
+  auto prefetch_node = [&](size_t node) {
+    prefetch(lo_.data() + node * dims * kLanes, dims * kLanes);
+    prefetch(hi_.data() + node * dims * kLanes, dims * kLanes);
+  };
   // Work spent in the tree, in block evaluations (a node test reads twice a block's floats).
-  // When pruning fails (a query far from every clip), the tree costs more than a plain scan;
-  // past the budget the search leaves the tree and scans every block with the early-out,
-  // keeping the best found so far. Still exact: every frame is then compared.
-  size_t work = 0;
+  // When pruning fails (data with no low-dimensional structure), the walk costs more than a
+  // plain scan. Each time the work passes the budget (blocks / 32, then doubling), the search
+  // looks at the child boxes its node tests kept: if more than half passed, pruning is failing
+  // and it leaves the walk for the pass below, keeping the best found so far (still exact: every
+  // frame is then compared). On real mocap even random queries far from every clip prune most
+  // boxes and stay in the walk, which there beats the pass (BENCHMARKS.md, motion matching).
+  size_t work = 0, check = work_budget_;
+  uint32_t children_tested = 0, children_kept = 0;
   bool scan_all = false;
   while (top > 0) {
     const Entry e = stack[--top];
@@ -223,19 +330,20 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
       ++work;
       continue;
     }
-    if (work > work_budget_) {
-      scan_all = true;
-      break;
+    if (work > check) {
+      if (children_kept * 2 > children_tested) {
+        scan_all = true;
+        break;
+      }
+      check *= 2;
     }
     const size_t node = size_t(e.ref);
     ++nodes_visited;
     work += 2;
-    Acc acc;
-    add_bounds(lo_.data() + node * dims * kLanes, hi_.data() + node * dims * kLanes, q, 0, dims,
-               acc);
-    total(acc, v);
     // Children that may hold a better frame, pushed farthest first so the nearest pops next.
-    unsigned pass = lanes_at_most(v, best.cost) & child_mask_[node];
+    unsigned pass = node_bounds(node, v) & child_mask_[node];
+    children_tested += unsigned(__builtin_popcount(child_mask_[node]));
+    children_kept += unsigned(__builtin_popcount(pass));
     Entry kids[kLanes];
     size_t n = 0;
     while (pass) {
@@ -247,6 +355,15 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
       size_t i = n++;
       for (; i > 0 && kids[i - 1].bound < v[c]; --i) kids[i] = kids[i - 1];
       kids[i] = {child_[node * kLanes + c], v[c]};
+    }
+    // Prefetch what the children will read (they are popped soon, nearest first): a database
+    // larger than the cache otherwise waits on memory for every box and block.
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t ref = kids[i].ref;
+      if (ref < 0)
+        prefetch(blocks_.values_.data() + size_t(~ref) * dims * kLanes, dims * kLanes);
+      else
+        prefetch_node(size_t(ref));
     }
     for (size_t i = 0; i < n; ++i) stack[top++] = kids[i];
   }
@@ -261,13 +378,14 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
       if (tested >= sample && pruned * 4 < tested) break;
       const size_t node = scan_nodes_[i];
       ++nodes_visited;
-      Acc acc;
-      add_bounds(lo_.data() + node * dims * kLanes, hi_.data() + node * dims * kLanes, q, 0, dims,
-                 acc);
       alignas(32) float bound[kLanes];  // scan_block overwrites v
-      total(acc, bound);
       const unsigned blocks = block_mask_[node];
-      unsigned pass = lanes_at_most(bound, best.cost) & blocks;
+      if (i + 1 < scan_nodes_.size()) prefetch_node(scan_nodes_[i + 1]);
+      unsigned pass = node_bounds(node, bound) & blocks;
+      for (unsigned m = pass; m != 0; m &= m - 1)
+        prefetch(blocks_.values_.data() +
+                     size_t(~child_[node * kLanes + unsigned(__builtin_ctz(m))]) * dims * kLanes,
+                 dims * kLanes);
       tested += unsigned(__builtin_popcount(blocks));
       pruned += unsigned(__builtin_popcount(blocks & ~pass));
       while (pass) {

@@ -245,45 +245,53 @@ KINEMA_SKIN_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const
   }
 }
 
-template <int K, bool N, bool T, bool Full, bool AnchorFirst>
-KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
-                                  const KernelGroup& g, const Block<Full>& block) {
-  const int k = g.influences;
-  const size_t stride = size_t(K > 0 ? K : k);
-  const uint16_t* joints = mesh.joints + g.pair_begin;
-  const float* weights = mesh.weights + g.pair_begin;
-  W reals[4], duals[4];
-#pragma GCC unroll 1
-  for (size_t i = 0; i < 4; ++i) {
-    const size_t pa = (block.vertex(i) - g.begin) * stride;
-    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
-    blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
-                                  reals[i], duals[i]);
+/// The blend of two vertices from a palette whose signs already put every influence in its
+/// vertex's anchor hemisphere (signed_dual_quats): fused multiply-adds only, the same products
+/// and sums as blend_dq_pair (a negated quaternion times w is the same number as the quaternion
+/// times a negated w).
+template <int K>
+KINEMA_SKIN_INLINE void blend_signed_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
+                                             const uint16_t* jb, const float* wb, int k, W& real,
+                                             W& dual) {
+  real = _mm256_setzero_ps();
+  dual = _mm256_setzero_ps();
+  for (int i = 0; i < (K > 0 ? K : k); ++i) {
+    const float* qa = dq + 8 * size_t(ja[i]);
+    const float* qb = dq + 8 * size_t(jb[i]);
+    const W w = _mm256_blend_ps(_mm256_broadcast_ss(wa + i), _mm256_broadcast_ss(wb + i), 0xF0);
+    real = fmadd(w, _mm256_loadu2_m128(qb, qa), real);
+    dual = fmadd(w, _mm256_loadu2_m128(qb + 4, qa + 4), dual);
   }
+}
+
+/// Eight vertices' blended dual quaternions (pairs [i | i + 4] as blend_dq_pair leaves them) to
+/// positions, normals and tangents: normalization, translation and rotation lane by lane.
+template <bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out, W* reals, W* duals,
+                                   const Block<Full>& block) {
   W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
   transpose8(reals, br);
   transpose8(duals, bd);
-  // Normalize by the real part's length (branch-free: a zero blend gives the identity).
-  const W len2 = fmadd(br[0], br[0], fmadd(br[1], br[1], fmadd(br[2], br[2], mul(br[3], br[3]))));
-  const W ok = _mm256_cmp_ps(len2, splat(1e-36f), _CMP_GT_OQ);
-  const W inv = rsqrt(_mm256_max_ps(len2, splat(1e-36f)));
-  const W zero = _mm256_setzero_ps();
-  const X3 r{select(ok, mul(br[0], inv), zero), select(ok, mul(br[1], inv), zero),
-             select(ok, mul(br[2], inv), zero)};
-  const W rw = select(ok, mul(br[3], inv), splat(1.0f));
-  const X3 d{select(ok, mul(bd[0], inv), zero), select(ok, mul(bd[1], inv), zero),
-             select(ok, mul(bd[2], inv), zero)};
-  const W dw = select(ok, mul(bd[3], inv), zero);
-  // Translation 2·(w_r·d − w_d·r + r × d); rotation v + 2·r × (r × v + w_r·v).
+  // The blend is not normalized: with n = |real|², rotating by it and dividing by n is the
+  // rotation by its unit quaternion, v′ = v + (2/n)·r × (r × v + w_r·v), and the translation is
+  // (2/n)·(w_r·d − w_d·r + r × d). The one reciprocal 2/n runs beside the cross products instead
+  // of in front of them (a shorter dependency chain than normalizing the eight components
+  // first). A zero blend (n not a normal float) gives s = 0: the identity.
+  const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
+  const W rw = br[3], dw = bd[3];
+  const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
+  const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
+  const W estimate = _mm256_rcp_ps(n);  // refined by one Newton step: 2/n to ≈ 1e-7
+  const W s =
+      _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
   const X3 rd = cross(r, d);
-  const W two = splat(2.0f);
-  const X3 t{mul(two, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
-             mul(two, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
-             mul(two, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
+  const X3 t{mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
+             mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
+             mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
   const auto rotate = [&](const X3& a) {
     const X3 c0 = cross(r, a);
     const X3 c = cross(r, {fmadd(rw, a.x, c0.x), fmadd(rw, a.y, c0.y), fmadd(rw, a.z, c0.z)});
-    return X3{fmadd(two, c.x, a.x), fmadd(two, c.y, a.y), fmadd(two, c.z, a.z)};
+    return X3{fmadd(s, c.x, a.x), fmadd(s, c.y, a.y), fmadd(s, c.z, a.z)};
   };
   if (out.positions) {
     const X3 p = rotate(block.load(mesh.positions));
@@ -299,26 +307,51 @@ KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const
   }
 }
 
-template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Full>
+/// DQS of one block of eight vertices: with the per-influence sign test (Signed = false), or
+/// from a signed palette (Signed = true, SkinMesh only).
+template <int K, bool N, bool T, bool Full, bool AnchorFirst, bool Signed = false>
+KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const KernelOut& out,
+                                  const KernelGroup& g, const Block<Full>& block) {
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+  W reals[4], duals[4];
+#pragma GCC unroll 1
+  for (size_t i = 0; i < 4; ++i) {
+    const size_t pa = (block.vertex(i) - g.begin) * stride;
+    const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
+    if constexpr (Signed)
+      blend_signed_dq_pair<K>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k, reals[i],
+                              duals[i]);
+    else
+      blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
+                                    reals[i], duals[i]);
+  }
+  dqs_finish<N, T, Full>(mesh, out, reals, duals, block);
+}
+
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed, bool Full>
 KINEMA_SKIN_INLINE void run_block(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g,
                                   const Block<Full>& block) {
   if constexpr (Dqs)
-    dqs_block<K, N, T, Full, AnchorFirst>(mesh, palette, out, g, block);
+    dqs_block<K, N, T, Full, AnchorFirst, Signed>(mesh, palette, out, g, block);
   else
     lbs_block<K, N, T, Full>(mesh, palette, out, g, block);
 }
 
 /// Stored vertices [begin, end) of group g, eight at a time; the last short block as a tail.
-template <bool Dqs, int K, bool N, bool T, bool AnchorFirst>
+template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed = false>
 void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& out,
                 const KernelGroup& g, size_t begin, size_t end) {
   size_t v = begin;
   for (; v + 8 <= end; v += 8)
-    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g, Block<true>{v, 8, mesh.order});
+    run_block<Dqs, K, N, T, AnchorFirst, Signed>(mesh, palette, out, g,
+                                                 Block<true>{v, 8, mesh.order});
   if (v < end)
-    run_block<Dqs, K, N, T, AnchorFirst>(mesh, palette, out, g,
-                                         Block<false>{v, end - v, mesh.order});
+    run_block<Dqs, K, N, T, AnchorFirst, Signed>(mesh, palette, out, g,
+                                                 Block<false>{v, end - v, mesh.order});
 }
 
 /// The palette's columns for the positions-only kernel: per joint 16 floats, [c0 | c1] and
@@ -335,14 +368,73 @@ void fill_column_palette(const float* palette, size_t joints, float* columns) {
   }
 }
 
+/// The rigid transforms of unit-normalized dual quaternions as column palette entries (the
+/// layout of fill_column_palette), eight joints at a time: R = I + (2/n)·[…] and
+/// t = (2/n)·(w_r·d − w_d·r + r × d) with n = |real|², the transform DQS gives a vertex with one
+/// influence. A tail block repeats its last joint.
+void fill_dq_column_palette(const float* dq, size_t joints, float* columns) {
+  for (size_t j0 = 0; j0 < joints; j0 += 8) {
+    W reals[4], duals[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t a = j0 + i < joints ? j0 + i : joints - 1;
+      const size_t b = j0 + i + 4 < joints ? j0 + i + 4 : joints - 1;
+      reals[i] = _mm256_loadu2_m128(dq + 8 * b, dq + 8 * a);
+      duals[i] = _mm256_loadu2_m128(dq + 8 * b + 4, dq + 8 * a + 4);
+    }
+    W br[4], bd[4];
+    transpose8(reals, br);
+    transpose8(duals, bd);
+    const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
+    const W rw = br[3], dw = bd[3];
+    const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
+    const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
+    const W estimate = _mm256_rcp_ps(n);
+    const W s =
+        _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
+    const W one = splat(1.0f), zero = _mm256_setzero_ps();
+    const W xx = mul(r.x, r.x), yy = mul(r.y, r.y), zz = mul(r.z, r.z);
+    const W xy = mul(r.x, r.y), xz = mul(r.x, r.z), yz = mul(r.y, r.z);
+    const W wx = mul(rw, r.x), wy = mul(rw, r.y), wz = mul(rw, r.z);
+    // Column c of R as (R0c, R1c, R2c, 0) for the eight joints; column 3 = t.
+    W c0[4] = {_mm256_fnmadd_ps(s, add(yy, zz), one), mul(s, add(xy, wz)), mul(s, sub(xz, wy)),
+               zero};
+    W c1[4] = {mul(s, sub(xy, wz)), _mm256_fnmadd_ps(s, add(xx, zz), one), mul(s, add(yz, wx)),
+               zero};
+    W c2[4] = {mul(s, add(xz, wy)), mul(s, sub(yz, wx)), _mm256_fnmadd_ps(s, add(xx, yy), one),
+               zero};
+    const X3 rd = cross(r, d);
+    W c3[4] = {mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
+               mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
+               mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z)), zero};
+    // Each transposition leaves [joint i | joint i + 4] of one column in register i.
+    W t0[4], t1[4], t2[4], t3[4];
+    transpose8(c0, t0);
+    transpose8(c1, t1);
+    transpose8(c2, t2);
+    transpose8(c3, t3);
+    for (size_t i = 0; i < 4; ++i) {
+      if (j0 + i < joints) {
+        _mm256_store_ps(columns + 16 * (j0 + i), _mm256_permute2f128_ps(t0[i], t1[i], 0x20));
+        _mm256_store_ps(columns + 16 * (j0 + i) + 8, _mm256_permute2f128_ps(t2[i], t3[i], 0x20));
+      }
+      if (j0 + i + 4 < joints) {
+        _mm256_store_ps(columns + 16 * (j0 + i + 4), _mm256_permute2f128_ps(t0[i], t1[i], 0x31));
+        _mm256_store_ps(columns + 16 * (j0 + i + 4) + 8,
+                        _mm256_permute2f128_ps(t2[i], t3[i], 0x31));
+      }
+    }
+  }
+}
+
 /// One vertex's blended columns applied to its position: [c0·x + c2·z | c1·y + c3]; the two
 /// halves still have to be added.
-template <int K>
+template <int K, bool Unweighted = false>
 KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* joints,
                                       const float* weights, int count, const float* p) {
   const float* c = columns + 16 * size_t(joints[0]);
   W w = _mm256_broadcast_ss(weights);
-  W c01 = mul(w, _mm256_load_ps(c)), c23 = mul(w, _mm256_load_ps(c + 8));
+  W c01 = _mm256_load_ps(c), c23 = _mm256_load_ps(c + 8);
+  if constexpr (!Unweighted) c01 = mul(w, c01), c23 = mul(w, c23);
   for (int i = 1; i < (K > 0 ? K : count); ++i) {
     c = columns + 16 * size_t(joints[i]);
     w = _mm256_broadcast_ss(weights + i);
@@ -357,9 +449,10 @@ KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* join
 /// Positions only, in AoS: p' = c0·x + c1·y + c2·z + c3 with the blended columns — the layout
 /// ozz uses, here two columns per 8-wide register, two vertices per step. Stores write 16 bytes
 /// (the next vertex's x is rewritten right after) except at the range's end or when scattering.
-template <int K>
+template <int K, bool Unweighted = false>
 void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const KernelOut& out,
                            const KernelGroup& g, size_t begin, size_t end) {
+  static_assert(!Unweighted || K == 1, "only one-influence vertices ignore their weight");
   const size_t stride = size_t(K > 0 ? K : g.influences);
   const int count = int(stride);
   const uint16_t* joints = mesh.joints + g.pair_begin + (begin - g.begin) * stride;
@@ -370,16 +463,16 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
   size_t v = begin;
   if (!order) {
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
-      const W a = column_transform<K>(columns, joints, weights, count, src + 3 * v);
-      const W b =
-          column_transform<K>(columns, joints + stride, weights + stride, count, src + 3 * v + 3);
+      const W a = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
+      const W b = column_transform<K, Unweighted>(columns, joints + stride, weights + stride, count,
+                                                  src + 3 * v + 3);
       const W r = add(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
       _mm_storeu_ps(dst + 3 * v, _mm256_castps256_ps128(r));
       _mm_storeu_ps(dst + 3 * v + 3, _mm256_extractf128_ps(r, 1));
     }
   }
   for (; v < end; ++v, joints += stride, weights += stride) {
-    const W u = column_transform<K>(columns, joints, weights, count, src + 3 * v);
+    const W u = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
     const H r = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
     float* o = dst + 3 * size_t(order ? order[v] : v);
     _mm_storel_pi(reinterpret_cast<__m64*>(o), r);
@@ -401,6 +494,13 @@ void run(const KernelMesh& mesh, const float* palette, const KernelOut& out, con
       run_blocks<false, K, N, T, false>(mesh, palette, out, g, b, e);  // LBS has no anchor
     }
   };
+  with_influence_count(g.influences, go);
+}
+
+template <bool N, bool T>
+void run_signed(const KernelMesh& mesh, const float* dq, const KernelOut& out, const KernelGroup& g,
+                size_t b, size_t e) {
+  auto go = [&]<int K>() { run_blocks<true, K, N, T, true, true>(mesh, dq, out, g, b, e); };
   with_influence_count(g.influences, go);
 }
 
@@ -440,6 +540,35 @@ void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const Kern
     if (b >= e) continue;
     auto go = [&]<int K>() { lbs_positions_columns<K>(mesh, columns, out, g, b, e); };
     with_influence_count(g.influences, go);
+  }
+}
+
+void dq_column_palette_avx2(const DualQuatf* dual_quats, size_t joints, float* columns) {
+  fill_dq_column_palette(&dual_quats->real.x, joints, columns);
+}
+
+void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                              const KernelGroup& g, size_t begin, size_t end) {
+  lbs_positions_columns<1, true>(mesh, columns, out, g, begin, end);
+}
+
+void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
+                     size_t begin, size_t end, const float* rigid_columns) {
+  for (const KernelGroup& g : mesh.groups) {
+    const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
+    if (b >= e) continue;
+    if (rigid_columns && g.influences == 1 && !out.normals && !out.tangents) {
+      lbs_positions_columns<1, true>(mesh, rigid_columns, out, g, b, e);
+      continue;
+    }
+    if (out.normals && out.tangents)
+      run_signed<true, true>(mesh, dual_quats, out, g, b, e);
+    else if (out.normals)
+      run_signed<true, false>(mesh, dual_quats, out, g, b, e);
+    else if (out.tangents)
+      run_signed<false, true>(mesh, dual_quats, out, g, b, e);
+    else
+      run_signed<false, false>(mesh, dual_quats, out, g, b, e);
   }
 }
 

@@ -1,6 +1,7 @@
 // Internal: the SIMD skinning kernels shared by the SIMD, multi-threaded and SkinMesh paths.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -37,6 +38,10 @@ struct KernelMesh {
   std::span<const KernelGroup> groups;
   size_t vertex_count = 0;
   size_t palette_size = 0;  ///< joints in the palette (0: unknown)
+  /// SkinMesh::dqs_links (a SkinMesh built by make_skin_mesh only; see there).
+  const std::array<uint16_t, 2>* dqs_links = nullptr;
+  size_t dqs_tree_links = 0, dqs_link_count = 0;
+  bool has_dqs_links = false;
 };
 
 struct KernelOut {
@@ -50,7 +55,14 @@ struct DqsKernelPalette {
   const Affine3x4f* prescale = nullptr;  ///< null: rigid bones
   const float* amount = nullptr;         ///< null: pure DQS; else per output vertex
   const Affine3x4f* lbs = nullptr;       ///< needed with amount
+  /// Pure DQS of positions alone (AVX2): dq_column_palette_avx2's rigid matrices, for the
+  /// one-influence vertices (null: they take the DQS kernel).
+  const float* rigid_columns = nullptr;
 };
+
+/// The per-call palette copies of the AVX2 kernels (LBS positions by columns, DQS with signed
+/// dual quaternions) live on the caller's stack, so palettes of at most this many joints.
+inline constexpr size_t column_palette_joints = 256;
 
 /// Calls `f.template operator()<K>()` with K = `influences` where the kernels have a loop
 /// specialized for it (1, 2, 3, 4 and 8), else with K = 0 (the count read at run time).
@@ -100,15 +112,65 @@ void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const K
 
 /// LBS of positions alone (no normals, no tangents) has its own AVX2 kernel: one vertex per
 /// step in AoS from a copy of the palette as columns (ozz's layout), which needs no
-/// transposition. The copy lives on the caller's stack, so palettes of at most this many joints.
-inline constexpr size_t column_palette_joints = 256;
+/// transposition.
 /// 16 floats per joint (`columns` 32-byte aligned, room for `joints` · 16 floats).
 void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns);
 /// Skins the positions of stored vertices [begin, end) (any groups) from column_palette_avx2's
 /// copy.
 void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
                         size_t begin, size_t end);
+/// Pure DQS from a copy of the palette whose dual quaternions were negated where needed so that
+/// every vertex's influences lie in its anchor's hemisphere (signed_dual_quats): a blend is plain
+/// fused multiply-adds, one 8-float load per influence, no sign test. Same results as
+/// dqs_group_avx2. `dual_quats`: 32-byte aligned, 8 floats per joint.
+void dqs_signed_avx2(const KernelMesh& mesh, const float* dual_quats, const KernelOut& out,
+                     size_t begin, size_t end, const float* rigid_columns);
+/// DQS of positions alone for one-influence vertices: each is its joint's rigid transform, so
+/// they take the positions-only column kernel (weights ignored: DQS normalizes them away) from
+/// dq_column_palette_avx2's copy of the palette as rigid 3×4 matrices (layout of
+/// column_palette_avx2). Stored vertices [begin, end) of group g (g.influences == 1).
+void dq_column_palette_avx2(const DualQuatf* dual_quats, size_t joints, float* columns);
+void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                              const KernelGroup& g, size_t begin, size_t end);
 #endif
+
+#if KINEMA_SKIN_AVX2
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
+
+/// The per-call palette copies of pure DQS on AVX2 (dqs_by_call_copies), on this stack: the
+/// signed dual quaternions, and for positions alone the rigid column matrices of the
+/// one-influence vertices. Calls run(signed, palette): `signed` null when the links' signs
+/// disagree in this pose (then test per influence), `palette` with rigid_columns set or not.
+template <class Run>
+void with_dqs_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                          const KernelOut& out, Run&& run) {
+  alignas(32) float signed_quats[column_palette_joints * 8];
+  alignas(32) float rigid_columns[column_palette_joints * 16];
+  DqsKernelPalette p = palette;
+  if (out.positions && !out.normals && !out.tangents) {
+    dq_column_palette_avx2(palette.dual_quats, mesh.palette_size, rigid_columns);
+    p.rigid_columns = rigid_columns;
+  }
+  const bool consistent =
+      mesh.has_dqs_links && signed_dual_quats(mesh, palette.dual_quats, signed_quats);
+  run(consistent ? static_cast<const float*>(signed_quats) : nullptr, p);
+}
+#endif
+
+/// DQS of stored vertices [begin, end) without the per-call copies (uses palette.rigid_columns
+/// when set).
+void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                      size_t begin, size_t end);
+
+/// Whether pure DQS of this mesh takes with_dqs_call_copies: AVX2 in use, a palette of
+/// 1…column_palette_joints joints, and hemisphere links (a SkinMesh) or positions alone.
+bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                        const KernelOut& out);
+/// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
+/// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
+/// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when
+/// the links' signs are inconsistent around a cycle in this pose.
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
 
 /// Whether LBS of `out` takes the positions-only AVX2 kernel (AVX2 in use, positions alone, a
 /// palette of 1…column_palette_joints joints).

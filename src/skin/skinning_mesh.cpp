@@ -77,7 +77,8 @@ bool dqs_view(const SkinMeshView& mesh, const DqsPaletteView& palette, const Ski
     return false;
   if (mesh.vertex_count() == 0) return true;
   KernelGroup group;
-  const KernelMesh k = kernel_mesh(mesh, out, group);
+  KernelMesh k = kernel_mesh(mesh, out, group);
+  k.palette_size = palette.dual_quats.size();
   const DqsKernelPalette p = kernel_dqs(palette, dqs_amount, lbs_palette);
   if (parallel)
     skin_detail::dqs_parallel(k, p, kernel_out(out), grain);
@@ -103,6 +104,12 @@ KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
   k.vertex_count = mesh.vertex_count();
   k.positive_weights = true;  // make_skin_mesh keeps only pairs with weight > 0
   k.palette_size = mesh.palette_size;
+  if (mesh.dqs_links_built) {
+    k.dqs_links = mesh.dqs_links.data();
+    k.dqs_tree_links = mesh.dqs_tree_links;
+    k.dqs_link_count = mesh.dqs_links.size();
+    k.has_dqs_links = true;
+  }
   return k;
 }
 
@@ -136,6 +143,53 @@ void scalar_groups(const SkinMesh& mesh, const SkinOutputs& out, Skin&& skin) {
       skin(one, dst, o);
     }
   }
+}
+
+// DQS's hemisphere links of a grouped mesh: the distinct (anchor, other) joint pairs, as a
+// breadth-first spanning forest followed by the pairs that close cycles.
+void build_dqs_links(SkinMesh& mesh) {
+  std::vector<std::array<uint16_t, 2>> pairs;
+  for (const SkinMesh::Group& g : mesh.groups)
+    for (size_t v = 0; v < g.count; ++v) {
+      const uint16_t* joints = &mesh.joints[g.pair_begin + v * size_t(g.influences)];
+      for (int i = 1; i < g.influences; ++i)
+        if (joints[i] != joints[0])
+          pairs.push_back({std::min(joints[0], joints[i]), std::max(joints[0], joints[i])});
+    }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // Adjacency in compressed rows: the neighbours of joint j are next[first[j] .. first[j + 1]).
+  const size_t n = mesh.palette_size;
+  std::vector<size_t> first(n + 1, 0);
+  for (const auto& p : pairs) ++first[p[0] + 1], ++first[p[1] + 1];
+  for (size_t j = 0; j < n; ++j) first[j + 1] += first[j];
+  std::vector<uint16_t> next(first[n]);
+  std::vector<size_t> fill(first.begin(), first.end() - 1);
+  for (const auto& p : pairs) next[fill[p[0]]++] = p[1], next[fill[p[1]]++] = p[0];
+  std::vector<uint8_t> reached(n, 0);
+  std::vector<std::array<uint16_t, 2>> tree;
+  std::vector<uint16_t> queue;
+  for (size_t root = 0; root < n; ++root) {
+    if (reached[root] || first[root] == first[root + 1]) continue;
+    reached[root] = 1;
+    queue.assign(1, uint16_t(root));
+    for (size_t q = 0; q < queue.size(); ++q)
+      for (size_t e = first[queue[q]]; e < first[queue[q] + 1]; ++e)
+        if (!reached[next[e]]) {
+          reached[next[e]] = 1;
+          tree.push_back({queue[q], next[e]});
+          queue.push_back(next[e]);
+        }
+  }
+  // The pairs not in the forest are the checks.
+  std::vector<std::array<uint16_t, 2>> sorted_tree;
+  for (const auto& t : tree) sorted_tree.push_back({std::min(t[0], t[1]), std::max(t[0], t[1])});
+  std::sort(sorted_tree.begin(), sorted_tree.end());
+  mesh.dqs_links = tree;
+  mesh.dqs_tree_links = tree.size();
+  for (const auto& p : pairs)
+    if (!std::binary_search(sorted_tree.begin(), sorted_tree.end(), p)) mesh.dqs_links.push_back(p);
+  mesh.dqs_links_built = true;
 }
 
 }  // namespace
@@ -198,6 +252,7 @@ SkinMesh make_skin_mesh(const SkinMeshView& view, size_t palette_size, const std
         }
     }
   }
+  build_dqs_links(mesh);
   return mesh;
 }
 

@@ -30,6 +30,23 @@ void lbs_parallel(const KernelMesh& mesh, const Affine3x4f* palette, const Kerne
 
 void dqs_parallel(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
                   size_t grain) {
+#if KINEMA_SKIN_AVX2
+  if (dqs_by_call_copies(mesh, palette, out)) {
+    // One set of copies for all blocks, read by every thread.
+    with_dqs_call_copies(
+        mesh, palette, out, [&](const float* signed_quats, const DqsKernelPalette& p) {
+          tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.vertex_count, grain ? grain : 1),
+                            [&](const tbb::blocked_range<size_t>& r) {
+                              if (signed_quats)
+                                dqs_signed_avx2(mesh, signed_quats, out, r.begin(), r.end(),
+                                                p.rigid_columns);
+                              else
+                                dqs_range_direct(mesh, p, out, r.begin(), r.end());
+                            });
+        });
+    return;
+  }
+#endif
   tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.vertex_count, grain ? grain : 1),
                     [&](const tbb::blocked_range<size_t>& r) {
                       dqs_range(mesh, palette, out, r.begin(), r.end());

@@ -594,6 +594,10 @@ void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
 #if KINEMA_SKIN_AVX2
     if (avx2) {
       if constexpr (Dqs) {
+        if (palette.rigid_columns && g.influences == 1) {
+          dqs_rigid_positions_avx2(mesh, palette.rigid_columns, out, g, b, e);
+          continue;
+        }
         if (!palette.prescale && !palette.amount) {
           dqs_group_avx2(mesh, palette.dual_quats, out, g, b, e);
           continue;
@@ -641,8 +645,64 @@ void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOu
   run_range<false>(mesh, palette, out, begin, end);
 }
 
+bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
+                        const KernelOut& out) {
+#if KINEMA_SKIN_AVX2
+  const bool positions_only = out.positions && !out.normals && !out.tangents;
+  return (mesh.has_dqs_links || positions_only) && !palette.prescale && !palette.amount &&
+         mesh.palette_size > 0 && mesh.palette_size <= column_palette_joints && use_avx2();
+#else
+  (void)mesh;
+  (void)palette;
+  (void)out;
+  return false;
+#endif
+}
+
+bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats) {
+  const float* dq = &dual_quats->real.x;
+  // The per-influence test negates an influence when the dot product of the real parts, summed
+  // as (x·x + y·y) + (z·z + w·w), has its sign bit set; the links must agree with it.
+  const auto negative = [dq](size_t a, size_t b) {
+    const float* p = dq + 8 * a;
+    const float* q = dq + 8 * b;
+    return std::signbit((q[0] * p[0] + q[1] * p[1]) + (q[2] * p[2] + q[3] * p[3]));
+  };
+  const size_t joints = mesh.palette_size;
+  bool flip[column_palette_joints] = {};
+  for (size_t i = 0; i < mesh.dqs_link_count; ++i) {
+    const size_t a = mesh.dqs_links[i][0], b = mesh.dqs_links[i][1];
+    if (i < mesh.dqs_tree_links)
+      flip[b] = flip[a] != negative(a, b);
+    else if ((flip[a] != flip[b]) != negative(a, b))
+      return false;
+  }
+  for (size_t j = 0; j < joints; ++j) {
+    const float sign = flip[j] ? -1.0f : 1.0f;  // × −1 is an exact negation
+    for (size_t c = 0; c < 8; ++c) signed_quats[8 * j + c] = dq[8 * j + c] * sign;
+  }
+  return true;
+}
+
+void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
+                      size_t begin, size_t end) {
+  run_range<true>(mesh, palette, out, begin, end);
+}
+
 void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const KernelOut& out,
                size_t begin, size_t end) {
+#if KINEMA_SKIN_AVX2
+  if (dqs_by_call_copies(mesh, palette, out)) {
+    with_dqs_call_copies(mesh, palette, out,
+                         [&](const float* signed_quats, const DqsKernelPalette& p) {
+                           if (signed_quats)
+                             dqs_signed_avx2(mesh, signed_quats, out, begin, end, p.rigid_columns);
+                           else
+                             run_range<true>(mesh, p, out, begin, end);
+                         });
+    return;
+  }
+#endif
   run_range<true>(mesh, palette, out, begin, end);
 }
 

@@ -451,6 +451,11 @@ TEST_F(Cli, DemoOnUserFiles) {
   EXPECT_TRUE(fs::exists(out + "/02_01.glb"));
   EXPECT_TRUE(fs::exists(out + "/02_01_roundtrip.bvh"));
   EXPECT_NE(r.out.find("round trip OK"), std::string::npos) << r.out;
+  // The motion compressed within the default bound, readable as an animation file.
+  EXPECT_NE(r.out.find("== compression"), std::string::npos) << r.out;
+  const kinema::Asset compressed = kinema::load_asset(out + "/02_01.kmc");
+  ASSERT_EQ(compressed.clips.size(), 1u);
+  EXPECT_EQ(compressed.skeleton.joint_count(), 31);
   EXPECT_EQ(kinema("demo " + quote(path("missing.bvh")) + " -o " + quote(out)).code, 2);
   EXPECT_EQ(kinema("demo a.bvh b.glb c.glb").code, 1);
 }

@@ -1,148 +1,165 @@
 // tests/cli/compress_cli_test.cpp — `kinema compress`, `kinema decompress` and `kinema info` on
-// .kc files, run as processes: the report (text and JSON), the files, the round trip back to
-// BVH within the bound, usage errors (exit 1) and bad input (exit 2).
+// .kmc files, run as a process: the per-clip report and its JSON, the files written (read back,
+// within the bound), usage errors (exit 1), bad input (exit 2) with nothing written and the input
+// untouched.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
 #include "cli_process.h"
 #include "kinema/compress/compress.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
+#include "kinema/io/kmc.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+using kinema::test::read_all;
 using kinema::test::sh_quote;
+using kinema::test::write_all;
 
 const std::string kData = KINEMA_TEST_DATA_DIR;
 const std::string kWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
-const std::string kCc3 = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
+const std::string kTurn = kData + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh";
 
 class CompressCli : public kinema::test::CliProcessTest {
  protected:
   CompressCli() : CliProcessTest("kinema_compress_") {}
 };
 
-kinema::CompressedClip load_kc(const std::string& path) {
-  const std::string bytes = kinema::read_file(path);
-  return kinema::CompressedClip::deserialize(
-      {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}, path);
-}
-
-TEST_F(CompressCli, CompressesAndReportsJson) {
-  const auto r = kinema("compress " + sh_quote(kWalk) + " " + sh_quote(kCc3) + " -o " +
-                        sh_quote(path("out")) + " --json");
+TEST_F(CompressCli, CompressesEveryInputAndReportsEveryClipAsJson) {
+  const auto r = kinema("compress " + sh_quote(kWalk) + " " + sh_quote(kTurn) + " --json -o " +
+                        sh_quote(path("out")));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j.at("clips").size(), 2u);
-  size_t raw = 0, packed = 0;
-  for (const auto& c : j.at("clips")) {
-    EXPECT_LE(c.at("max_error_cm").get<double>(), 0.01);
-    EXPECT_LE(c.at("p99_error_cm").get<double>(), c.at("max_error_cm").get<double>());
-    EXPECT_GT(c.at("ratio").get<double>(), 8.0);
-    EXPECT_EQ(c.at("raw_bytes").get<size_t>(),
-              40u * c.at("joints").get<size_t>() * c.at("frames").get<size_t>());
-    raw += c.at("raw_bytes").get<size_t>();
-    packed += c.at("compressed_bytes").get<size_t>();
-    const kinema::CompressedClip kc = load_kc(c.at("file").get<std::string>());
-    EXPECT_EQ(kc.size_bytes(), c.at("compressed_bytes").get<size_t>());
+  ASSERT_EQ(j["clips"].size(), 2u);
+  size_t raw = 0, compressed = 0;
+  for (const auto& c : j["clips"]) {
+    for (const char* key : {"name", "raw_bytes", "compressed_bytes", "ratio", "max_error_cm",
+                            "p99_error_cm", "seconds"})
+      EXPECT_TRUE(c.contains(key)) << key;
+    EXPECT_LE(c["max_error_cm"].get<double>(), 0.01);  // the default bound, guaranteed
+    EXPECT_LE(c["p99_error_cm"].get<double>(), c["max_error_cm"].get<double>());
+    // raw = 10 floats × joints × frames.
+    EXPECT_EQ(c["raw_bytes"].get<size_t>(),
+              40 * c["joints"].get<size_t>() * c["frames"].get<size_t>());
+    EXPECT_GT(c["ratio"].get<double>(), 5);
+    raw += c["raw_bytes"].get<size_t>();
+    compressed += c["compressed_bytes"].get<size_t>();
   }
-  EXPECT_EQ(j.at("clips")[0].at("name"), "02_01");
-  EXPECT_EQ(j.at("clips")[0].at("joints"), 31);
-  EXPECT_EQ(j.at("clips")[0].at("frames"), 343);
-  EXPECT_EQ(j.at("total").at("raw_bytes").get<size_t>(), raw);
-  EXPECT_EQ(j.at("total").at("compressed_bytes").get<size_t>(), packed);
-  EXPECT_TRUE(fs::exists(path("out/02_01.kc")));
-  EXPECT_TRUE(fs::exists(path("out/007_12.kc")));
+  EXPECT_EQ(j["clips"][0]["name"], "02_01");
+  EXPECT_EQ(j["total"]["raw_bytes"].get<size_t>(), raw);
+  EXPECT_EQ(j["total"]["compressed_bytes"].get<size_t>(), compressed);
+  EXPECT_NEAR(j["total"]["ratio"].get<double>(), double(raw) / double(compressed), 1e-9);
+  ASSERT_TRUE(fs::exists(path("out/02_01.kmc")));
+  ASSERT_TRUE(fs::exists(path("out/006_11_turn_30fps.kmc")));
+  // The file holds the skeleton and the clip, within the bound of the original.
+  const kinema::CompressedAnimation a = kinema::read_animation_file(path("out/02_01.kmc"));
+  EXPECT_EQ(a.source, "02_01.bvh");
+  EXPECT_EQ(a.source_unit_name, "cmu-asf");
+  const kinema::Asset walk = kinema::read_bvh(kWalk);
+  EXPECT_EQ(a.skeleton.joint_count(), walk.skeleton.joint_count());
+  const kinema::ErrorStats e = kinema::measure_error(walk.clips[0], walk.skeleton, a.clips[0]);
+  EXPECT_LE(e.max, 1e-4);
 }
 
-TEST_F(CompressCli, TextReportOptionsAndInfo) {
-  const auto r = kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("out")) +
-                        " --error 0.05mm --vertex 10cm");
+TEST_F(CompressCli, TextReportBoundAndUnits) {
+  const auto r = kinema("compress " + sh_quote(kTurn) + " --error 0.5mm --vertex 5cm -o " +
+                        sh_quote(path("out")));
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("02_01"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("total"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("bound 0.005 cm on vertices 10 cm"), std::string::npos) << r.out;
-  const auto info = kinema("info " + sh_quote(path("out/02_01.kc")));
+  EXPECT_NE(r.out.find("within 0.05000 cm at virtual vertices 5 cm"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("total"), std::string::npos);
+  const auto a = kinema::read_animation_file(path("out/006_11_turn_30fps.kmc"));
+  EXPECT_DOUBLE_EQ(a.max_error, 0.0005);
+  EXPECT_DOUBLE_EQ(a.vertex_distance, 0.05);
+  // A looser bound compresses more than the default.
+  const auto d = kinema("compress " + sh_quote(kTurn) + " --json -o " + sh_quote(path("tight")));
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_LT(fs::file_size(path("out/006_11_turn_30fps.kmc")),
+            fs::file_size(path("tight/006_11_turn_30fps.kmc")));
+}
+
+TEST_F(CompressCli, InfoAndDecompressReadTheFileBack) {
+  ASSERT_EQ(kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("out"))).code, 0);
+  const auto info = kinema("info " + sh_quote(path("out/02_01.kmc")) + " --json");
   ASSERT_EQ(info.code, 0) << info.err;
-  EXPECT_NE(info.out.find("kinema compressed clip \"02_01\""), std::string::npos) << info.out;
-  EXPECT_NE(info.out.find("joints 31, 343 frames"), std::string::npos) << info.out;
-  const auto ij = kinema("info --json " + sh_quote(path("out/02_01.kc")));
-  ASSERT_EQ(ij.code, 0) << ij.err;
-  const auto j = nlohmann::json::parse(ij.out);
-  EXPECT_EQ(j.at("joint_count"), 31);
-  EXPECT_EQ(j.at("raw_bytes"), 425320);
-  // Two inputs with one stem: the second gets its folder's name in front.
-  const std::string copy = path("cmu_cgspeed_mb");
-  fs::create_directories(copy);
-  fs::copy_file(kWalk, copy + "/02_01.bvh");
-  const auto twice = kinema("compress " + sh_quote(kWalk) + " " + sh_quote(copy + "/02_01.bvh") +
-                            " -o " + sh_quote(path("twice")) + " --json");
-  ASSERT_EQ(twice.code, 0) << twice.err;
-  EXPECT_TRUE(fs::exists(path("twice/02_01.kc")));
-  EXPECT_TRUE(fs::exists(path("twice/cmu_cgspeed_mb_02_01.kc")));
-}
+  const auto j = nlohmann::json::parse(info.out);
+  EXPECT_EQ(j["format"], "kmc");
+  EXPECT_EQ(j["joint_count"], 31);
+  EXPECT_EQ(j["compressed"]["clips"][0]["frames"], 343);  // 2.85 s at 120 fps
+  EXPECT_NEAR(j["compressed"]["error_bound_cm"].get<double>(), 0.01, 1e-12);
+  EXPECT_GT(j["compressed"]["clips"][0]["ratio"].get<double>(), 5);
+  const auto text = kinema("info " + sh_quote(path("out/02_01.kmc")) + " --no-tree");
+  EXPECT_NE(text.out.find("compressed from 02_01.bvh (cmu-asf)"), std::string::npos) << text.out;
 
-TEST_F(CompressCli, DecompressesBackToBvhWithinTheBound) {
-  ASSERT_EQ(kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("out"))).code, 0);
-  const auto r = kinema("decompress " + sh_quote(path("out/02_01.kc")) + " --skeleton " +
-                        sh_quote(kWalk) + " -o " + sh_quote(path("back.bvh")));
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("343 frames"), std::string::npos) << r.out;
-  const kinema::Asset a = kinema::read_bvh(kWalk), b = kinema::read_bvh(path("back.bvh"));
-  ASSERT_EQ(b.skeleton.joint_count(), 31);
-  const size_t n = 31;
-  std::vector<kinema::Transform> pa(n), pb(n);
-  for (int f = 0; f < 343; f += 5) {
-    const double t = f * (a.clips[0].duration / 342);
-    kinema::sample_pose(a.clips[0], a.skeleton, t, kinema::WrapMode::Clamp, pa);
-    kinema::sample_pose(b.clips[0], b.skeleton, t, kinema::WrapMode::Clamp, pb);
-    // The BVH writer moves the root's offset into its channels; compare model-space poses.
-    std::vector<kinema::Mat4> ma(n), mb(n);
-    kinema::local_to_model(a.skeleton.parents(), pa, ma);
-    kinema::local_to_model(b.skeleton.parents(), pb, mb);
-    for (size_t j = 0; j < n; ++j)
-      EXPECT_LT(kinema::distance(ma[j].translation_part(), mb[j].translation_part()), 1.01e-4)
-          << f << " " << j;
+  for (const char* ext : {"bvh", "glb"}) {
+    const std::string out = path(std::string("back.") + ext);
+    const auto r = kinema("decompress " + sh_quote(path("out/02_01.kmc")) + " -o " + sh_quote(out));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const kinema::Asset back = kinema::load_asset(out);
+    const kinema::Asset walk = kinema::read_bvh(kWalk);
+    ASSERT_EQ(back.skeleton.joint_count(), walk.skeleton.joint_count());
+    // The written file still puts every joint within the bound (plus BVH's text rounding).
+    for (const double t : {0.0, 0.5, 1.3, 2.8}) {
+      const auto a = kinema::sample_model_pose(walk.clips[0], walk.skeleton, t);
+      const auto b = kinema::sample_model_pose(back.clips[0], back.skeleton, t);
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_LT(distance(a[i].translation_part(), b[i].translation_part()), 2e-4)
+            << ext << " t " << t << " joint " << i;
+    }
   }
 }
 
-TEST_F(CompressCli, ErrorsAreReported) {
-  // Usage errors: exit 1.
+TEST_F(CompressCli, UsageErrorsExitOne) {
+  EXPECT_EQ(kinema("compress " + sh_quote(kWalk) + " --error 0.01 -o " + sh_quote(path("o"))).code,
+            1);  // no unit
+  EXPECT_EQ(kinema("compress " + sh_quote(kWalk) + " --error -1cm -o " + sh_quote(path("o"))).code,
+            1);
   EXPECT_EQ(
-      kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("o")) + " --error abc").code,
+      kinema("compress " + sh_quote(kWalk) + " --error 1furlong -o " + sh_quote(path("o"))).code,
       1);
-  EXPECT_EQ(
-      kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("o")) + " --error 1km").code,
-      1);
-  EXPECT_EQ(kinema("compress " + sh_quote(kWalk)).code, 1);  // no -o
-  // Bad input: exit 2, with the file and the byte offset.
-  EXPECT_EQ(kinema("compress " + sh_quote(path("missing.bvh")) + " -o " + sh_quote(path("o"))).code,
-            2);
-  ASSERT_EQ(kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("out"))).code, 0);
-  std::string bytes = kinema::test::read_all(path("out/02_01.kc"));
-  bytes[bytes.size() / 2] ^= 0x20;
-  kinema::test::write_all(path("bad.kc"), bytes);
-  const auto bad = kinema("decompress " + sh_quote(path("bad.kc")) + " --skeleton " +
-                          sh_quote(kWalk) + " -o " + sh_quote(path("bad.bvh")));
-  EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("checksum"), std::string::npos) << bad.err;
-  EXPECT_FALSE(fs::exists(path("bad.bvh")));
-  EXPECT_EQ(kinema("info " + sh_quote(path("bad.kc"))).code, 2);
-  kinema::test::write_all(path("short.kc"), bytes.substr(0, 30));
-  const auto trunc = kinema("info " + sh_quote(path("short.kc")));
-  EXPECT_EQ(trunc.code, 2);
-  EXPECT_NE(trunc.err.find("byte"), std::string::npos) << trunc.err;
-  // A skeleton with other joints.
-  const auto other = kinema("decompress " + sh_quote(path("out/02_01.kc")) + " --skeleton " +
-                            sh_quote(kCc3) + " -o " + sh_quote(path("x.bvh")));
-  EXPECT_EQ(other.code, 2);
-  EXPECT_NE(other.err.find("joints"), std::string::npos) << other.err;
+  write_all(path("file"), "x");
+  EXPECT_EQ(kinema("compress " + sh_quote(kWalk) + " -o " + sh_quote(path("file"))).code, 1);
+  // Two inputs with one stem would overwrite each other.
+  fs::create_directories(path("a"));
+  fs::copy_file(kWalk, path("a/02_01.bvh"));
+  const auto twice = kinema("compress " + sh_quote(kWalk) + " " + sh_quote(path("a/02_01.bvh")) +
+                            " -o " + sh_quote(path("o")));
+  EXPECT_EQ(twice.code, 1);
+  EXPECT_NE(twice.err.find("both write 02_01.kmc"), std::string::npos) << twice.err;
+  EXPECT_EQ(kinema("decompress " + sh_quote(kWalk) + " -o " + sh_quote(path("x.bvh"))).code, 1);
+  EXPECT_FALSE(fs::exists(path("o")));
+}
+
+// A bad input anywhere in the list: exit 2 naming it, and no output at all (not even for the
+// good inputs before it); the bad file is left as it was.
+TEST_F(CompressCli, BadInputExitsTwoAndWritesNothing) {
+  write_all(path("broken.bvh"), "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0\n");
+  const std::string before = read_all(path("broken.bvh"));
+  const auto r = kinema("compress " + sh_quote(kWalk) + " " + sh_quote(path("broken.bvh")) +
+                        " -o " + sh_quote(path("out")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("broken.bvh"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out")));
+  EXPECT_EQ(read_all(path("broken.bvh")), before);
+  // A corrupted .kmc: decompress and info exit 2 naming the byte.
+  ASSERT_EQ(kinema("compress " + sh_quote(kTurn) + " -o " + sh_quote(path("k"))).code, 0);
+  std::string bytes = read_all(path("k/006_11_turn_30fps.kmc"));
+  bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x40);
+  write_all(path("bad.kmc"), bytes);
+  const auto d =
+      kinema("decompress " + sh_quote(path("bad.kmc")) + " -o " + sh_quote(path("b.bvh")));
+  EXPECT_EQ(d.code, 2);
+  EXPECT_NE(d.err.find("checksum"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(path("b.bvh")));
+  write_all(path("short.kmc"), bytes.substr(0, 20));
+  const auto i = kinema("info " + sh_quote(path("short.kmc")));
+  EXPECT_EQ(i.code, 2);
+  EXPECT_NE(i.err.find("byte"), std::string::npos) << i.err;
 }
 
 }  // namespace

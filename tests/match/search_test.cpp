@@ -452,6 +452,43 @@ TEST(MatchSearch, RandomizedStress) {
   }
 }
 
+// The tree forms its blocks either from consecutive frames (time-coherent data, as mocap) or by
+// splitting frames (data without time coherence): both ways, with awkward frame counts (the
+// last block partial), masks and filters, it answers as the brute force does.
+TEST(MatchSearch, BothBlockFormationsMatchBruteForce) {
+  std::mt19937 rng(17);
+  for (const bool shuffled : {false, true}) {
+    for (const size_t frames : {9, 63, 517, 2049}) {
+      // Only the smooth trajectories of motion_like (its last fifth repeats frames, which
+      // frame splits gather into tight blocks).
+      FeatureMatrix m = motion_like(frames * 5 / 4 + 1, 27, uint32_t(frames));
+      m.values.resize(frames * 27);
+      if (shuffled) {  // no time coherence left: i.i.d.-like rows
+        std::vector<size_t> perm(frames);
+        for (size_t i = 0; i < frames; ++i) perm[i] = i;
+        std::shuffle(perm.begin(), perm.end(), rng);
+        std::vector<float> values(m.values.size());
+        for (size_t i = 0; i < frames; ++i)
+          std::copy_n(m.values.begin() + long(perm[i] * 27), 27, values.begin() + long(i * 27));
+        m.values = std::move(values);
+      }
+      for (size_t f = 0; f < frames; ++f) {
+        m.tags.push_back(1ull << (f / 50 % 3));
+        m.searchable.push_back(f % 97 != 96);
+      }
+      const BruteForceSearch brute(m);
+      const BoundedTreeSearch tree(m);
+      const SearchFilter filters[] = {{}, {0b011, 0}, {~0ull, 0b001}};
+      for (int k = 0; k < 300; ++k) {
+        const std::vector<float> q = k % 2 ? random_query(27, rng) : noisy_frame(m, rng, 0.1f);
+        const SearchFilter& filter = filters[size_t(k) % 3];
+        ASSERT_TRUE(same(brute.search(q, filter), tree.search(q, filter)))
+            << (shuffled ? "shuffled, " : "in order, ") << frames << " frames, query " << k;
+      }
+    }
+  }
+}
+
 TEST(MatchSearch, SearchDoesNotAllocate) {
   FeatureMatrix m = motion_like(5000, 27, 14);
   m.tags.assign(m.frames(), 1);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -629,6 +631,128 @@ TEST(SkinPaths, BadInputIsRejected) {
     no_normals.normals.clear();
     const SkinMesh bare = make_skin_mesh(no_normals.view(), 5);
     EXPECT_FALSE(skin_lbs(bare, palette, o.spans()));
+  }
+}
+
+// make_skin_mesh's hemisphere links: every distinct (anchor, other) pair of a vertex appears once,
+// the first dqs_tree_links as a breadth-first forest (each reaches a new joint from one already
+// reached).
+TEST(SkinPaths, DqsHemisphereLinksCoverEveryAnchorPairOnce) {
+  std::mt19937 rng(41);
+  const RandomMesh m = random_mesh(rng, 3000, 4, 25);
+  const SkinMesh mesh = make_skin_mesh(m.view(), 25);
+  ASSERT_TRUE(mesh.dqs_links_built);
+  std::vector<std::array<uint16_t, 2>> expected;
+  for (const SkinMesh::Group& g : mesh.groups)
+    for (size_t v = 0; v < g.count; ++v) {
+      const uint16_t* j = &mesh.joints[g.pair_begin + v * size_t(g.influences)];
+      for (int i = 1; i < g.influences; ++i)
+        if (j[i] != j[0]) expected.push_back({std::min(j[0], j[i]), std::max(j[0], j[i])});
+    }
+  std::sort(expected.begin(), expected.end());
+  expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+  std::vector<std::array<uint16_t, 2>> links;
+  for (const auto& l : mesh.dqs_links)
+    links.push_back({std::min(l[0], l[1]), std::max(l[0], l[1])});
+  std::sort(links.begin(), links.end());
+  EXPECT_EQ(links, expected);
+  std::vector<bool> reached(25, false);
+  for (size_t i = 0; i < mesh.dqs_tree_links; ++i) {
+    const auto& l = mesh.dqs_links[i];
+    if (!reached[l[0]]) reached[l[0]] = true;  // a new tree's root
+    EXPECT_FALSE(reached[l[1]]) << "tree link " << i << " reaches joint " << l[1] << " twice";
+    reached[l[1]] = true;
+  }
+}
+
+// Pure DQS of a SkinMesh flips the palette's dual quaternions once per call so that no influence
+// needs a sign test; when the pose makes the links' signs inconsistent around a cycle it falls
+// back to testing each influence. Either way the result must have the same bits as the
+// per-influence test (a mesh without links), for randomly negated dual quaternions (q and −q are
+// the same transform), every influence count, attributes, output orders and threads.
+TEST(SkinPaths, DqsSignedPaletteGivesThePerInfluenceResultBitForBit) {
+  const auto same = [](const std::vector<Vec3f>& a, const std::vector<Vec3f>& b) {
+    return std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3f)) == 0;
+  };
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    std::mt19937 rng(avx2 ? 43 : 42);
+    for (int k = 1; k <= 8; ++k) {
+      // 75°: every pair of joints within 150°, so the links agree (the signed path runs);
+      // 180°: links disagree around some cycle (the fallback runs).
+      for (const float max_degrees : {75.0f, 180.0f}) {
+        const size_t n = 1000 + size_t(k);
+        const RandomMesh m = random_mesh(rng, n, k, 20);
+        const auto palette = random_palette(rng, 20, max_degrees, false);
+        std::vector<DualQuatf> dq(palette.size());
+        ASSERT_TRUE(dual_quat_palette(palette, dq, {}));
+        for (DualQuatf& q : dq)
+          if (rng() % 2) q = {-q.real, -q.dual};
+        SkinMesh linked = make_skin_mesh(m.view(), palette.size());
+        SkinMesh unlinked = linked;
+        unlinked.dqs_links_built = false;
+        for (const SkinOutputOrder order : {SkinOutputOrder::original, SkinOutputOrder::stored})
+          for (const SkinPath path : {SkinPath::simd, SkinPath::parallel})
+            for (int attributes = 0; attributes < 3; ++attributes) {
+              linked.output_order = unlinked.output_order = order;
+              Outputs a(n), b(n);
+              SkinOutputs sa = a.spans(), sb = b.spans();
+              if (attributes < 2) sa.tangents = sb.tangents = {};
+              if (attributes < 1) sa.normals = sb.normals = {};
+              ASSERT_TRUE(skin_dqs(linked, {dq, {}}, sa, path));
+              ASSERT_TRUE(skin_dqs(unlinked, {dq, {}}, sb, path));
+              EXPECT_TRUE(same(a.p, b.p) && same(a.n, b.n) && same(a.t, b.t))
+                  << "k " << k << ", " << max_degrees << "°, attributes " << attributes;
+            }
+      }
+    }
+  }
+}
+
+// DQS of positions alone takes per-call copies on AVX2: one-influence vertices by the column
+// kernel from the dual quaternions' rigid matrices (their weight ignored, as DQS normalizes it
+// away), the rest by the signed palette. Every influence count and length, both output orders,
+// views and SkinMeshes, one and many threads, palettes small and too large for the copies:
+// within 1e-5 m of the scalar reference, nothing written past the outputs.
+TEST(SkinPaths, DqsPositionsOnlyAgreeAndStayInsideTheirOutputs) {
+  const Vec3f sentinel{-7.5e30f, 3.25e-20f, 1.0e10f};
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    std::mt19937 rng(avx2 ? 51 : 50);
+    for (const size_t joints : {size_t(12), size_t(300)}) {
+      for (int k = 1; k <= 8; ++k) {
+        for (const size_t n :
+             {size_t(1), size_t(2), size_t(3), size_t(8), size_t(9), size_t(17), size_t(1203)}) {
+          const RandomMesh m = random_mesh(rng, n, k, joints);
+          const auto palette = random_palette(rng, joints, 80, false);
+          std::vector<DualQuatf> dq(palette.size());
+          ASSERT_TRUE(dual_quat_palette(palette, dq, {}));
+          Outputs full(n);
+          ASSERT_TRUE(skin_dqs(m.view(), {dq, {}}, full.spans()));
+          SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+          for (int run = 0; run < 6; ++run) {
+            std::vector<Vec3f> buffer(n + 2, sentinel);
+            const SkinOutputs out{std::span<Vec3f>(buffer.data(), n), {}, {}};
+            mesh.output_order = run >= 4 ? SkinOutputOrder::stored : SkinOutputOrder::original;
+            if (run == 0)
+              ASSERT_TRUE(skin_dqs_simd(m.view(), {dq, {}}, out));
+            else if (run == 1)
+              ASSERT_TRUE(skin_dqs_parallel(m.view(), {dq, {}}, out, {}, {}, 3));
+            else
+              ASSERT_TRUE(skin_dqs(mesh, {dq, {}}, out,
+                                   run % 2 == 0 ? SkinPath::simd : SkinPath::parallel));
+            for (size_t i = n; i < buffer.size(); ++i)
+              ASSERT_EQ(std::memcmp(&buffer[i], &sentinel, sizeof(Vec3f)), 0)
+                  << "run " << run << " wrote past its outputs";
+            buffer.resize(n);
+            const std::vector<Vec3f> expected =
+                run >= 4 ? to_stored_order<Vec3f>(mesh, full.p) : full.p;
+            EXPECT_LE(max_difference(buffer, expected), 1e-5f)
+                << "run " << run << ", k " << k << ", n " << n << ", joints " << joints;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "kinema/compress/compressed_clip.h"
 #include "kinema/ik/foot_placement_clip.h"
 #include "kinema/io/asset.h"
 #include "kinema/io/terrain.h"
@@ -60,11 +59,6 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global);
 VerbRun register_match(CLI::App& app, const GlobalOptions& global);
 VerbRun register_compress(CLI::App& app, const GlobalOptions& global);
 VerbRun register_decompress(CLI::App& app, const GlobalOptions& global);
-
-/// Reads and validates a .kc file (verb_decompress.cpp); throws kinema::Error.
-CompressedClip read_compressed_clip(const std::string& path);
-/// Every frame of a compressed clip as LINEAR keys on every channel (verb_decompress.cpp).
-Clip decompress_to_clip(const CompressedClip& clip);
 
 /// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
 /// graph, plays it with the --param curves, writes OUT atomically, prints progress and a

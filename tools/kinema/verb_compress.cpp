@@ -1,18 +1,26 @@
 // tools/kinema/verb_compress.cpp — `kinema compress IN... -o OUT_DIR [--error 0.01cm]
-// [--vertex 3cm] [--clip C] [--json]`.
+// [--vertex 3cm] [--segment 16] [--json]`.
 //
-// Compresses the chosen clip (default: the first) of every input into OUT_DIR/<stem>.kc
-// (kinema/compress/compressed_clip.h), each written atomically. Units are normalized by the
-// importers first (CMU cgspeed BVH: 1 unit = 1/0.45 inch = 5.644 cm), so a centimetre is a
-// centimetre. Prints a progress bar over the clips, one line per clip (raw bytes as 10 floats ×
-// joints × frames, compressed bytes, ratio, max and 99th-percentile error measured with the real
-// decoder, seconds) and the totals; --json prints {"clips": [...], "total": {...}} instead.
+// Compresses every clip of every input (kinema/compress/compress.h, docs/compress.md) within the
+// error bound and writes one .kmc per input (its skeleton and compressed clips, kinema/io/kmc.h)
+// into OUT_DIR as <stem>.kmc. Inputs are in metres once read (CMU cgspeed BVH: 1 unit = 1/0.45
+// inch), so the bound means what it says. Every input is read before anything is written, and
+// each .kmc is written atomically. Prints one line per clip — raw bytes (10 floats × joints ×
+// frames), compressed bytes, ratio, max and 99th-percentile error (every joint, frame and
+// midpoint, measured with the real decoder), seconds — and the totals; --json prints
+// {"clips": [{"file", "name", "raw_bytes", "compressed_bytes", "ratio", "max_error_cm",
+// "p99_error_cm", "seconds"}…], "total": {…}} instead.
+//
+// Exit codes: 1 for a command line that makes no sense (a length without a unit, OUT_DIR a file,
+// two inputs with the same stem); 2 for bad input (unreadable, no clip) or a write failure.
+#include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
-#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,103 +28,133 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "kinema/compress/compress.h"
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
+#include "kinema/io/kmc.h"
 
 namespace kinema::cli {
 
 namespace {
 
+namespace fs = std::filesystem;
+
 struct CompressArgs {
   std::vector<std::string> inputs;
-  std::string out_dir, error = "0.01cm", vertex = "3cm", clip;
-  int segment_frames = 16;
+  std::string out_dir, error = "0.01cm", vertex = "3cm";
+  int segment = 16;
   bool json = false;
 };
 
-/// "0.01cm", "0.1mm", "1e-4m", "2 cm"; a bare number is centimetres. Throws UsageError.
-double length_in_metres(const std::string& text, const char* option) {
+/// "0.01cm", "0.1 mm", "3cm", "0.0001m" → metres. A unit is required: a bare number would be
+/// ambiguous between the metres kinema computes in and the centimetres people quote.
+double parse_length(const std::string& text, const std::string& option) {
   size_t used = 0;
-  double v = 0;
+  double value = 0;
   try {
-    v = std::stod(text, &used);
+    value = std::stod(text, &used);
   } catch (const std::exception&) {
-    throw UsageError(std::string(option) + " " + text + ": not a length (e.g. 0.01cm, 0.1mm)");
+    throw UsageError(option + " " + text + ": not a length (write e.g. 0.01cm or 0.1mm)");
   }
   std::string unit = text.substr(used);
-  unit.erase(0, unit.find_first_not_of(' '));
-  double scale = 0;
-  if (unit.empty() || unit == "cm") scale = 0.01;
-  if (unit == "mm") scale = 0.001;
-  if (unit == "m") scale = 1;
-  if (scale == 0 || !std::isfinite(v) || v < 0)
-    throw UsageError(std::string(option) + " " + text +
-                     ": give a non-negative length in m, cm or mm (e.g. 0.01cm)");
-  return v * scale;
+  unit.erase(std::remove(unit.begin(), unit.end(), ' '), unit.end());
+  if (unit.empty())
+    throw UsageError(option + " " + text + ": give a unit (m, cm, mm), e.g. " + text + "cm");
+  if (!(value > 0) || !std::isfinite(value))
+    throw UsageError(option + " " + text + ": must be a positive length");
+  return value * unit_from_name(unit);
 }
 
-struct ClipReport {
-  std::string name, file;
+struct ClipRow {
+  std::string file, name;
   CompressionStats stats;
   double seconds = 0;
 };
 
-int compress_verb(const CompressArgs& a, const GlobalOptions& global) {
+std::string cm(double metres) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(5) << metres * 100;
+  return s.str();
+}
+
+int run_compress(const CompressArgs& a, const GlobalOptions& global) {
   CompressOptions options;
-  options.max_error = length_in_metres(a.error, "--error");
-  options.vertex_distance = length_in_metres(a.vertex, "--vertex");
-  options.segment_frames = a.segment_frames;
-  if (!(options.max_error > 0)) throw UsageError("--error must be positive");
-  namespace fs = std::filesystem;
+  options.max_error = parse_length(a.error, "--error");
+  options.vertex_distance = parse_length(a.vertex, "--vertex");
+  options.segment_frames = a.segment;
   std::error_code ec;
   if (fs::exists(a.out_dir, ec) && !fs::is_directory(a.out_dir, ec))
-    throw UsageError("-o " + a.out_dir + " is a file; give a folder");
-  for (const std::string& in : a.inputs)
-    if (extension_of(in) == "kc") throw UsageError(in + " is already compressed");
+    throw UsageError("OUT_DIR " + a.out_dir + " is a file, not a folder");
+  std::map<std::string, std::string> stems;
+  std::vector<std::string> outputs;
+  for (const std::string& in : a.inputs) {
+    const std::string stem = fs::path(in).stem().string();
+    if (auto [it, fresh] = stems.emplace(stem, in); !fresh)
+      throw UsageError("two inputs would both write " + stem + ".kmc: " + it->second + " and " +
+                       in);
+    outputs.push_back((fs::path(a.out_dir) / (stem + ".kmc")).string());
+    if (same_file(in, outputs.back())) throw UsageError("OUT_DIR would overwrite the input " + in);
+  }
+
+  // Everything is read first: bad input fails before any file is written.
+  std::vector<Asset> assets;
+  long clip_total = 0;
+  for (const std::string& in : a.inputs) {
+    assets.push_back(load_input(in));
+    if (assets.back().clips.empty()) throw Error(in, "", "no animation clip to compress");
+    clip_total += long(assets.back().clips.size());
+  }
   fs::create_directories(a.out_dir, ec);
   if (ec) throw Error(a.out_dir, "", "cannot create the folder: " + ec.message());
 
-  std::vector<ClipReport> reports;
-  std::set<std::string> names;
-  Progress progress("compressing", long(a.inputs.size()), global.progress_enabled());
-  for (const std::string& in : a.inputs) {
-    const Asset asset = load_input(in);
-    if (asset.clips.empty()) throw Error(in, "", "has no animation to compress");
-    const int clip = a.clip.empty() ? 0 : find_clip(asset, a.clip, in);
-    // OUT_DIR/<stem>.kc; a stem seen before gets its folder's name in front.
-    const fs::path p(in);
-    std::string stem = p.stem().string();
-    if (names.count(stem)) stem = p.parent_path().filename().string() + "_" + stem;
-    for (int k = 2; names.count(stem); ++k) stem = p.stem().string() + "_" + std::to_string(k);
-    names.insert(stem);
-    ClipReport r;
-    r.name = stem;
-    r.file = (fs::path(a.out_dir) / (stem + ".kc")).string();
-    const auto t0 = std::chrono::steady_clock::now();
-    const CompressedClip c = compress(asset.clips[size_t(clip)], asset.skeleton, options, &r.stats);
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    write_file_atomically(r.file,
-                          {reinterpret_cast<const char*>(c.bytes().data()), c.bytes().size()});
-    reports.push_back(std::move(r));
-    progress.update(long(reports.size()));
+  std::vector<ClipRow> rows;
+  Progress progress("compressing", clip_total, global.progress_enabled() && !a.json);
+  long done = 0;
+  size_t file_bytes = 0;
+  for (size_t i = 0; i < assets.size(); ++i) {
+    const Asset& asset = assets[i];
+    CompressedAnimation animation;
+    animation.skeleton = asset.skeleton;
+    animation.source = fs::path(a.inputs[i]).filename().string();
+    animation.source_unit_in_meters = asset.source.unit_in_meters;
+    animation.source_unit_name = asset.source.unit_name;
+    animation.max_error = options.max_error;
+    animation.vertex_distance = options.vertex_distance;
+    for (const Clip& clip : asset.clips) {
+      ClipRow row{a.inputs[i], clip.name, {}, 0};
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        animation.clips.push_back(compress(clip, asset.skeleton, options, &row.stats));
+      } catch (const Error& e) {
+        throw Error(a.inputs[i], "clip \"" + clip.name + "\"", e.reason());
+      }
+      row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      rows.push_back(std::move(row));
+      progress.update(++done);
+    }
+    const std::string bytes = serialize_animation(animation);
+    write_file_atomically(outputs[i], bytes);
+    file_bytes += bytes.size();
   }
   progress.done();
 
-  size_t raw = 0, packed = 0;
+  size_t raw = 0, compressed = 0;
   double max_error = 0, p99 = 0, seconds = 0;
-  for (const ClipReport& r : reports) {
-    raw += r.stats.raw_bytes, packed += r.stats.compressed_bytes, seconds += r.seconds;
+  for (const ClipRow& r : rows) {
+    raw += r.stats.raw_bytes;
+    compressed += r.stats.compressed_bytes;
     max_error = std::max(max_error, r.stats.error.max);
     p99 = std::max(p99, r.stats.error.p99);
+    seconds += r.seconds;
   }
-  const double ratio = packed > 0 ? double(raw) / double(packed) : 0;
+  const double ratio = double(raw) / double(std::max<size_t>(compressed, 1));
   if (a.json) {
-    using json = nlohmann::ordered_json;
-    json clips = json::array();
-    for (const ClipReport& r : reports)
-      clips.push_back({{"name", r.name},
-                       {"file", r.file},
+    nlohmann::ordered_json j;
+    j["error_bound_cm"] = options.max_error * 100;
+    j["vertex_distance_cm"] = options.vertex_distance * 100;
+    nlohmann::ordered_json clips = nlohmann::ordered_json::array();
+    for (const ClipRow& r : rows)
+      clips.push_back({{"file", r.file},
+                       {"name", r.name},
                        {"joints", r.stats.joints},
                        {"frames", r.stats.frames},
                        {"raw_bytes", r.stats.raw_bytes},
@@ -125,34 +163,36 @@ int compress_verb(const CompressArgs& a, const GlobalOptions& global) {
                        {"max_error_cm", r.stats.error.max * 100},
                        {"p99_error_cm", r.stats.error.p99 * 100},
                        {"seconds", r.seconds}});
-    json total = {{"clips", reports.size()},
-                  {"raw_bytes", raw},
-                  {"compressed_bytes", packed},
-                  {"ratio", ratio},
-                  {"max_error_cm", max_error * 100},
-                  {"p99_error_cm", p99 * 100},
-                  {"seconds", seconds}};
-    std::cout << json{{"error_bound_cm", options.max_error * 100},
-                      {"vertex_distance_cm", options.vertex_distance * 100},
-                      {"clips", clips},
-                      {"total", total}}
-                     .dump(2)
-              << '\n';
-    return kExitOk;
+    j["clips"] = std::move(clips);
+    j["total"] = {
+        {"clips", rows.size()},      {"raw_bytes", raw},  {"compressed_bytes", compressed},
+        {"file_bytes", file_bytes},  {"ratio", ratio},    {"max_error_cm", max_error * 100},
+        {"p99_error_cm", p99 * 100}, {"seconds", seconds}};
+    j["outputs"] = outputs;
+    std::cout << j.dump(2) << '\n';
+  } else if (!global.quiet) {
+    std::cout << "kinema compress: " << rows.size() << (rows.size() == 1 ? " clip" : " clips")
+              << " within " << cm(options.max_error) << " cm at virtual vertices "
+              << format_number(options.vertex_distance * 100) << " cm from each joint\n";
+    std::cout << "  " << std::left << std::setw(36) << "clip" << std::right << std::setw(12)
+              << "raw" << std::setw(12) << "compressed" << std::setw(9) << "ratio" << std::setw(11)
+              << "max cm" << std::setw(11) << "p99 cm" << std::setw(9) << "s" << '\n';
+    for (const ClipRow& r : rows) {
+      std::string name = fs::path(r.file).stem().string() + "/" + r.name;
+      if (name.size() > 35) name = name.substr(0, 34) + "…";
+      std::cout << "  " << std::left << std::setw(36) << name << std::right << std::setw(12)
+                << r.stats.raw_bytes << std::setw(12) << r.stats.compressed_bytes << std::setw(9)
+                << format_number(r.stats.ratio, 2) << std::setw(11) << cm(r.stats.error.max)
+                << std::setw(11) << cm(r.stats.error.p99) << std::setw(9)
+                << format_number(r.seconds, 3) << '\n';
+    }
+    std::cout << "  " << std::left << std::setw(36) << "total" << std::right << std::setw(12) << raw
+              << std::setw(12) << compressed << std::setw(9) << format_number(ratio, 2)
+              << std::setw(11) << cm(max_error) << std::setw(11) << cm(p99) << std::setw(9)
+              << format_number(seconds, 3) << '\n';
+    std::cout << "  wrote " << outputs.size() << (outputs.size() == 1 ? " file" : " files")
+              << " to " << a.out_dir << " (" << format_bytes(file_bytes) << " with skeletons)\n";
   }
-  if (global.quiet) return kExitOk;
-  std::printf("%-24s %6s %7s %12s %12s %8s %10s %10s %8s\n", "clip", "joints", "frames",
-              "raw_bytes", "compressed", "ratio", "max_cm", "p99_cm", "seconds");
-  for (const ClipReport& r : reports)
-    std::printf("%-24s %6d %7d %12zu %12zu %8.2f %10.5f %10.5f %8.3f\n", r.name.c_str(),
-                r.stats.joints, r.stats.frames, r.stats.raw_bytes, r.stats.compressed_bytes,
-                r.stats.ratio, r.stats.error.max * 100, r.stats.error.p99 * 100, r.seconds);
-  std::printf("%-24s %6s %7s %12zu %12zu %8.2f %10.5f %10.5f %8.3f\n", "total", "", "", raw, packed,
-              ratio, max_error * 100, p99 * 100, seconds);
-  std::printf("bound %s cm on vertices %s cm from each joint; wrote %zu file(s) to %s\n",
-              format_number(options.max_error * 100, 6).c_str(),
-              format_number(options.vertex_distance * 100, 3).c_str(), reports.size(),
-              a.out_dir.c_str());
   return kExitOk;
 }
 
@@ -162,24 +202,24 @@ VerbRun register_compress(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<CompressArgs>();
   CLI::App* sub = app.add_subcommand(
       "compress",
-      "Compress clips (.bvh .gltf .glb .vrm .fbx .dae) into OUT_DIR/<name>.kc within an error "
-      "bound on virtual vertices, and report ratio and error");
-  sub->add_option("IN", args->inputs, "Files to compress (the chosen clip of each)")->required();
-  sub->add_option("-o,--out", args->out_dir, "Folder for the .kc files (created if missing)")
+      "Compress every clip of the inputs within a guaranteed error bound: one .kmc per input");
+  sub->add_option("IN", args->inputs, "Animation files (.bvh .gltf .glb .vrm .vrma .fbx .dae)")
+      ->required();
+  sub->add_option("-o,--out", args->out_dir, "The folder to write <stem>.kmc files into")
       ->required();
   sub->add_option("--error", args->error,
-                  "Error bound on every virtual vertex at every frame and midpoint, e.g. "
-                  "0.01cm (default), 0.1mm, 1e-4m; a bare number is cm");
+                  "The bound on any virtual vertex's error, with a unit (m, cm, mm)")
+      ->capture_default_str();
   sub->add_option("--vertex", args->vertex,
-                  "Distance of the virtual vertices from each joint along its axes (default "
-                  "3cm)");
-  sub->add_option("--segment", args->segment_frames, "Frames per segment (default 16)")
+                  "Distance of the virtual vertices from each joint, with a unit")
+      ->capture_default_str();
+  sub->add_option("--segment", args->segment, "Frames per segment (ranges and bit rates)")
+      ->capture_default_str()
       ->check(CLI::Range(2, 1024));
-  sub->add_option("--clip", args->clip, "The clip to compress, by name or index (default: first)");
   sub->add_flag("--json", args->json,
-                "Print {\"clips\": [{name, file, joints, frames, raw_bytes, compressed_bytes, "
-                "ratio, max_error_cm, p99_error_cm, seconds}], \"total\": {...}}");
-  return [args, &global]() { return compress_verb(*args, global); };
+                "Print one JSON object: clips (file, name, raw_bytes, compressed_bytes, ratio, "
+                "max_error_cm, p99_error_cm, seconds) and total");
+  return [args, &global]() { return run_compress(*args, global); };
 }
 
 }  // namespace kinema::cli

@@ -1,83 +1,55 @@
-// tools/kinema/verb_decompress.cpp — `kinema decompress IN.kc --skeleton FILE -o OUT`.
+// tools/kinema/verb_decompress.cpp — `kinema decompress IN.kmc -o OUT.glb|.gltf|.bvh [--clip
+// NAME]`.
 //
-// Decodes a compressed clip at every frame and writes it as a clip of the skeleton read from
-// FILE (the file the clip was compressed from, or any with the same joints in the same order:
-// a .kc file holds no skeleton, as a game shares one skeleton between many clips) to OUT, by
-// extension (.bvh .gltf .glb .vrm), atomically.
-#include <filesystem>
+// Turns a compressed animation (.kmc, written by `kinema compress`) back into an ordinary file:
+// its skeleton with every clip decoded frame by frame (LINEAR keys at the frame times; channels
+// that never change get one key). BVH holds one clip: the first, or the one --clip names.
+// Written atomically.
+//
+// Exit codes: 1 for a command line that makes no sense (OUT the same file as IN, an unknown clip,
+// an OUT type kinema does not write); 2 for a bad .kmc (corrupted, truncated, another version)
+// or a write failure.
 #include <iostream>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
-#include "kinema/compress/compressed_clip.h"
 #include "kinema/core/error.h"
 #include "kinema/io/file.h"
+#include "kinema/io/kmc.h"
 
 namespace kinema::cli {
-
-CompressedClip read_compressed_clip(const std::string& path) {
-  const std::string bytes = read_file(path);
-  return CompressedClip::deserialize(
-      {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()}, path);
-}
-
-Clip decompress_to_clip(const CompressedClip& c) {
-  Clip clip;
-  clip.name = c.name();
-  clip.sample_rate = c.sample_rate();
-  clip.duration = (c.frame_count() - 1) / double(c.sample_rate());
-  const size_t n = size_t(c.joint_count());
-  clip.tracks.resize(n);
-  std::vector<SoaTransform> soa(size_t(c.soa_count()));
-  std::vector<Transformf> aos(n);
-  for (int f = 0; f < c.frame_count(); ++f) {
-    sample_frame(c, f, 0.0f, soa);
-    to_aos(soa, aos);
-    const double t = f == c.frame_count() - 1 ? clip.duration : f / double(c.sample_rate());
-    for (size_t j = 0; j < n; ++j) {
-      JointTrack& tr = clip.tracks[j];
-      const Transform x(aos[j]);
-      tr.translation.times.push_back(t);
-      tr.translation.values.push_back(x.translation);
-      tr.rotation.times.push_back(t);
-      tr.rotation.values.push_back(x.rotation);
-      tr.scale.times.push_back(t);
-      tr.scale.values.push_back(x.scale);
-    }
-  }
-  return clip;
-}
 
 namespace {
 
 struct DecompressArgs {
-  std::string in, skeleton, out;
+  std::string in, out, clip;
 };
 
-int decompress_verb(const DecompressArgs& a, const GlobalOptions& global) {
-  if (same_file(a.in, a.out) || same_file(a.skeleton, a.out))
-    throw UsageError("OUT must differ from IN and from --skeleton");
+int run_decompress(const DecompressArgs& a, const GlobalOptions& global) {
+  if (extension_of(a.in) != "kmc")
+    throw UsageError("IN must be a .kmc file (written by kinema compress), not " + a.in);
   const std::string ext = extension_of(a.out);
-  if (ext != "bvh" && ext != "gltf" && ext != "glb" && ext != "vrm")
-    throw Error(a.out, "",
-                "cannot write '." + ext + "' files (kinema writes .bvh .gltf .glb .vrm)");
-  const CompressedClip c = read_compressed_clip(a.in);
-  Asset asset = load_input(a.skeleton);
-  if (asset.skeleton.joint_count() != c.joint_count())
-    throw Error(a.skeleton, "",
-                "has " + std::to_string(asset.skeleton.joint_count()) + " joints but " + a.in +
-                    " was compressed for " + std::to_string(c.joint_count()));
-  asset.clips.clear();
-  asset.clips.push_back(decompress_to_clip(c));
+  if (ext != "glb" && ext != "gltf" && ext != "bvh")
+    throw UsageError("OUT must be .glb, .gltf or .bvh, not " + a.out);
+  if (same_file(a.in, a.out)) throw UsageError("OUT is the same file as IN (" + a.in + ")");
+  Asset asset = read_kmc(a.in);
+  if (!a.clip.empty()) {
+    const int keep = find_clip(asset, a.clip, a.in);
+    Clip clip = std::move(asset.clips[size_t(keep)]);
+    asset.clips.assign(1, std::move(clip));
+  }
+  if (asset.clips.empty()) throw Error(a.in, "", "no clip to decompress");
   save_asset(asset, a.out);
-  if (!global.quiet)
-    std::cout << "wrote " << a.out << ": " << c.joint_count() << " joints, "
-              << describe_clip(asset.clips[0]) << " (from " << a.in << ", "
-              << format_bytes(c.size_bytes()) << ")\n";
+  if (!global.quiet) {
+    std::cout << "kinema decompress: " << a.in << " → " << a.out << '\n';
+    const size_t written = ext == "bvh" ? 1 : asset.clips.size();
+    for (size_t i = 0; i < written; ++i)
+      std::cout << "  clip \"" << asset.clips[i].name << "\": " << describe_clip(asset.clips[i])
+                << ", " << asset.skeleton.joint_count() << " joints\n";
+  }
   return kExitOk;
 }
 
@@ -85,14 +57,12 @@ int decompress_verb(const DecompressArgs& a, const GlobalOptions& global) {
 
 VerbRun register_decompress(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<DecompressArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "decompress", "Decode a compressed clip (.kc) back to .bvh .gltf .glb or .vrm");
-  sub->add_option("IN", args->in, "The .kc file")->required();
-  sub->add_option("--skeleton", args->skeleton,
-                  "A file with the clip's skeleton (e.g. the one it was compressed from)")
-      ->required();
-  sub->add_option("-o,--out", args->out, "The file to write (atomically)")->required();
-  return [args, &global]() { return decompress_verb(*args, global); };
+  CLI::App* sub =
+      app.add_subcommand("decompress", "Decode a compressed animation (.kmc) back to glTF or BVH");
+  sub->add_option("IN", args->in, "A .kmc file written by kinema compress")->required();
+  sub->add_option("-o,--out", args->out, "The .glb, .gltf or .bvh to write")->required();
+  sub->add_option("--clip", args->clip, "Keep only this clip, by name or index");
+  return [args, &global]() { return run_decompress(*args, global); };
 }
 
 }  // namespace kinema::cli

@@ -5,8 +5,8 @@
 // to BVH, measure the round trip (max joint world-position error over every frame), retarget
 // the motion onto the character by humanoid bone names, blend the bundled walk and run through
 // an animation graph (data/demo/locomotion.graph.json, as `kinema play` does), place the walk's
-// feet on stairs and on a slope (data/demo/stairs.obj, slope.png, as `kinema ik feet` does), and
-// list what was written.
+// feet on stairs and on a slope (data/demo/stairs.obj, slope.png, as `kinema ik feet` does),
+// compress the motion within 0.01 cm (as `kinema compress` does), and list what was written.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -20,11 +20,13 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "kinema/compress/compress.h"
 #include "kinema/core/error.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
 #include "kinema/io/humanoid.h"
+#include "kinema/io/kmc.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/skeleton/skeleton.h"
 
@@ -339,6 +341,33 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
     }
   }
 
+  // 4b. Compression of the motion within 0.01 cm (a guaranteed bound at virtual vertices 3 cm
+  // from every joint), written as a .kmc, as `kinema compress` does.
+  {
+    const std::string kmc_path = check_output((out_dir / (stem + ".kmc")).string());
+    if (!global.quiet)
+      std::cout << "\n== compression: " << motion_path
+                << " within 0.01 cm at virtual vertices 3 cm from every joint\n";
+    CompressedAnimation animation;
+    animation.skeleton = motion.skeleton;
+    animation.source = fs::path(motion_path).filename().string();
+    animation.source_unit_in_meters = motion.source.unit_in_meters;
+    animation.source_unit_name = motion.source.unit_name;
+    const CompressOptions options;
+    animation.max_error = options.max_error;
+    animation.vertex_distance = options.vertex_distance;
+    CompressionStats stats;
+    animation.clips.push_back(compress(motion.clips[0], motion.skeleton, options, &stats));
+    write_animation_file(animation, kmc_path);
+    produced.push_back(kmc_path);
+    if (!global.quiet)
+      std::cout << "  " << kmc_path << ": " << stats.raw_bytes << " → " << stats.compressed_bytes
+                << " bytes (" << format_number(stats.ratio, 2) << " : 1), max error "
+                << format_number(stats.error.max * 100, 5) << " cm, 99th percentile "
+                << format_number(stats.error.p99 * 100, 5) << " cm over every joint, frame and "
+                << "midpoint\n";
+  }
+
   // 5. Pictures: the skinned character walking (LBS and DQS) and the walk on the stairs, each a
   // contact sheet rendered headless (EGL: a GPU when there is one, else Mesa's llvmpipe).
   {
@@ -412,8 +441,8 @@ VerbRun register_demo(CLI::App& app, const GlobalOptions& global) {
       "demo",
       "A tour on the bundled walk + character (or your MOTION [CHARACTER]): summaries, "
       "BVH → GLB → BVH round trip with its error, retarget by humanoid names, and (bundled data) "
-      "a walk/run blend through an animation graph, motion matching along a scripted stick, and "
-      "foot placement on stairs and a slope");
+      "a walk/run blend through an animation graph, motion matching along a scripted stick, "
+      "foot placement on stairs and a slope, and compression within 0.01 cm");
   sub->add_option("FILES", args->files, "MOTION (any readable file) and optional CHARACTER");
   sub->add_option("-o,--out", args->out_dir, "Folder for the results (created if needed)")
       ->capture_default_str();

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "kinema/io/file.h"
 #include "kinema/io/humanoid.h"
+#include "kinema/io/kmc.h"
 
 namespace kinema::cli {
 
@@ -135,6 +136,57 @@ nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
   return j;
 }
 
+/// Mean bits per stored component of a compressed clip over its animated tracks and segments
+/// (raw floats count 32).
+double mean_bits(const CompressedClip& c) {
+  double sum = 0;
+  long n = 0;
+  for (int s = 0; s < c.segment_count(); ++s)
+    for (int t = 0; t < c.animated_track_count(); ++t, ++n) sum += c.bit_rate(s, t);
+  return n > 0 ? sum / double(n) : 0.0;
+}
+
+size_t raw_bytes(const CompressedClip& c) {
+  return 40 * size_t(c.joint_count()) * size_t(c.frame_count());
+}
+
+/// What a .kmc adds to `info`: the bound, and per clip its size, ratio and bit rates.
+nlohmann::ordered_json compressed_json(const CompressedAnimation& a) {
+  nlohmann::ordered_json clips = nlohmann::ordered_json::array();
+  for (const CompressedClip& c : a.clips)
+    clips.push_back({{"name", c.name()},
+                     {"frames", c.frame_count()},
+                     {"sample_rate", c.sample_rate()},
+                     {"raw_bytes", raw_bytes(c)},
+                     {"compressed_bytes", c.size_bytes()},
+                     {"ratio", double(raw_bytes(c)) / double(c.size_bytes())},
+                     {"animated_tracks", c.animated_track_count()},
+                     {"constant_tracks", c.constant_track_count()},
+                     {"segment_frames", c.segment_frames()},
+                     {"segments", c.segment_count()},
+                     {"mean_bits_per_component", mean_bits(c)}});
+  return {{"source", a.source},
+          {"source_unit", a.source_unit_name},
+          {"error_bound_cm", a.max_error * 100},
+          {"vertex_distance_cm", a.vertex_distance * 100},
+          {"clips", std::move(clips)}};
+}
+
+void print_compressed(const CompressedAnimation& a, std::ostream& out) {
+  out << "  compressed from " << a.source << " (" << a.source_unit_name << ") within "
+      << format_number(a.max_error * 100, 5) << " cm at virtual vertices "
+      << format_number(a.vertex_distance * 100) << " cm from each joint\n";
+  for (size_t i = 0; i < a.clips.size(); ++i) {
+    const CompressedClip& c = a.clips[i];
+    out << "    [" << i << "] " << format_bytes(c.size_bytes()) << " (raw "
+        << format_bytes(raw_bytes(c)) << ", "
+        << format_number(double(raw_bytes(c)) / double(c.size_bytes()), 2) << " : 1), "
+        << c.animated_track_count() << " animated and " << c.constant_track_count()
+        << " constant tracks, " << c.segment_count() << " segments of " << c.segment_frames()
+        << " frames, " << format_number(mean_bits(c), 2) << " bits a component\n";
+  }
+}
+
 }  // namespace
 
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree) {
@@ -186,43 +238,6 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
   }
 }
 
-/// `kinema info` on a compressed clip (.kc).
-void print_compressed(const std::string& file, bool as_json) {
-  const CompressedClip c = read_compressed_clip(file);
-  const size_t raw = 40 * size_t(c.joint_count()) * size_t(c.frame_count());
-  const int animated = c.animated_track_count(), constant = c.constant_track_count();
-  const int identity = 3 * c.joint_count() - animated - constant;
-  if (as_json) {
-    nlohmann::ordered_json j = {{"file", file},
-                                {"format", "kinema compressed clip"},
-                                {"name", c.name()},
-                                {"joint_count", c.joint_count()},
-                                {"frames", c.frame_count()},
-                                {"sample_rate", c.sample_rate()},
-                                {"duration", c.duration()},
-                                {"compressed_bytes", c.size_bytes()},
-                                {"raw_bytes", raw},
-                                {"ratio", double(raw) / double(c.size_bytes())},
-                                {"segments", c.segment_count()},
-                                {"segment_frames", c.segment_frames()},
-                                {"animated_tracks", animated},
-                                {"constant_tracks", constant},
-                                {"identity_tracks", identity}};
-    std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
-    return;
-  }
-  std::cout << file << ": kinema compressed clip"
-            << (c.name().empty() ? std::string() : " \"" + c.name() + '"') << '\n'
-            << "  joints " << c.joint_count() << ", " << c.frame_count() << " frames, "
-            << format_number(c.duration(), 3) << " s at " << format_number(c.sample_rate(), 3)
-            << " fps\n"
-            << "  " << format_bytes(c.size_bytes()) << " (raw " << format_bytes(raw) << ", "
-            << format_number(double(raw) / double(c.size_bytes()), 2) << " : 1)\n"
-            << "  tracks: " << animated << " animated, " << constant << " constant, " << identity
-            << " identity; " << c.segment_count() << " segments of " << c.segment_frames()
-            << " frames\n";
-}
-
 VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   struct Args {
     std::string file;
@@ -232,26 +247,24 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<Args>();
   CLI::App* sub =
       app.add_subcommand("info", "Show what a file holds: joints, clips, meshes, units");
-  sub->add_option("FILE", args->file,
-                  "A .bvh .gltf .glb .vrm .fbx .dae or .kc (compressed clip) file")
-      ->required();
+  sub->add_option("FILE", args->file, "A .bvh .gltf .glb .vrm .fbx .dae or .kmc file")->required();
   sub->add_flag("--json", args->json,
                 "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
-                "source, humanoid");
+                "source, humanoid (and compressed for a .kmc)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
     (void)global;
-    if (extension_of(args->file) == "kc") {
-      print_compressed(args->file, args->json);
-      return kExitOk;
-    }
     const Asset asset = load_input(args->file);
-    if (args->json)
-      std::cout << to_json(asset, args->file)
-                       .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-                << '\n';
-    else
+    std::optional<CompressedAnimation> compressed;
+    if (extension_of(args->file) == "kmc") compressed = read_animation_file(args->file);
+    if (args->json) {
+      nlohmann::ordered_json j = to_json(asset, args->file);
+      if (compressed) j["compressed"] = compressed_json(*compressed);
+      std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+    } else {
       print_info(asset, args->file, std::cout, !args->no_tree);
+      if (compressed) print_compressed(*compressed, std::cout);
+    }
     return kExitOk;
   };
 }

@@ -10,11 +10,12 @@
 
 namespace kinema {
 
-/// Loads any supported file (.bvh, .gltf, .glb, .vrm, .vrma, .fbx, .dae), chosen by extension
+/// Loads any supported file (.bvh, .gltf, .glb, .vrm, .vrma, .fbx, .dae, .kmc), chosen by extension
 /// (case-insensitive). Throws kinema::Error; an unknown extension is an error too.
 Asset load_asset(const std::string& path);
 
-/// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0). Throws kinema::Error.
+/// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0), .kmc (every clip compressed with the
+/// default bound, kinema/io/kmc.h). Throws kinema::Error.
 void save_asset(const Asset& asset, const std::string& path);
 
 /// Reads a whole file; throws kinema::Error (file, reason) if it cannot.

@@ -107,16 +107,19 @@ class BruteForceSearch {
 };
 
 /// Exact search in a bounding-volume hierarchy of axis-aligned boxes. Frames are grouped in
-/// blocks of 8 by top-down median splits on the dimension of largest spread (so a block's box is
-/// tight); the tree is a complete 8-ary tree over the blocks whose nodes store their 8 children's
-/// boxes dimension-major, so one node test yields 8 lower bounds Σ_d max(0, lo_d − q_d, q_d −
-/// hi_d)². The search descends nearest-child-first (the first leaf is the greedy descent's), prunes
-/// a child whose bound is strictly greater than the best cost, and stops computing a block's costs
+/// blocks of 8, either 8 consecutive searchable frames (time order: consecutive mocap frames are
+/// close in every feature) or by top-down median splits on the dimension of largest spread,
+/// whichever gives tighter block boxes (time unless splits are more than 1.25× tighter); the
+/// tree is a complete 8-ary tree over the blocks whose nodes store their 8 children's boxes
+/// dimension-major, so one node test yields 8 lower bounds Σ_d max(0, lo_d − q_d, q_d − hi_d)².
+/// The search descends nearest-child-first (the first leaf is the greedy descent's), prunes a
+/// child whose bound is strictly greater than the best cost, and stops computing a block's costs
 /// once all its allowed partial sums (first 8 dims) are strictly greater than the best. When
-/// pruning fails (queries far from the data), after a work budget of blocks / 32 it switches to
-/// one pass over the bottom nodes, scanning only blocks whose box is not strictly farther than
-/// the best, and to the brute force's plain loop if those boxes prune under a quarter of a
-/// sample. Same answers as BruteForceSearch, bit for bit (docs/match_search.md).
+/// pruning fails (more than half of the child boxes tested pass, checked at a work budget of
+/// blocks / 32 and its doublings), it switches to one pass over the bottom nodes, scanning only
+/// blocks whose box is not strictly farther than the best, and to the brute force's plain loop
+/// if those boxes prune under a quarter of a sample. Same answers as BruteForceSearch, bit for
+/// bit (docs/match_search.md).
 class BoundedTreeSearch {
  public:
   BoundedTreeSearch() = default;
@@ -143,7 +146,7 @@ class BoundedTreeSearch {
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
   std::vector<uint8_t> block_mask_;   // per node: bit c set when child c is a block
   std::vector<uint32_t> scan_nodes_;  // the nodes with a block child, in memory order
-  size_t work_budget_ = 0;            // block evaluations before falling back to a scan
+  size_t work_budget_ = 0;            // block evaluations before the first pruning check
   uint32_t depth_ = 0;                // levels of nodes (sizes the traversal stack)
 };
 

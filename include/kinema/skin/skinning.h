@@ -212,6 +212,16 @@ struct SkinMesh {
   std::vector<uint16_t> joints;  ///< the groups' pairs, one after another
   std::vector<float> weights;    ///< same layout as joints, all > 0
   size_t palette_size = 0;       ///< the palette size the mesh was checked against
+  /// DQS's hemisphere links (built by make_skin_mesh; rebuild the mesh after editing `joints`):
+  /// every distinct pair of palette joints that meet in a vertex, one of them its anchor (first
+  /// pair). The first `dqs_tree_links` form a spanning forest in breadth-first order (each joins a
+  /// joint already reached to a new one); the rest close cycles. With them the DQS kernels choose
+  /// every joint's sign once per call, so that each vertex's influences already lie in its
+  /// anchor's hemisphere and the per-influence sign test disappears; when the pose makes the
+  /// signs inconsistent around a cycle, that call tests per influence as before (same result).
+  std::vector<std::array<uint16_t, 2>> dqs_links;
+  size_t dqs_tree_links = 0;
+  bool dqs_links_built = false;  ///< false: no plan (a hand-made mesh), always test per influence
   /// Where outputs (and dqs_amount) are indexed; set freely after make_skin_mesh.
   SkinOutputOrder output_order = SkinOutputOrder::original;
 
