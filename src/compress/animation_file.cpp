@@ -40,40 +40,12 @@ std::string serialize_animation(const CompressedAnimation& a) {
     w.put(uint64_t(bytes.size()));
     w.out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   }
-  ByteWriter h;
-  h.out.assign(kMagic, sizeof(kMagic));
-  h.put(animation_file_version);
-  h.put(uint32_t(0));
-  h.put(uint64_t(w.out.size()));
-  h.put(detail::fnv1a64(w.out));
-  return h.out + w.out;
+  return detail::with_header(kMagic, animation_file_version, w.out);
 }
 
 CompressedAnimation deserialize_animation(std::string_view bytes, const std::string& file) {
-  ByteReader header(bytes, 0, file);
-  if (bytes.size() < kHeaderBytes)
-    header.fail("truncated: a .kmc file starts with a 32-byte header");
-  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    header.fail("not a kinema compressed animation (no KMCANIM magic)");
-  header.get<uint64_t>("magic");
-  const uint32_t version = header.get<uint32_t>("version");
-  if (version != animation_file_version)
-    throw Error(file, "byte 8",
-                "format version " + std::to_string(version) + "; this kinema reads version " +
-                    std::to_string(animation_file_version));
-  if (header.get<uint32_t>("reserved") != 0)
-    throw Error(file, "byte 12",
-                "the reserved header bytes are not zero (a newer or damaged file)");
-  const uint64_t size = header.get<uint64_t>("payload size");
-  const uint64_t checksum = header.get<uint64_t>("checksum");
-  const std::string_view payload = bytes.substr(kHeaderBytes);
-  if (payload.size() != size)
-    throw Error(file, "byte 16",
-                "the header says " + std::to_string(size) + " payload bytes, the file has " +
-                    std::to_string(payload.size()) + (payload.size() < size ? " (truncated)" : ""));
-  if (detail::fnv1a64(payload) != checksum)
-    throw Error(file, "byte 24", "checksum mismatch: the file is corrupted");
-
+  const std::string_view payload = detail::checked_payload(
+      bytes, kMagic, animation_file_version, file, "kinema compressed animation (.kmc)");
   ByteReader r(payload, kHeaderBytes, file);
   CompressedAnimation a;
   a.source = r.get_string("source name");

@@ -112,4 +112,52 @@ class ByteReader {
   size_t at_ = 0;
 };
 
+/// kinema's binary files start with a 32-byte header: an 8-byte magic, u32 format version, u32
+/// zero, u64 payload bytes, u64 FNV-1a of the payload. `payload` with that header in front.
+inline std::string with_header(const char (&magic)[8], uint32_t version,
+                               const std::string& payload) {
+  ByteWriter h;
+  h.out.assign(magic, sizeof(magic));
+  h.put(version);
+  h.put(uint32_t(0));
+  h.put(uint64_t(payload.size()));
+  h.put(fnv1a64(payload));
+  return h.out + payload;
+}
+
+/// The payload of a file written by with_header, after checking the magic (`what` names the
+/// kind of file, e.g. "kinema motion-matching database"), the version (`newer` is added to a
+/// mismatch, e.g. " (rebuild the database)"), the reserved word, the size and the checksum.
+/// Throws kinema::Error naming `file` and the byte.
+inline std::string_view checked_payload(std::string_view bytes, const char (&magic)[8],
+                                        uint32_t version, const std::string& file,
+                                        const std::string& what, const std::string& newer = {}) {
+  constexpr size_t header_bytes = 32;
+  ByteReader header(bytes, 0, file);
+  const std::string magic_name(magic, std::strlen(magic));
+  if (bytes.size() < header_bytes)
+    header.fail("truncated: a " + what + " starts with a 32-byte header");
+  if (std::memcmp(bytes.data(), magic, sizeof(magic)) != 0)
+    header.fail("not a " + what + " (no " + magic_name + " magic)");
+  header.get<uint64_t>("magic");
+  const uint32_t found = header.get<uint32_t>("version");
+  if (found != version)
+    throw Error(file, "byte 8",
+                "format version " + std::to_string(found) + "; this kinema reads version " +
+                    std::to_string(version) + newer);
+  if (header.get<uint32_t>("reserved") != 0)
+    throw Error(file, "byte 12",
+                "the reserved header bytes are not zero (a newer or damaged file)");
+  const uint64_t size = header.get<uint64_t>("payload size");
+  const uint64_t checksum = header.get<uint64_t>("checksum");
+  const std::string_view payload = bytes.substr(header_bytes);
+  if (payload.size() != size)
+    throw Error(file, "byte 16",
+                "the header says " + std::to_string(size) + " payload bytes, the file has " +
+                    std::to_string(payload.size()) + (payload.size() < size ? " (truncated)" : ""));
+  if (fnv1a64(payload) != checksum)
+    throw Error(file, "byte 24", "checksum mismatch: the file is corrupted");
+  return payload;
+}
+
 }  // namespace kinema::detail

@@ -22,7 +22,6 @@ static_assert(sizeof(RootSample) == 16, "root frames are stored as 4 packed floa
 
 using detail::ByteReader;
 using detail::ByteWriter;
-using detail::fnv1a64;
 
 }  // namespace
 
@@ -69,38 +68,13 @@ std::string serialize_database(const Database& db) {
     w.put_array(db.poses);
   }
 
-  std::string out(kMagic, sizeof(kMagic));
-  ByteWriter h;
-  h.put(database_format_version);
-  h.put(uint32_t(0));
-  h.put(uint64_t(w.out.size()));
-  h.put(fnv1a64(w.out));
-  return out + h.out + w.out;
+  return detail::with_header(kMagic, database_format_version, w.out);
 }
 
 Database deserialize_database(std::string_view bytes, const std::string& file) {
-  ByteReader header(bytes, 0, file);
-  if (bytes.size() < kHeaderBytes)
-    header.fail("truncated: a .kmm file starts with a 32-byte header");
-  if (std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    header.fail("not a kinema motion-matching database (no KMMATCH magic)");
-  header.get<uint64_t>("magic");
-  const uint32_t version = header.get<uint32_t>("version");
-  if (version != database_format_version)
-    throw Error(file, "byte 8",
-                "format version " + std::to_string(version) + "; this kinema reads version " +
-                    std::to_string(database_format_version) + " (rebuild the database)");
-  header.get<uint32_t>("reserved");
-  const uint64_t size = header.get<uint64_t>("payload size");
-  const uint64_t checksum = header.get<uint64_t>("checksum");
-  const std::string_view payload = bytes.substr(kHeaderBytes);
-  if (payload.size() != size)
-    throw Error(file, "byte 16",
-                "the header says " + std::to_string(size) + " payload bytes, the file has " +
-                    std::to_string(payload.size()) + (payload.size() < size ? " (truncated)" : ""));
-  if (fnv1a64(payload) != checksum)
-    throw Error(file, "byte 24", "checksum mismatch: the file is corrupted");
-
+  const std::string_view payload =
+      detail::checked_payload(bytes, kMagic, database_format_version, file,
+                              "kinema motion-matching database", " (rebuild the database)");
   ByteReader r(payload, kHeaderBytes, file);
   Database db;
   db.fps = r.get<double>("fps");

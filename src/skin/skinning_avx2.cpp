@@ -264,6 +264,35 @@ KINEMA_SKIN_INLINE void blend_signed_dq_pair(const float* dq, const uint16_t* ja
   }
 }
 
+/// A blended dual quaternion (real part r, w_r; dual part d, w_d; eight lanes, not normalized)
+/// as what rotating and translating by it takes. With n = |real|², rotating by the unnormalized
+/// blend and dividing by n is the rotation by its unit quaternion, v′ = v + s·r × (r × v + w_r·v)
+/// with s = 2/n, and the translation is s·(w_r·d − w_d·r + r × d). The one reciprocal runs beside
+/// the cross products instead of in front of them (a shorter dependency chain than normalizing
+/// the eight components first). A zero blend (n not a normal float) gives s = 0: the identity.
+struct RigidBlend {
+  X3 r;
+  W rw, s;
+  X3 t;
+};
+
+KINEMA_SKIN_INLINE RigidBlend rigid_blend(const W* br, const W* bd) {
+  RigidBlend b;
+  b.r = {br[0], br[1], br[2]};
+  b.rw = br[3];
+  const X3 d{bd[0], bd[1], bd[2]};
+  const W dw = bd[3];
+  const W n = fmadd(b.r.x, b.r.x, fmadd(b.r.y, b.r.y, fmadd(b.r.z, b.r.z, mul(b.rw, b.rw))));
+  const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
+  const W estimate = _mm256_rcp_ps(n);  // refined by one Newton step: 2/n to ≈ 1e-7
+  b.s = _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
+  const X3 rd = cross(b.r, d);
+  b.t = {mul(b.s, add(fmsub(b.rw, d.x, mul(dw, b.r.x)), rd.x)),
+         mul(b.s, add(fmsub(b.rw, d.y, mul(dw, b.r.y)), rd.y)),
+         mul(b.s, add(fmsub(b.rw, d.z, mul(dw, b.r.z)), rd.z))};
+  return b;
+}
+
 /// Eight vertices' blended dual quaternions (pairs [i | i + 4] as blend_dq_pair leaves them) to
 /// positions, normals and tangents: normalization, translation and rotation lane by lane.
 template <bool N, bool T, bool Full>
@@ -272,22 +301,11 @@ KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out,
   W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
   transpose8(reals, br);
   transpose8(duals, bd);
-  // The blend is not normalized: with n = |real|², rotating by it and dividing by n is the
-  // rotation by its unit quaternion, v′ = v + (2/n)·r × (r × v + w_r·v), and the translation is
-  // (2/n)·(w_r·d − w_d·r + r × d). The one reciprocal 2/n runs beside the cross products instead
-  // of in front of them (a shorter dependency chain than normalizing the eight components
-  // first). A zero blend (n not a normal float) gives s = 0: the identity.
-  const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
-  const W rw = br[3], dw = bd[3];
-  const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
-  const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
-  const W estimate = _mm256_rcp_ps(n);  // refined by one Newton step: 2/n to ≈ 1e-7
-  const W s =
-      _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
-  const X3 rd = cross(r, d);
-  const X3 t{mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
-             mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
-             mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z))};
+  const RigidBlend q = rigid_blend(br, bd);
+  const X3& r = q.r;
+  const W& rw = q.rw;
+  const W& s = q.s;
+  const X3& t = q.t;
   const auto rotate = [&](const X3& a) {
     const X3 c0 = cross(r, a);
     const X3 c = cross(r, {fmadd(rw, a.x, c0.x), fmadd(rw, a.y, c0.y), fmadd(rw, a.z, c0.z)});
@@ -384,13 +402,10 @@ void fill_dq_column_palette(const float* dq, size_t joints, float* columns) {
     W br[4], bd[4];
     transpose8(reals, br);
     transpose8(duals, bd);
-    const X3 r{br[0], br[1], br[2]}, d{bd[0], bd[1], bd[2]};
-    const W rw = br[3], dw = bd[3];
-    const W n = fmadd(r.x, r.x, fmadd(r.y, r.y, fmadd(r.z, r.z, mul(rw, rw))));
-    const W ok = _mm256_cmp_ps(n, splat(1e-36f), _CMP_GT_OQ);
-    const W estimate = _mm256_rcp_ps(n);
-    const W s =
-        _mm256_and_ps(ok, mul(add(estimate, estimate), _mm256_fnmadd_ps(n, estimate, splat(2.0f))));
+    const RigidBlend q = rigid_blend(br, bd);
+    const X3& r = q.r;
+    const W& rw = q.rw;
+    const W& s = q.s;
     const W one = splat(1.0f), zero = _mm256_setzero_ps();
     const W xx = mul(r.x, r.x), yy = mul(r.y, r.y), zz = mul(r.z, r.z);
     const W xy = mul(r.x, r.y), xz = mul(r.x, r.z), yz = mul(r.y, r.z);
@@ -402,10 +417,7 @@ void fill_dq_column_palette(const float* dq, size_t joints, float* columns) {
                zero};
     W c2[4] = {mul(s, add(xz, wy)), mul(s, sub(yz, wx)), _mm256_fnmadd_ps(s, add(xx, yy), one),
                zero};
-    const X3 rd = cross(r, d);
-    W c3[4] = {mul(s, add(fmsub(rw, d.x, mul(dw, r.x)), rd.x)),
-               mul(s, add(fmsub(rw, d.y, mul(dw, r.y)), rd.y)),
-               mul(s, add(fmsub(rw, d.z, mul(dw, r.z)), rd.z)), zero};
+    W c3[4] = {q.t.x, q.t.y, q.t.z, zero};
     // Each transposition leaves [joint i | joint i + 4] of one column in register i.
     W t0[4], t1[4], t2[4], t3[4];
     transpose8(c0, t0);
