@@ -31,14 +31,14 @@ GraphInstance::GraphInstance(const AnimGraph& graph) : graph_(&graph) {
       st.playbacks.assign(n, Playback{});
       st.blend.assign(n, BlendLayer{});
       for (size_t k = 0; k < n; ++k) {
-        st.caches.emplace_back(graph.clips()[static_cast<size_t>(clips[k])].runtime);
+        st.caches.emplace_back(graph.clips()[static_cast<size_t>(clips[k])]);
         st.sample_pose.push_back(take());
       }
     };
     switch (def.type) {
       case NodeType::Clip: {
         const ClipNode& c = std::get<ClipNode>(def.data);
-        st.cache.reset(graph.clips()[static_cast<size_t>(c.clip)].runtime);
+        st.cache.reset(graph.clips()[static_cast<size_t>(c.clip)]);
         break;
       }
       case NodeType::Blend1D:
@@ -277,7 +277,7 @@ void GraphRuntime::restart(GraphInstance& g, int node) {
   switch (d.type) {
     case NodeType::Clip: {
       const ClipNode& c = std::get<ClipNode>(d.data);
-      const float duration = g.graph_->clips()[static_cast<size_t>(c.clip)].runtime.duration();
+      const float duration = g.graph_->clips()[static_cast<size_t>(c.clip)].duration();
       st.playback = Playback{c.rate < 0 ? duration : 0.0f, c.rate, c.loop};
       st.cache.invalidate();
       break;
@@ -288,7 +288,7 @@ void GraphRuntime::restart(GraphInstance& g, int node) {
       // evaluated before its first advance (an inertialized switch samples it right away).
       st.phase = 0;
       for (Playback& p : st.playbacks) p = Playback{};
-      for (SamplingCache& c : st.caches) c.invalidate();
+      for (GraphClipCache& c : st.caches) c.invalidate();
       float scale = 1;
       if (space_weights(d, g.params_, st.scratch, scale))
         std::copy(st.scratch.begin(), st.scratch.end(), st.weights.begin());
@@ -297,8 +297,7 @@ void GraphRuntime::restart(GraphInstance& g, int node) {
       if (synced(d) && sync_of(d).local_times(0, st.scratch)) {
         const std::vector<int>& clips = clips_of(d);
         for (size_t k = 0; k < clips.size(); ++k) {
-          const float duration =
-              g.graph_->clips()[static_cast<size_t>(clips[k])].runtime.duration();
+          const float duration = g.graph_->clips()[static_cast<size_t>(clips[k])].duration();
           st.playbacks[k].time = std::min(st.scratch[k] * duration, duration);
         }
       }
@@ -330,7 +329,7 @@ RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
     case NodeType::Clip: {
       const ClipNode& c = std::get<ClipNode>(d.data);
       const GraphClip& clip = graph.clips()[static_cast<size_t>(c.clip)];
-      const float duration = clip.runtime.duration();
+      const float duration = clip.duration();
       const float t0 = st.playback.time;
       const int wraps = st.playback.advance(dt, duration);
       const double advanced =
@@ -367,7 +366,7 @@ RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
           sync.local_times(st.phase, st.scratch);
           for (size_t k = 0; k < n; ++k) {
             const GraphClip& clip = graph.clips()[static_cast<size_t>(clips[k])];
-            const float duration = clip.runtime.duration();
+            const float duration = clip.duration();
             const float t0 = st.playbacks[k].time;
             const float t1 = std::min(st.scratch[k] * duration, duration);
             st.playbacks[k].time = t1;
@@ -383,7 +382,7 @@ RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
         double best = -1, best_cycles = 0;
         for (size_t k = 0; k < n; ++k) {
           const GraphClip& clip = graph.clips()[static_cast<size_t>(clips[k])];
-          const float duration = clip.runtime.duration();
+          const float duration = clip.duration();
           const float t0 = st.playbacks[k].time;
           const int wraps = st.playbacks[k].advance(step, duration);
           const double advanced = static_cast<double>(st.playbacks[k].time) - t0 +
@@ -429,7 +428,7 @@ std::span<const SoaTransform> GraphRuntime::evaluate(GraphInstance& g, int node,
   switch (d.type) {
     case NodeType::Clip: {
       const ClipNode& c = std::get<ClipNode>(d.data);
-      const RuntimeClip& clip = graph.clips()[static_cast<size_t>(c.clip)].runtime;
+      const GraphClip& clip = graph.clips()[static_cast<size_t>(c.clip)];
       sample(clip, st.playback.time, st.cache, out);
       return out;
     }
@@ -439,7 +438,7 @@ std::span<const SoaTransform> GraphRuntime::evaluate(GraphInstance& g, int node,
       size_t active = 0;
       for (size_t k = 0; k < clips.size(); ++k) {
         if (!(st.weights[k] > 0)) continue;
-        const RuntimeClip& clip = graph.clips()[static_cast<size_t>(clips[k])].runtime;
+        const GraphClip& clip = graph.clips()[static_cast<size_t>(clips[k])];
         const std::span<SoaTransform> pose = buffer(g, st.sample_pose[k]);
         sample(clip, st.playbacks[k].time, st.caches[k], pose);
         st.blend[active++] = BlendLayer{pose, st.weights[k], {}};
@@ -497,6 +496,22 @@ std::span<const SoaTransform> GraphRuntime::evaluate(GraphInstance& g, int node,
       return evaluate_machine(g, node, record);
   }
   return out;
+}
+
+void GraphClipCache::reset(const GraphClip& clip) {
+  if (clip.compressed)
+    compressed.reset(*clip.compressed);
+  else
+    runtime.reset(clip.runtime);
+}
+
+bool sample(const GraphClip& clip, float time, GraphClipCache& cache, std::span<SoaTransform> out) {
+  return clip.compressed ? sample(*clip.compressed, time, cache.compressed, out)
+                         : sample(clip.runtime, time, cache.runtime, out);
+}
+
+bool sample(const GraphClip& clip, float time, std::span<SoaTransform> out) {
+  return clip.compressed ? sample(*clip.compressed, time, out) : sample(clip.runtime, time, out);
 }
 
 }  // namespace kinema

@@ -8,6 +8,7 @@
 
 #include "graph_loader.h"
 #include "ground_motion.h"
+#include "kinema/compress/compress.h"
 #include "kinema/io/file.h"
 
 namespace kinema {
@@ -230,8 +231,8 @@ void GraphLoader::run(std::string_view text) {
     throw Error(g_.file_, place, "not valid JSON: " + what);
   }
   const Json top{doc, ""};
-  check_members(top,
-                {"version", "description", "parameters", "clips", "root_motion", "nodes", "root"});
+  check_members(top, {"version", "description", "parameters", "clips", "root_motion", "compression",
+                      "nodes", "root"});
   if (top.has("version")) {
     const Json v = top.at("version");
     if (get_int(v) != 1) fail(v.ptr, "unsupported graph version (this kinema reads version 1)");
@@ -241,6 +242,7 @@ void GraphLoader::run(std::string_view text) {
   parse_clips(require(top, "clips"));
   // Clips are built once root motion is known (it decides how they are built).
   if (top.has("root_motion")) parse_root_motion(top.at("root_motion"));
+  if (top.has("compression")) parse_compression(top.at("compression"));
   build_clips();
   if (top.has("nodes")) collect_named_nodes(top.at("nodes"));
   g_.root_ = build_ref(require(top, "root"));
@@ -424,7 +426,15 @@ void GraphLoader::build_clips() {
         if (clip.root.duration() > 0)
           clip.root_speed = static_cast<float>(length(cycle.translation) / clip.root.duration());
       }
-      clip.runtime = RuntimeClip::build(raw.clip, skeleton, options);
+      if (g_.compression_.enabled) {
+        CompressOptions compress_options;
+        compress_options.max_error = g_.compression_.max_error;
+        compress_options.vertex_distance = g_.compression_.vertex_distance;
+        compress_options.sample_rate = raw.sample_rate;
+        clip.compressed = compress(raw.clip, skeleton, compress_options);
+      } else {
+        clip.runtime = RuntimeClip::build(raw.clip, skeleton, options);
+      }
     } catch (const Error& e) {
       if (e.file() == g_.file_) throw;
       fail(raw.ptr, "clip '" + clip.clip_name + "' of " + clip.file + ": " + e.what());
@@ -453,6 +463,25 @@ void GraphLoader::parse_root_motion(const Json& j) {
     }
   }
   cfg.joint = options.joint;
+}
+
+void GraphLoader::parse_compression(const Json& j) {
+  CompressionConfig& cfg = g_.compression_;
+  if (j.v.is_boolean()) {
+    cfg.enabled = j.v.get<bool>();
+    return;
+  }
+  check_members(j, {"max_error_cm", "vertex_distance_cm"});
+  cfg.enabled = true;
+  const auto length_cm = [&](const char* name, double& metres) {
+    if (!j.has(name)) return;
+    const Json v = j.at(name);
+    const double cm = get_number(v);
+    if (!(cm > 0) || !std::isfinite(cm)) fail(v.ptr, std::string(name) + " must be positive");
+    metres = cm / 100;
+  };
+  length_cm("max_error_cm", cfg.max_error);
+  length_cm("vertex_distance_cm", cfg.vertex_distance);
 }
 
 }  // namespace kinema

@@ -61,6 +61,7 @@ class GraphLoader {
   // graph_load.cpp
   void parse_parameters(const Json& j);
   void parse_root_motion(const Json& j);
+  void parse_compression(const Json& j);
   void parse_clips(const Json& j);
   void build_clips();
   const Asset& load_file(const std::string& path, const Json& where);

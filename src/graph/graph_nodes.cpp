@@ -143,7 +143,7 @@ namespace {
 
 ClipCycle cycle_of(const GraphClip& clip) {
   ClipCycle c;
-  c.duration = clip.runtime.duration();
+  c.duration = clip.duration();
   return c;
 }
 
@@ -278,10 +278,10 @@ std::vector<SoaTransform> GraphLoader::parse_reference(const Json& j) const {
   if (j.has("time")) {
     const Json t = j.at("time");
     time = get_float(t);
-    if (time < 0 || time > clip.runtime.duration())
-      fail(t.ptr, "time outside the clip (0 to " + std::to_string(clip.runtime.duration()) + " s)");
+    if (time < 0 || time > clip.duration())
+      fail(t.ptr, "time outside the clip (0 to " + std::to_string(clip.duration()) + " s)");
   }
-  if (!sample(clip.runtime, time, pose)) fail(j.ptr, "cannot sample the reference pose");
+  if (!sample(clip, time, pose)) fail(j.ptr, "cannot sample the reference pose");
   return pose;
 }
 

@@ -18,16 +18,16 @@ struct GraphInstance::NodeState {
 
   // Clip nodes.
   Playback playback;
-  SamplingCache cache;
+  GraphClipCache cache;
 
   // Blend spaces: one entry per sample.
-  float phase = 0;                    // synchronized phase in [0, 1)
-  std::vector<float> weights;         // current weights
-  std::vector<float> scratch;         // weights being computed / local normalized times
-  std::vector<Playback> playbacks;    // each sample's playhead (time in seconds)
-  std::vector<SamplingCache> caches;  // each sample's decoding cache
-  std::vector<int> sample_pose;       // each sample's pose buffer
-  std::vector<BlendLayer> blend;      // the non-zero inputs of this frame's blend
+  float phase = 0;                     // synchronized phase in [0, 1)
+  std::vector<float> weights;          // current weights
+  std::vector<float> scratch;          // weights being computed / local normalized times
+  std::vector<Playback> playbacks;     // each sample's playhead (time in seconds)
+  std::vector<GraphClipCache> caches;  // each sample's decoding cache
+  std::vector<int> sample_pose;        // each sample's pose buffer
+  std::vector<BlendLayer> blend;       // the non-zero inputs of this frame's blend
 
   // Additive nodes: the delta pose. Layer nodes: one delta buffer per additive layer.
   int delta = -1;

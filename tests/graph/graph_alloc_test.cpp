@@ -61,9 +61,12 @@ const char* kEveryNode = R"({
        "exit_time": 0.8}]}
 })";
 
-AnimGraph every_node_graph() {
+/// The graph above, optionally with every clip compressed (the "compression" member).
+AnimGraph every_node_graph(bool compressed = false) {
   const Skeleton s = make_skeleton();
-  return parse_graph(kEveryNode,
+  std::string text = kEveryNode;
+  if (compressed) text.insert(text.find("\"clips\""), R"("compression": {"max_error_cm": 0.01}, )");
+  return parse_graph(text,
                      {{"anim.glb", make_asset(s, {angle_clip(s, "walk", kLeftUpLeg, 20, 1.2, 1.5),
                                                   angle_clip(s, "run", kLeftUpLeg, 50, 0.8, 4.5),
                                                   moving_clip(s, "strafe", kLeftLeg, 0, 30, 1.0),
@@ -71,8 +74,12 @@ AnimGraph every_node_graph() {
                                                   moving_clip(s, "aim", kChest, 10, 40, 0.9)})}});
 }
 
-TEST(GraphAlloc, NoAllocationPerFrame) {
-  const AnimGraph graph = every_node_graph();
+class GraphAlloc : public ::testing::TestWithParam<bool> {};
+
+// Runtime clips, and compressed clips (their per-instance caches are sized at construction).
+TEST_P(GraphAlloc, NoAllocationPerFrame) {
+  const AnimGraph graph = every_node_graph(GetParam());
+  for (const GraphClip& c : graph.clips()) ASSERT_EQ(c.compressed.has_value(), GetParam());
   test::start_counting_allocations();
   GraphInstance g(graph);
   EXPECT_GT(test::stop_counting_allocations(), 0)
@@ -110,6 +117,9 @@ TEST(GraphAlloc, NoAllocationPerFrame) {
   for (const SoaTransform& s : pose)
     for (int l = 0; l < 4; ++l) ASSERT_TRUE(std::isfinite(s.qw[l]) && std::isfinite(s.tx[l]));
 }
+
+INSTANTIATE_TEST_SUITE_P(Clips, GraphAlloc, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Compressed" : "Runtime"; });
 
 }  // namespace
 }  // namespace kinema

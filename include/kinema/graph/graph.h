@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "kinema/blend/blend_space.h"
 #include "kinema/blend/root_motion.h"
 #include "kinema/clip/runtime_clip.h"
+#include "kinema/compress/compressed_clip.h"
 #include "kinema/io/asset.h"
 #include "kinema/math/soa_transform.h"
 #include "kinema/skeleton/runtime_skeleton.h"
@@ -63,11 +65,43 @@ struct GraphClip {
   std::string path;       ///< resolved path that was loaded
   std::string clip_name;  ///< the clip's name inside the file
   RuntimeClip runtime;    ///< on the graph's skeleton, in place when root motion is extracted
-  RootMotion root;        ///< its extracted ground motion (empty without root motion)
+  /// The same clip compressed (kinema/compress), when the graph's "compression" member asks for
+  /// it: nodes then sample it and `runtime` stays empty.
+  std::optional<CompressedClip> compressed;
+  RootMotion root;  ///< its extracted ground motion (empty without root motion)
   bool has_root_motion = false;
   /// Mean ground speed over the clip (whole-cycle displacement / duration), m/s; 0 without
   /// root motion.
   float root_speed = 0;
+
+  /// Seconds, whichever form holds the clip.
+  float duration() const { return compressed ? compressed->duration() : runtime.duration(); }
+};
+
+/// Per-instance sampling state of one GraphClip, whichever form holds it (sized at reset; never
+/// allocates while sampling).
+struct GraphClipCache {
+  SamplingCache runtime;
+  CompressedSamplingCache compressed;
+  GraphClipCache() = default;
+  explicit GraphClipCache(const GraphClip& clip) { reset(clip); }
+  void reset(const GraphClip& clip);
+  void invalidate() {
+    runtime.invalidate();
+    compressed.invalidate();
+  }
+};
+
+/// Samples a graph clip at `time` (kinema::sample of its runtime or compressed form).
+bool sample(const GraphClip& clip, float time, GraphClipCache& cache, std::span<SoaTransform> out);
+bool sample(const GraphClip& clip, float time, std::span<SoaTransform> out);
+
+/// The graph's "compression" member: every clip compressed (kinema::compress) within this bound
+/// on virtual vertices, and sampled from the compressed form.
+struct CompressionConfig {
+  bool enabled = false;
+  double max_error = 1e-4;        ///< metres ("max_error_cm" in the JSON)
+  double vertex_distance = 0.03;  ///< metres ("vertex_distance_cm" in the JSON)
 };
 
 /// Root-motion extraction settings (the graph's "root_motion" member). The ground motion (x, z
@@ -235,6 +269,7 @@ class AnimGraph {
   /// The node whose pose is the graph's output.
   int root() const { return root_; }
   const RootMotionConfig& root_motion() const { return root_motion_; }
+  const CompressionConfig& compression() const { return compression_; }
   /// Indices of the state-machine nodes (in nodes() order).
   std::span<const int> machines() const { return machines_; }
 
@@ -248,6 +283,7 @@ class AnimGraph {
   std::vector<GraphNode> nodes_;
   int root_ = -1;
   RootMotionConfig root_motion_;
+  CompressionConfig compression_;
   std::vector<int> machines_;
 };
 
