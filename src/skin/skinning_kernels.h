@@ -134,9 +134,13 @@ void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, cons
                               const KernelGroup& g, size_t begin, size_t end);
 #endif
 
-#if KINEMA_SKIN_AVX2
+/// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
+/// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
+/// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when
+/// the links' signs are inconsistent around a cycle in this pose.
 bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
 
+#if KINEMA_SKIN_AVX2
 /// The per-call palette copies of pure DQS on AVX2 (dqs_by_call_copies), on this stack: the
 /// signed dual quaternions, and for positions alone the rigid column matrices of the
 /// one-influence vertices. Calls run(signed, palette): `signed` null when the links' signs
@@ -166,11 +170,6 @@ void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, c
 /// 1…column_palette_joints joints, and hemisphere links (a SkinMesh) or positions alone.
 bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
                         const KernelOut& out);
-/// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
-/// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
-/// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when
-/// the links' signs are inconsistent around a cycle in this pose.
-bool signed_dual_quats(const KernelMesh& mesh, const DualQuatf* dual_quats, float* signed_quats);
 
 /// Whether LBS of `out` takes the positions-only AVX2 kernel (AVX2 in use, positions alone, a
 /// palette of 1…column_palette_joints joints).
