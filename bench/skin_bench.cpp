@@ -109,6 +109,10 @@ void build(SkinBenchMesh& b, bool subdivide) {
   b.mesh = make_skin_mesh(b.padded, joints, path, b.name);
   b.stored = b.mesh;
   b.stored.output_order = SkinOutputOrder::stored;
+  b.blended = b.mesh;
+  b.blended.lbs_normals = LbsNormals::blended_matrix;
+  b.stored_blended = b.stored;
+  b.stored_blended.lbs_normals = LbsNormals::blended_matrix;
   // A pose: every joint's rest rotation turned by up to 0.5 rad about a random axis.
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -136,7 +140,16 @@ struct Out {
 
 const char* kAttributes[] = {"", "P", "PN", "PNT"};
 
-enum class Kind { reference, padded_simd, mesh_simd, mesh_parallel, stored_simd, stored_parallel };
+enum class Kind {
+  reference,
+  padded_simd,
+  mesh_simd,
+  mesh_parallel,
+  stored_simd,
+  stored_parallel,
+  blended_simd,         // LBS only: LbsNormals::blended_matrix, original order
+  stored_blended_simd,  // the same in stored order
+};
 
 void counters(benchmark::State& state, double n, double bytes_per_vertex, double influences) {
   state.counters["per_vertex"] = benchmark::Counter(
@@ -170,11 +183,15 @@ void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kin
       case Kind::mesh_simd:
       case Kind::mesh_parallel:
       case Kind::stored_simd:
-      case Kind::stored_parallel: {
-        const bool simd = kind == Kind::mesh_simd || kind == Kind::stored_simd;
+      case Kind::stored_parallel:
+      case Kind::blended_simd:
+      case Kind::stored_blended_simd: {
+        const bool simd = kind != Kind::mesh_parallel && kind != Kind::stored_parallel;
         const SkinPath path = simd ? SkinPath::simd : SkinPath::parallel;
-        const SkinMesh& mesh =
-            kind == Kind::stored_simd || kind == Kind::stored_parallel ? b.stored : b.mesh;
+        const SkinMesh& mesh = kind == Kind::stored_simd || kind == Kind::stored_parallel ? b.stored
+                               : kind == Kind::blended_simd        ? b.blended
+                               : kind == Kind::stored_blended_simd ? b.stored_blended
+                                                                   : b.mesh;
         ok = dqs ? skin_dqs(mesh, dq, o, path) : skin_lbs(mesh, b.palette, o, path);
         break;
       }
@@ -189,7 +206,8 @@ void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kin
   else
     counters(state, n,
              skin_bytes_per_vertex(b.mesh, attributes,
-                                   kind == Kind::mesh_simd || kind == Kind::mesh_parallel),
+                                   kind == Kind::mesh_simd || kind == Kind::mesh_parallel ||
+                                       kind == Kind::blended_simd),
              b.mesh.mean_influences());
 }
 
@@ -238,13 +256,16 @@ void register_ozz_skin_benchmarks() {}
 
 int main(int argc, char** argv) {
   using namespace kinema::bench;
-  const char* kinds[] = {"Reference",       "PaddedSimd",     "SkinMesh",
-                         "SkinMeshThreads", "SkinMeshStored", "SkinMeshStoredThreads"};
+  const char* kinds[] = {"Reference",       "PaddedSimd",           "SkinMesh",
+                         "SkinMeshThreads", "SkinMeshStored",       "SkinMeshStoredThreads",
+                         "SkinMeshBlended", "SkinMeshStoredBlended"};
   for (const int which : {0, 1}) {
     const std::string mesh = which == 0 ? "arnaud" : "arnaud_sub";
     for (const bool dqs : {false, true})
       for (int attributes = 1; attributes <= 3; ++attributes)
-        for (int k = 0; k < 6; ++k) {
+        for (int k = 0; k < 8; ++k) {
+          // The normal mode is LBS's; positions alone do not depend on it.
+          if (Kind(k) >= Kind::blended_simd && (dqs || attributes == 1)) continue;
           const std::string name = std::string(dqs ? "DQS/" : "LBS/") + mesh + "/" +
                                    kAttributes[attributes] + "/" + kinds[k];
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {

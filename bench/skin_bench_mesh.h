@@ -10,9 +10,11 @@
 namespace kinema::bench {
 
 struct SkinBenchMesh {
-  std::string name;     ///< "arnaud" or "arnaud_sub" (one midpoint subdivision)
-  SkinMesh mesh;        ///< 4-influence source, grouped by influence count
-  SkinMesh stored;      ///< the same with SkinOutputOrder::stored (ozz's output layout)
+  std::string name;  ///< "arnaud" or "arnaud_sub" (one midpoint subdivision)
+  SkinMesh mesh;     ///< 4-influence source, grouped by influence count
+  SkinMesh stored;   ///< the same with SkinOutputOrder::stored (ozz's output layout)
+  /// The same again with LbsNormals::blended_matrix (normals by the blended 3×3 part, as ozz).
+  SkinMesh blended, stored_blended;
   SkinMeshView padded;  ///< the same vertices with 4 (padded) pairs each, source order
   std::vector<Vec3f> positions, normals, tangents;  ///< storage of `padded`
   std::vector<uint16_t> joints;

@@ -76,10 +76,15 @@ struct Skinned {
 };
 
 Skinned lbs_vertex(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, size_t v,
-                   bool want_normal, bool want_tangent) {
+                   bool want_normal, bool want_tangent, LbsNormals normals) {
   const Affine3x4f b = blend_matrix(mesh, palette, v);
   Skinned s;
   s.position = b.transform_point(mesh.positions[v]);
+  if (normals == LbsNormals::blended_matrix) {
+    if (want_normal) s.normal = b.transform_vector(mesh.normals[v]);
+    if (want_tangent) s.tangent = b.transform_vector(mesh.tangents[v]);
+    return s;
+  }
   if (want_normal)
     s.normal = unit(normal_matrix(b).transform_vector(mesh.normals[v]), mesh.normals[v]);
   if (want_tangent) s.tangent = unit(b.transform_vector(mesh.tangents[v]), mesh.tangents[v]);
@@ -242,13 +247,13 @@ void validate_skin_mesh(const SkinMeshView& mesh, size_t palette_size, const std
                 issue->reason);
 }
 
-bool skin_lbs(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
-              const SkinOutputs& out) {
+bool skin_lbs(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
+              LbsNormals normals) {
   if (!sizes_ok(mesh, out) || !joints_in_range(mesh, palette.size())) return false;
   const bool want_p = !out.positions.empty(), want_n = !out.normals.empty(),
              want_t = !out.tangents.empty();
   for (size_t v = 0; v < mesh.vertex_count(); ++v) {
-    const Skinned s = lbs_vertex(mesh, palette, v, want_n, want_t);
+    const Skinned s = lbs_vertex(mesh, palette, v, want_n, want_t, normals);
     if (want_p) out.positions[v] = s.position;
     if (want_n) out.normals[v] = s.normal;
     if (want_t) out.tangents[v] = s.tangent;
@@ -347,7 +352,8 @@ bool skin_dqs(const SkinMeshView& mesh, const DqsPaletteView& palette, const Ski
     }
     if (!dqs_amount.empty() && dqs_amount[v] < 1.0f) {
       const float a = dqs_amount[v] < 0.0f ? 0.0f : dqs_amount[v];
-      const Skinned l = lbs_vertex(mesh, lbs_palette, v, want_n, want_t);
+      const Skinned l =
+          lbs_vertex(mesh, lbs_palette, v, want_n, want_t, LbsNormals::inverse_transpose);
       s.position = l.position * (1 - a) + s.position * a;
       if (want_n) s.normal = unit(l.normal * (1 - a) + s.normal * a, s.normal);
       if (want_t) s.tangent = unit(l.tangent * (1 - a) + s.tangent * a, s.tangent);

@@ -21,6 +21,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kinema::skin_detail {
@@ -65,8 +66,11 @@ KINEMA_SKIN_INLINE X3 unit(const X3& v, const X3& fallback) {
   const W l2 = dot(v, v);
   const W ok = _mm256_cmp_ps(l2, splat(1e-36f), _CMP_GT_OQ);
   const W inv = rsqrt(_mm256_max_ps(l2, splat(1e-36f)));
-  return {select(ok, mul(v.x, inv), fallback.x), select(ok, mul(v.y, inv), fallback.y),
-          select(ok, mul(v.z, inv), fallback.z)};
+  const X3 scaled{mul(v.x, inv), mul(v.y, inv), mul(v.z, inv)};
+  // Degenerate lanes are rare: one branch per block instead of three blends.
+  if (__builtin_expect(_mm256_movemask_ps(ok) == 0xFF, 1)) return scaled;
+  return {select(ok, scaled.x, fallback.x), select(ok, scaled.y, fallback.y),
+          select(ok, scaled.z, fallback.z)};
 }
 
 /// Eight packed xyz triples (24 floats) as structure of arrays: each 128-bit half holds four
@@ -158,19 +162,17 @@ KINEMA_SKIN_INLINE void blend_rows(const float* palette, const uint16_t* joints,
   }
 }
 
-template <int K, bool N, bool T, bool Full>
-KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
-                                  const KernelOut& out, const KernelGroup& g,
-                                  const Block<Full>& block) {
+/// The blended 3×4 matrices of one block's eight vertices, transposed: m[4·r + c] holds entry
+/// (r, c) of the eight matrices (column 3 is the translation).
+template <int K, bool Full>
+KINEMA_SKIN_INLINE void lbs_blend(const float* palette, const KernelGroup& g,
+                                  const uint16_t* joints, const float* weights,
+                                  const Block<Full>& block, W* m) {
   const int k = g.influences;
   const size_t stride = size_t(K > 0 ? K : k);
-  const uint16_t* joints = mesh.joints + g.pair_begin;
-  const float* weights = mesh.weights + g.pair_begin;
-  // Row r of vertices i and i + 4 side by side, then transposed: m_r[c] = entry (r, c) of the
-  // eight blended matrices (column 3 is the translation).
+  // Row r of vertices i and i + 4 side by side, then transposed.
   W rows[3][4];
-  // Not unrolled: GCC would hoist every palette load of the eight vertices and spill them.
-#pragma GCC unroll 1
+#pragma GCC unroll 4
   for (size_t i = 0; i < 4; ++i) {
     W a01, b01;
     H a2, b2;
@@ -182,16 +184,32 @@ KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
     rows[1][i] = _mm256_permute2f128_ps(a01, b01, 0x31);
     rows[2][i] = pack(a2, b2);
   }
-  W m0[4], m1[4], m2[4];
-  transpose8(rows[0], m0);
-  transpose8(rows[1], m1);
-  transpose8(rows[2], m2);
-  const X3 a0{m0[0], m0[1], m0[2]}, a1{m1[0], m1[1], m1[2]}, a2{m2[0], m2[1], m2[2]};
+  transpose8(rows[0], m);
+  transpose8(rows[1], m + 4);
+  transpose8(rows[2], m + 8);
+}
+
+/// Positions, normals and tangents of one block from its transposed blended matrices `m`.
+template <bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
+                                  const Block<Full>& block, const W* m) {
+  const X3 a0{m[0], m[1], m[2]}, a1{m[4], m[5], m[6]}, a2{m[8], m[9], m[10]};
   if (out.positions) {
     const X3 p = block.load(mesh.positions);
-    block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, m0[3]))),
-                                fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, m1[3]))),
-                                fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, m2[3])))});
+    block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, m[3]))),
+                                fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, m[7]))),
+                                fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, m[11])))});
+  }
+  if (mesh.blended_matrix_normals) {  // LbsNormals::blended_matrix: M·n, M·t as they are
+    if constexpr (N) {
+      const X3 n = block.load(mesh.normals);
+      block.store(out.normals, {dot(a0, n), dot(a1, n), dot(a2, n)});
+    }
+    if constexpr (T) {
+      const X3 t = block.load(mesh.tangents);
+      block.store(out.tangents, {dot(a0, t), dot(a1, t), dot(a2, t)});
+    }
+    return;
   }
   if constexpr (N) {
     // Cofactor rows a1×a2, a2×a0, a0×a1 (det · inverse transpose), det's sign folded in.
@@ -206,6 +224,35 @@ KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
     const X3 t = block.load(mesh.tangents);
     block.store(out.tangents, unit({dot(a0, t), dot(a1, t), dot(a2, t)}, t));
   }
+}
+
+template <int K, bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
+                                  const KernelOut& out, const KernelGroup& g,
+                                  const Block<Full>& block) {
+  W m[12];
+  lbs_blend<K>(palette, g, mesh.joints + g.pair_begin, mesh.weights + g.pair_begin, block, m);
+  lbs_apply<N, T>(mesh, out, block, m);
+}
+
+/// Full blocks of LBS in chunks: the blends of every block of a chunk first, then their
+/// transforms. The two halves have short dependency chains of their own; one block from blend
+/// to renormalized normal is a chain of ~80 cycles that the out-of-order window cannot overlap
+/// with the next block's, while the blends of a chunk overlap freely. Same operations, same bits.
+template <int K, bool N, bool T>
+KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
+                                  const KernelOut& out, const KernelGroup& g, size_t v,
+                                  size_t blocks) {
+  constexpr size_t kChunk = 4;
+  alignas(32) W m[kChunk][12];
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b)
+    lbs_blend<K>(palette, g, joints, weights, Block<true>{v + 8 * b, 8, mesh.order}, m[b]);
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b)
+    lbs_apply<N, T>(mesh, out, Block<true>{v + 8 * b, 8, mesh.order}, m[b]);
 }
 
 /// Index of the pair that anchors DQS's hemisphere test: the first with a non-zero weight
@@ -364,6 +411,13 @@ template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed = false
 void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& out,
                 const KernelGroup& g, size_t begin, size_t end) {
   size_t v = begin;
+  if constexpr (!Dqs && (N || T)) {
+    for (; v + 8 <= end;) {
+      const size_t blocks = std::min<size_t>(4, (end - v) / 8);
+      lbs_chunk<K, N, T>(mesh, palette, out, g, v, blocks);
+      v += 8 * blocks;
+    }
+  }
   for (; v + 8 <= end; v += 8)
     run_block<Dqs, K, N, T, AnchorFirst, Signed>(mesh, palette, out, g,
                                                  Block<true>{v, 8, mesh.order});
@@ -492,6 +546,98 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
   }
 }
 
+/// Σ w·[c0 | c1] and Σ w·[c2 | c3] of one vertex's K pairs (K = 0: `count` pairs).
+template <int K>
+KINEMA_SKIN_INLINE void column_blend(const float* columns, const uint16_t* joints,
+                                     const float* weights, int count, W& c01, W& c23) {
+  const float* c = columns + 16 * size_t(joints[0]);
+  W w = _mm256_broadcast_ss(weights);
+  c01 = mul(w, _mm256_load_ps(c));
+  c23 = mul(w, _mm256_load_ps(c + 8));
+  for (int i = 1; i < (K > 0 ? K : count); ++i) {
+    c = columns + 16 * size_t(joints[i]);
+    w = _mm256_broadcast_ss(weights + i);
+    c01 = fmadd(w, _mm256_load_ps(c), c01);
+    c23 = fmadd(w, _mm256_load_ps(c + 8), c23);
+  }
+}
+
+/// [c0·x + c2·z | c1·y + c3·h] for the 3-vector at `v` (h = 1: a point, 0: a direction); the
+/// halves still have to be added.
+template <bool Point>
+KINEMA_SKIN_INLINE W column_apply(W c01, W c23, const float* v) {
+  const W xy = _mm256_insertf128_ps(_mm256_broadcast_ss(v), _mm_broadcast_ss(v + 1), 1);
+  const W z = _mm256_broadcast_ss(v + 2);
+  const W zh =
+      Point ? _mm256_blend_ps(z, splat(1.0f), 0xF0) : _mm256_blend_ps(z, _mm256_setzero_ps(), 0xF0);
+  return fmadd(c23, zh, mul(c01, xy));
+}
+
+/// The halves of a and b added: [a's xyz, 0 | b's xyz, 0].
+KINEMA_SKIN_INLINE W add_halves(W a, W b) {
+  return add(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+}
+
+/// Stores [a | b] (lane 3 of each half 0) as the xyz of vertices v and v + 1 with two 16-byte
+/// stores; the fourth float lands on vertex v + 2's x, which the caller writes afterwards.
+KINEMA_SKIN_INLINE void store_pair(float* dst, size_t v, W r) {
+  _mm_storeu_ps(dst + 3 * v, _mm256_castps256_ps128(r));
+  _mm_storeu_ps(dst + 3 * v + 3, _mm256_extractf128_ps(r, 1));
+}
+
+/// LBS with LbsNormals::blended_matrix, ozz-animation's SkinningJob math: positions, normals and
+/// tangents all by the blended matrix from the column palette (lbs_positions_columns' layout),
+/// one blend per vertex, two vertices a step, normals and tangents not renormalized.
+template <int K, bool N, bool T>
+void lbs_attribute_columns(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                           const KernelGroup& g, size_t begin, size_t end) {
+  const size_t stride = size_t(K > 0 ? K : g.influences);
+  const int count = int(stride);
+  const uint16_t* joints = mesh.joints + g.pair_begin + (begin - g.begin) * stride;
+  const float* weights = mesh.weights + g.pair_begin + (begin - g.begin) * stride;
+  const uint32_t* order = mesh.order;
+  const float* src_p = &mesh.positions[0].x;
+  const float* src_n = N ? &mesh.normals[0].x : nullptr;
+  const float* src_t = T ? &mesh.tangents[0].x : nullptr;
+  float* dst_p = &out.positions[0].x;
+  float* dst_n = N ? &out.normals[0].x : nullptr;
+  float* dst_t = T ? &out.tangents[0].x : nullptr;
+  size_t v = begin;
+  if (!order) {
+    // v + 2 < end: the range's last vertex is written by the loop below with 12-byte stores, so
+    // no 16-byte store reaches past the range.
+    for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
+      W a01, a23, b01, b23;
+      column_blend<K>(columns, joints, weights, count, a01, a23);
+      column_blend<K>(columns, joints + stride, weights + stride, count, b01, b23);
+      store_pair(dst_p, v,
+                 add_halves(column_apply<true>(a01, a23, src_p + 3 * v),
+                            column_apply<true>(b01, b23, src_p + 3 * v + 3)));
+      if constexpr (N)
+        store_pair(dst_n, v,
+                   add_halves(column_apply<false>(a01, a23, src_n + 3 * v),
+                              column_apply<false>(b01, b23, src_n + 3 * v + 3)));
+      if constexpr (T)
+        store_pair(dst_t, v,
+                   add_halves(column_apply<false>(a01, a23, src_t + 3 * v),
+                              column_apply<false>(b01, b23, src_t + 3 * v + 3)));
+    }
+  }
+  for (; v < end; ++v, joints += stride, weights += stride) {
+    W c01, c23;
+    column_blend<K>(columns, joints, weights, count, c01, c23);
+    const size_t o = order ? order[v] : v;
+    auto store3 = [](float* dst, W u) {
+      const H r = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
+      _mm_storel_pi(reinterpret_cast<__m64*>(dst), r);
+      _mm_store_ss(dst + 2, _mm_movehl_ps(r, r));
+    };
+    store3(dst_p + 3 * o, column_apply<true>(c01, c23, src_p + 3 * v));
+    if constexpr (N) store3(dst_n + 3 * o, column_apply<false>(c01, c23, src_n + 3 * v));
+    if constexpr (T) store3(dst_t + 3 * o, column_apply<false>(c01, c23, src_t + 3 * v));
+  }
+}
+
 // Dispatch on the influence count and the attributes.
 template <bool Dqs, bool N, bool T>
 void run(const KernelMesh& mesh, const float* palette, const KernelOut& out, const KernelGroup& g,
@@ -545,12 +691,21 @@ void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* column
   fill_column_palette(reinterpret_cast<const float*>(palette), joints, columns);
 }
 
-void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
-                        size_t begin, size_t end) {
+void lbs_columns_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                      size_t begin, size_t end) {
   for (const KernelGroup& g : mesh.groups) {
     const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
     if (b >= e) continue;
-    auto go = [&]<int K>() { lbs_positions_columns<K>(mesh, columns, out, g, b, e); };
+    auto go = [&]<int K>() {
+      if (out.normals && out.tangents)
+        lbs_attribute_columns<K, true, true>(mesh, columns, out, g, b, e);
+      else if (out.normals)
+        lbs_attribute_columns<K, true, false>(mesh, columns, out, g, b, e);
+      else if (out.tangents)
+        lbs_attribute_columns<K, false, true>(mesh, columns, out, g, b, e);
+      else
+        lbs_positions_columns<K>(mesh, columns, out, g, b, e);
+    };
     with_influence_count(g.influences, go);
   }
 }

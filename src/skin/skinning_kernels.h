@@ -35,6 +35,8 @@ struct KernelMesh {
   const float* weights = nullptr;
   const uint32_t* order = nullptr;  ///< null: stored index = output index
   bool positive_weights = false;    ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
+  /// LBS normals by the blended 3×3 part, like tangents (LbsNormals::blended_matrix).
+  bool blended_matrix_normals = false;
   std::span<const KernelGroup> groups;
   size_t vertex_count = 0;
   size_t palette_size = 0;  ///< joints in the palette (0: unknown)
@@ -110,15 +112,15 @@ void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const Ker
 void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
                     const KernelGroup& g, size_t begin, size_t end);
 
-/// LBS of positions alone (no normals, no tangents) has its own AVX2 kernel: one vertex per
-/// step in AoS from a copy of the palette as columns (ozz's layout), which needs no
-/// transposition.
+/// LBS of positions alone, or with normals and tangents by the blended matrix, has its own AVX2
+/// kernel: one vertex per step in AoS from a copy of the palette as columns (ozz's layout), which
+/// needs no transposition.
 /// 16 floats per joint (`columns` 32-byte aligned, room for `joints` · 16 floats).
 void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns);
-/// Skins the positions of stored vertices [begin, end) (any groups) from column_palette_avx2's
-/// copy.
-void lbs_positions_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
-                        size_t begin, size_t end);
+/// Skins stored vertices [begin, end) (any groups) from column_palette_avx2's copy: positions,
+/// and normals and tangents by the blended 3×3 part as they are (LbsNormals::blended_matrix).
+void lbs_columns_avx2(const KernelMesh& mesh, const float* columns, const KernelOut& out,
+                      size_t begin, size_t end);
 /// Pure DQS from a copy of the palette whose dual quaternions were negated where needed so that
 /// every vertex's influences lie in its anchor's hemisphere (signed_dual_quats): a blend is plain
 /// fused multiply-adds, one 8-float load per influence, no sign test. Same results as
@@ -171,9 +173,9 @@ void dqs_range_direct(const KernelMesh& mesh, const DqsKernelPalette& palette, c
 bool dqs_by_call_copies(const KernelMesh& mesh, const DqsKernelPalette& palette,
                         const KernelOut& out);
 
-/// Whether LBS of `out` takes the positions-only AVX2 kernel (AVX2 in use, positions alone, a
-/// palette of 1…column_palette_joints joints).
-bool lbs_positions_by_columns(const KernelMesh& mesh, const KernelOut& out);
+/// Whether LBS of `out` takes the AVX2 column kernels (AVX2 in use, a palette of
+/// 1…column_palette_joints joints, positions, and no normals or normals by the blended matrix).
+bool lbs_by_columns(const KernelMesh& mesh, const KernelOut& out);
 
 /// Size checks shared with the scalar path (skinning.cpp).
 bool sizes_ok(const SkinMeshView& mesh, const SkinOutputs& out);

@@ -54,13 +54,14 @@ DqsKernelPalette kernel_dqs(const DqsPaletteView& palette, std::span<const float
 }
 
 bool lbs_view(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
-              bool parallel, size_t grain) {
+              bool parallel, size_t grain, LbsNormals normals) {
   if (!skin_detail::sizes_ok(mesh, out) || !skin_detail::joints_in_range(mesh, palette.size()))
     return false;
   if (mesh.vertex_count() == 0) return true;
   KernelGroup group;
   KernelMesh k = kernel_mesh(mesh, out, group);
   k.palette_size = palette.size();
+  k.blended_matrix_normals = normals == LbsNormals::blended_matrix;
   if (parallel)
     skin_detail::lbs_parallel(k, palette.data(), kernel_out(out), grain);
   else
@@ -102,6 +103,7 @@ KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
   k.order = mesh.output_order == SkinOutputOrder::stored ? nullptr : mesh.order.data();
   k.groups = {groups.data(), count};
   k.vertex_count = mesh.vertex_count();
+  k.blended_matrix_normals = mesh.lbs_normals == LbsNormals::blended_matrix;
   k.positive_weights = true;  // make_skin_mesh keeps only pairs with weight > 0
   k.palette_size = mesh.palette_size;
   if (mesh.dqs_links_built) {
@@ -195,13 +197,13 @@ void build_dqs_links(SkinMesh& mesh) {
 }  // namespace
 
 bool skin_lbs_simd(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
-                   const SkinOutputs& out) {
-  return lbs_view(mesh, palette, out, false, 0);
+                   const SkinOutputs& out, LbsNormals normals) {
+  return lbs_view(mesh, palette, out, false, 0, normals);
 }
 
 bool skin_lbs_parallel(const SkinMeshView& mesh, std::span<const Affine3x4f> palette,
-                       const SkinOutputs& out, size_t grain) {
-  return lbs_view(mesh, palette, out, true, grain);
+                       const SkinOutputs& out, size_t grain, LbsNormals normals) {
+  return lbs_view(mesh, palette, out, true, grain, normals);
 }
 
 bool skin_dqs_simd(const SkinMeshView& mesh, const DqsPaletteView& palette, const SkinOutputs& out,
@@ -277,7 +279,7 @@ bool skin_lbs(const SkinMesh& mesh, std::span<const Affine3x4f> palette, const S
   if (mesh.vertex_count() == 0) return true;
   if (path == SkinPath::scalar) {
     scalar_groups(mesh, out, [&](const SkinMeshView& one, const SkinOutputs& dst, size_t) {
-      skin_lbs(one, palette, dst);
+      skin_lbs(one, palette, dst, mesh.lbs_normals);
     });
     return true;
   }

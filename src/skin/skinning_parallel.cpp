@@ -11,13 +11,13 @@ namespace kinema::skin_detail {
 void lbs_parallel(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                   size_t grain) {
 #if KINEMA_SKIN_AVX2
-  if (lbs_positions_by_columns(mesh, out)) {
+  if (lbs_by_columns(mesh, out)) {
     // One column copy for all blocks, read by every thread.
     alignas(32) float columns[column_palette_joints * 16];
     column_palette_avx2(palette, mesh.palette_size, columns);
     tbb::parallel_for(tbb::blocked_range<size_t>(0, mesh.vertex_count, grain ? grain : 1),
                       [&](const tbb::blocked_range<size_t>& r) {
-                        lbs_positions_avx2(mesh, columns, out, r.begin(), r.end());
+                        lbs_columns_avx2(mesh, columns, out, r.begin(), r.end());
                       });
     return;
   }

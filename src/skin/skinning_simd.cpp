@@ -408,6 +408,17 @@ void lbs_group4(const KernelMesh& mesh, const float* pal, const KernelOut& out,
           out.positions, o, live,
           {add(soa_dot(a0, p), r0[3]), add(soa_dot(a1, p), r1[3]), add(soa_dot(a2, p), r2[3])});
     }
+    if (mesh.blended_matrix_normals) {  // LbsNormals::blended_matrix: M·n, M·t as they are
+      if constexpr (N) {
+        const Soa3 n = soa_load(mesh.normals, in);
+        soa_store(out.normals, o, live, {soa_dot(a0, n), soa_dot(a1, n), soa_dot(a2, n)});
+      }
+      if constexpr (T) {
+        const Soa3 t = soa_load(mesh.tangents, in);
+        soa_store(out.tangents, o, live, {soa_dot(a0, t), soa_dot(a1, t), soa_dot(a2, t)});
+      }
+      continue;
+    }
     if constexpr (N) {
       // Cofactor rows a1×a2, a2×a0, a0×a1 (det · inverse transpose), det's sign folded in.
       const Soa3 c0 = soa_cross(a1, a2), c1 = soa_cross(a2, a0), c2 = soa_cross(a0, a1);
@@ -621,9 +632,9 @@ void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
 
 }  // namespace
 
-bool lbs_positions_by_columns(const KernelMesh& mesh, const KernelOut& out) {
+bool lbs_by_columns(const KernelMesh& mesh, const KernelOut& out) {
 #if KINEMA_SKIN_AVX2
-  return out.positions && !out.normals && !out.tangents && mesh.palette_size > 0 &&
+  return out.positions && (!out.normals || mesh.blended_matrix_normals) && mesh.palette_size > 0 &&
          mesh.palette_size <= column_palette_joints && use_avx2();
 #else
   (void)mesh;
@@ -635,10 +646,10 @@ bool lbs_positions_by_columns(const KernelMesh& mesh, const KernelOut& out) {
 void lbs_range(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                size_t begin, size_t end) {
 #if KINEMA_SKIN_AVX2
-  if (lbs_positions_by_columns(mesh, out)) {
+  if (lbs_by_columns(mesh, out)) {
     alignas(32) float columns[column_palette_joints * 16];
     column_palette_avx2(palette, mesh.palette_size, columns);
-    lbs_positions_avx2(mesh, columns, out, begin, end);
+    lbs_columns_avx2(mesh, columns, out, begin, end);
     return;
   }
 #endif

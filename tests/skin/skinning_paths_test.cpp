@@ -756,5 +756,148 @@ TEST(SkinPaths, DqsPositionsOnlyAgreeAndStayInsideTheirOutputs) {
   }
 }
 
+// LbsNormals::blended_matrix (ozz's math: normals and tangents by the blended 3×3 part, not
+// renormalized) takes the AVX2 column kernel when positions are written and the palette fits
+// the column copy, else the 8- and 4-wide kernels. Every path, attribute set, influence count
+// and length must match the scalar reference's blended mode, keep the SIMD path's bits on
+// every thread count, and write nothing past its outputs.
+TEST(SkinPaths, BlendedMatrixNormalsAgreeOnEveryPathAndStayInsideTheirOutputs) {
+  const Vec3f sentinel{-7.5e30f, 3.25e-20f, 1.0e10f};
+  struct Buffers {
+    std::vector<Vec3f> p, n, t;
+    Buffers(size_t count, const Vec3f& fill)
+        : p(count + 2, fill), n(count + 2, fill), t(count + 2, fill) {}
+  };
+  for (const bool avx2 : {false, true}) {
+    const KernelChoice choice(avx2);
+    std::mt19937 rng(avx2 ? 61 : 60);
+    for (const size_t joints : {size_t(12), size_t(300)}) {
+      for (int k = 1; k <= 8; ++k) {
+        for (const size_t n : {size_t(1), size_t(2), size_t(3), size_t(4), size_t(7), size_t(8),
+                               size_t(9), size_t(17), size_t(1203)}) {
+          const RandomMesh m = random_mesh(rng, n, k, joints);
+          const auto palette = random_palette(rng, joints, 80, k % 2 == 0);
+          SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+          mesh.lbs_normals = LbsNormals::blended_matrix;
+          // Attribute sets: P N T, P N, P T, N alone (no positions: never by columns).
+          for (const int attributes : {7, 3, 5, 2}) {
+            const bool want_p = attributes & 1, want_n = attributes & 2, want_t = attributes & 4;
+            auto spans = [&](Buffers& b) {
+              return SkinOutputs{want_p ? std::span<Vec3f>(b.p.data(), n) : std::span<Vec3f>{},
+                                 want_n ? std::span<Vec3f>(b.n.data(), n) : std::span<Vec3f>{},
+                                 want_t ? std::span<Vec3f>(b.t.data(), n) : std::span<Vec3f>{}};
+            };
+            Buffers ref(n, sentinel);
+            ASSERT_TRUE(skin_lbs(m.view(), palette, spans(ref), LbsNormals::blended_matrix));
+            Buffers simd(n, sentinel), threads(n, sentinel);
+            for (int run = 0; run < 7; ++run) {
+              Buffers b(n, sentinel);
+              mesh.output_order = run >= 5 ? SkinOutputOrder::stored : SkinOutputOrder::original;
+              switch (run) {
+                case 0:
+                  ASSERT_TRUE(
+                      skin_lbs_simd(m.view(), palette, spans(b), LbsNormals::blended_matrix));
+                  break;
+                case 1:
+                  ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, spans(b), 3,
+                                                LbsNormals::blended_matrix));
+                  break;
+                case 2:
+                  ASSERT_TRUE(skin_lbs(mesh, palette, spans(b), SkinPath::scalar));
+                  break;
+                case 3:
+                case 5:
+                  ASSERT_TRUE(skin_lbs(mesh, palette, spans(b), SkinPath::simd));
+                  break;
+                default:
+                  ASSERT_TRUE(skin_lbs(mesh, palette, spans(b), SkinPath::parallel));
+                  break;
+              }
+              for (std::vector<Vec3f>* buffer : {&b.p, &b.n, &b.t}) {
+                const size_t written = buffer == &b.p   ? (want_p ? n : 0)
+                                       : buffer == &b.n ? (want_n ? n : 0)
+                                                        : (want_t ? n : 0);
+                for (size_t i = written; i < buffer->size(); ++i)
+                  ASSERT_EQ(std::memcmp(&(*buffer)[i], &sentinel, sizeof(Vec3f)), 0)
+                      << "run " << run << " wrote past its outputs (attributes " << attributes
+                      << ", k " << k << ", n " << n << ")";
+              }
+              if (run == 3) simd = b;
+              if (run == 4) threads = b;
+              for (auto [got, want] :
+                   {std::pair{&b.p, &ref.p}, std::pair{&b.n, &ref.n}, std::pair{&b.t, &ref.t}}) {
+                std::vector<Vec3f> g(got->begin(), got->begin() + long(n));
+                std::vector<Vec3f> w(want->begin(), want->begin() + long(n));
+                if (run >= 5) w = to_stored_order<Vec3f>(mesh, w);
+                EXPECT_LE(max_difference(g, w), 1e-5f)
+                    << "run " << run << ", attributes " << attributes << ", k " << k << ", n " << n
+                    << ", joints " << joints;
+              }
+            }
+            EXPECT_EQ(simd.p, threads.p);
+            EXPECT_EQ(simd.n, threads.n);
+            EXPECT_EQ(simd.t, threads.t);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Where the two normal modes agree and where they part (docs/skin.md): one rigid bone gives
+// the same unit normal; a uniformly scaled one the same direction, s times as long; a 50/50
+// blend of rotations of ±45° about z maps n = (1, 0, 1)/√2 by M = diag(c, c, 1), c = cos 45°:
+// M·n = (c, 0, 1)/√2 = (0.5, 0, 0.7071), while the inverse transpose (cofactor diag(c, c, c²))
+// gives (1, 0, c)/√(1 + c²) = (0.8165, 0, 0.5774).
+TEST(SkinPaths, BlendedMatrixNormalsMatchTheInverseTransposeOnlyForRigidBones) {
+  const float c = std::cos(3.14159265f / 4);
+  const Vec3f n0 = normalize(Vec3f{1, 0, 1});
+  const std::vector<Vec3f> positions{{0.1f, 0.2f, 0.3f}}, normals{n0},
+      tangents{normalize(Vec3f{-1, 0, 1})};
+  auto skin_one = [&](const std::vector<Affine3x4f>& palette, std::vector<uint16_t> joints,
+                      std::vector<float> weights, LbsNormals mode) {
+    const SkinMeshView view{positions, normals, tangents, int(joints.size()), joints, weights};
+    std::vector<Vec3f> p(1), n(1), t(1);
+    EXPECT_TRUE(skin_lbs(view, palette, {p, n, t}, mode));
+    SkinMesh mesh = make_skin_mesh(view, palette.size());
+    mesh.lbs_normals = mode;
+    std::vector<Vec3f> p2(1), n2(1), t2(1);
+    EXPECT_TRUE(skin_lbs(mesh, palette, {p2, n2, t2}));
+    EXPECT_LE(distance(n[0], n2[0]), 1e-6f);
+    EXPECT_LE(distance(t[0], t2[0]), 1e-6f);
+    return std::pair{n[0], t[0]};
+  };
+  const Quatf turn = Quatf::from_axis_angle(normalize(Vec3f{1, 2, 3}), 0.7f);
+  const std::vector<Affine3x4f> rigid{
+      to_affine3x4(Mat4f::translation({0.3f, -1, 2}) * Mat4f::rotation(turn))};
+  const auto [rigid_blended, rigid_t] = skin_one(rigid, {0}, {1}, LbsNormals::blended_matrix);
+  const auto [rigid_exact, rigid_te] = skin_one(rigid, {0}, {1}, LbsNormals::inverse_transpose);
+  EXPECT_LE(distance(rigid_blended, rigid_exact), 1e-6f);
+  EXPECT_LE(distance(rigid_t, rigid_te), 1e-6f);
+
+  const std::vector<Affine3x4f> scaled{
+      to_affine3x4(Mat4f::rotation(turn) * Mat4f::scaling({2, 2, 2}))};
+  const auto [scaled_blended, scaled_t] = skin_one(scaled, {0}, {1}, LbsNormals::blended_matrix);
+  const auto [scaled_exact, scaled_te] = skin_one(scaled, {0}, {1}, LbsNormals::inverse_transpose);
+  EXPECT_NEAR(length(scaled_blended), 2.0f, 1e-5f);
+  EXPECT_LE(distance(scaled_blended * 0.5f, scaled_exact), 1e-6f);
+  EXPECT_NEAR(length(scaled_exact), 1.0f, 1e-6f);
+
+  const float quarter = 3.14159265f / 4;
+  const std::vector<Affine3x4f> twist{
+      to_affine3x4(Mat4f::rotation(Quatf::from_axis_angle({0, 0, 1}, quarter))),
+      to_affine3x4(Mat4f::rotation(Quatf::from_axis_angle({0, 0, 1}, -quarter)))};
+  const auto [blended, bt] = skin_one(twist, {0, 1}, {0.5f, 0.5f}, LbsNormals::blended_matrix);
+  const auto [exact, et] = skin_one(twist, {0, 1}, {0.5f, 0.5f}, LbsNormals::inverse_transpose);
+  EXPECT_NEAR(blended.x, 0.5f, 1e-6f);
+  EXPECT_NEAR(blended.y, 0.0f, 1e-6f);
+  EXPECT_NEAR(blended.z, std::sqrt(0.5f), 1e-6f);
+  EXPECT_NEAR(exact.x, 1 / std::sqrt(1 + c * c), 1e-6f);
+  EXPECT_NEAR(exact.z, c / std::sqrt(1 + c * c), 1e-6f);
+  EXPECT_NEAR(length(bt), std::sqrt(0.5f * c * c + 0.5f), 1e-6f);  // M·t, not renormalized
+  EXPECT_NEAR(length(et), 1.0f, 1e-6f);
+  EXPECT_EQ(SkinMesh{}.lbs_normals, LbsNormals::inverse_transpose);
+}
+
 }  // namespace
 }  // namespace kinema
