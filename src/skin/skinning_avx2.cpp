@@ -146,6 +146,21 @@ struct Block {
   }
 };
 
+/// unit(v, input) stored to `dst`; the input is read only when a lane is degenerate.
+template <bool Full>
+KINEMA_SKIN_INLINE void store_unit(const Block<Full>& block, Vec3f* dst, const Vec3f* input,
+                                   const X3& v) {
+  const W l2 = dot(v, v);
+  const W ok = _mm256_cmp_ps(l2, splat(1e-36f), _CMP_GT_OQ);
+  const W inv = rsqrt(_mm256_max_ps(l2, splat(1e-36f)));
+  X3 scaled{mul(v.x, inv), mul(v.y, inv), mul(v.z, inv)};
+  if (__builtin_expect(_mm256_movemask_ps(ok) != 0xFF, 0)) {
+    const X3 f = block.load(input);
+    scaled = {select(ok, scaled.x, f.x), select(ok, scaled.y, f.y), select(ok, scaled.z, f.z)};
+  }
+  block.store(dst, scaled);
+}
+
 /// Σ w_k S_{j_k} of one vertex's K pairs (K = 0: `k` pairs): rows 0 and 1 in one 8-wide
 /// register, row 2 in a 4-wide one.
 template <int K>
@@ -170,7 +185,8 @@ KINEMA_SKIN_INLINE void lbs_blend(const float* palette, const KernelGroup& g,
                                   const Block<Full>& block, W* m) {
   const int k = g.influences;
   const size_t stride = size_t(K > 0 ? K : k);
-  // Row r of vertices i and i + 4 side by side, then transposed.
+  // Row r of vertices i and i + 4 side by side, then transposed. Unrolled: the rows stay in
+  // registers instead of going through the stack (GCC spills a few palette loads instead).
   W rows[3][4];
 #pragma GCC unroll 4
   for (size_t i = 0; i < 4; ++i) {
@@ -235,24 +251,63 @@ KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
   lbs_apply<N, T>(mesh, out, block, m);
 }
 
-/// Full blocks of LBS in chunks: the blends of every block of a chunk first, then their
-/// transforms. The two halves have short dependency chains of their own; one block from blend
-/// to renormalized normal is a chain of ~80 cycles that the out-of-order window cannot overlap
-/// with the next block's, while the blends of a chunk overlap freely. Same operations, same bits.
+/// Full blocks of LBS with normals or tangents in chunks of up to eight blocks, in passes: the
+/// blends of every block of the chunk (to the stack), then positions and unnormalized normals
+/// and tangents, then the renormalization. One block from blend to renormalized normal is a
+/// dependency chain of ~80 cycles and ~150 vector instructions; run block after block, the
+/// scheduler fills with instructions that wait on that chain and the next block cannot start
+/// (one block every ~chain length). Each pass has a short chain of its own and its blocks are
+/// independent, so they overlap. Same operations, same bits as lbs_block; ~12 % faster with
+/// normals on arnaud (BENCHMARKS.md, run 9).
 template <int K, bool N, bool T>
 KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g, size_t v,
                                   size_t blocks) {
-  constexpr size_t kChunk = 4;
+  constexpr size_t kChunk = 8;
   alignas(32) W m[kChunk][12];
   const uint16_t* joints = mesh.joints + g.pair_begin;
   const float* weights = mesh.weights + g.pair_begin;
 #pragma GCC unroll 1
   for (size_t b = 0; b < blocks; ++b)
     lbs_blend<K>(palette, g, joints, weights, Block<true>{v + 8 * b, 8, mesh.order}, m[b]);
+  if (mesh.blended_matrix_normals) {
 #pragma GCC unroll 1
-  for (size_t b = 0; b < blocks; ++b)
-    lbs_apply<N, T>(mesh, out, Block<true>{v + 8 * b, 8, mesh.order}, m[b]);
+    for (size_t b = 0; b < blocks; ++b)
+      lbs_apply<N, T>(mesh, out, Block<true>{v + 8 * b, 8, mesh.order}, m[b]);
+    return;
+  }
+  // Inverse-transpose normals: a third pass renormalizes (its reciprocal square root and
+  // Newton step are the tail of the chain).
+  alignas(32) X3 normals[kChunk], tangents[kChunk];
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b) {
+    const Block<true> block{v + 8 * b, 8, mesh.order};
+    const W* mb = m[b];
+    const X3 a0{mb[0], mb[1], mb[2]}, a1{mb[4], mb[5], mb[6]}, a2{mb[8], mb[9], mb[10]};
+    if (out.positions) {
+      const X3 p = block.load(mesh.positions);
+      block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, mb[3]))),
+                                  fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, mb[7]))),
+                                  fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, mb[11])))});
+    }
+    if constexpr (N) {
+      const X3 c0 = cross(a1, a2), c1 = cross(a2, a0), c2 = cross(a0, a1);
+      const W det = dot(a0, c0);
+      const X3 n = block.load(mesh.normals);
+      normals[b] = {sign_from(dot(c0, n), det), sign_from(dot(c1, n), det),
+                    sign_from(dot(c2, n), det)};
+    }
+    if constexpr (T) {
+      const X3 t = block.load(mesh.tangents);
+      tangents[b] = {dot(a0, t), dot(a1, t), dot(a2, t)};
+    }
+  }
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b) {
+    const Block<true> block{v + 8 * b, 8, mesh.order};
+    if constexpr (N) store_unit(block, out.normals, mesh.normals, normals[b]);
+    if constexpr (T) store_unit(block, out.tangents, mesh.tangents, tangents[b]);
+  }
 }
 
 /// Index of the pair that anchors DQS's hemisphere test: the first with a non-zero weight
@@ -311,6 +366,18 @@ KINEMA_SKIN_INLINE void blend_signed_dq_pair(const float* dq, const uint16_t* ja
   }
 }
 
+/// The blend [real | dual] of one vertex from a signed palette (signed_dual_quats, 32-byte
+/// aligned, 8 floats per joint): one 8-float load and one fused multiply-add per influence, the
+/// same products and sums as blend_signed_dq_pair.
+template <int K>
+KINEMA_SKIN_INLINE W blend_signed_dq(const float* dq, const uint16_t* joints, const float* weights,
+                                     int k) {
+  W q = _mm256_setzero_ps();
+  for (int i = 0; i < (K > 0 ? K : k); ++i)
+    q = fmadd(_mm256_broadcast_ss(weights + i), _mm256_load_ps(dq + 8 * size_t(joints[i])), q);
+  return q;
+}
+
 /// A blended dual quaternion (real part r, w_r; dual part d, w_d; eight lanes, not normalized)
 /// as what rotating and translating by it takes. With n = |real|², rotating by the unnormalized
 /// blend and dividing by n is the rotation by its unit quaternion, v′ = v + s·r × (r × v + w_r·v)
@@ -343,24 +410,44 @@ KINEMA_SKIN_INLINE RigidBlend rigid_blend(const W* br, const W* bd) {
 /// Eight vertices' blended dual quaternions (pairs [i | i + 4] as blend_dq_pair leaves them) to
 /// positions, normals and tangents: normalization, translation and rotation lane by lane.
 template <bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void dqs_apply(const KernelMesh& mesh, const KernelOut& out, const W* br,
+                                  const W* bd, const Block<Full>& block);
+
+template <bool N, bool T, bool Full>
 KINEMA_SKIN_INLINE void dqs_finish(const KernelMesh& mesh, const KernelOut& out, W* reals, W* duals,
                                    const Block<Full>& block) {
   W br[4], bd[4];  // x, y, z, w of the eight real and dual parts
   transpose8(reals, br);
   transpose8(duals, bd);
+  dqs_apply<N, T>(mesh, out, br, bd, block);
+}
+
+/// Positions, normals and tangents of one block from its transposed blends (x, y, z, w of the
+/// eight real parts in br, of the dual parts in bd).
+template <bool N, bool T, bool Full>
+KINEMA_SKIN_INLINE void dqs_apply(const KernelMesh& mesh, const KernelOut& out, const W* br,
+                                  const W* bd, const Block<Full>& block) {
   const RigidBlend q = rigid_blend(br, bd);
   const X3& r = q.r;
   const W& rw = q.rw;
   const W& s = q.s;
-  const X3& t = q.t;
   const auto rotate = [&](const X3& a) {
     const X3 c0 = cross(r, a);
     const X3 c = cross(r, {fmadd(rw, a.x, c0.x), fmadd(rw, a.y, c0.y), fmadd(rw, a.z, c0.z)});
     return X3{fmadd(s, c.x, a.x), fmadd(s, c.y, a.y), fmadd(s, c.z, a.z)};
   };
   if (out.positions) {
-    const X3 p = rotate(block.load(mesh.positions));
-    block.store(out.positions, {add(p.x, t.x), add(p.y, t.y), add(p.z, t.z)});
+    // p + s·r × (r × p + w_r·p) + t with t's r × d folded into the second cross product:
+    // p + s·(r × (r × p + w_r·p + d) + w_r·d − w_d·r), two cross products in all instead of three.
+    const X3 d{bd[0], bd[1], bd[2]};
+    const W dw = bd[3];
+    const X3 p = block.load(mesh.positions);
+    const X3 c0 = cross(r, p);
+    const X3 c = cross(r, {add(fmadd(rw, p.x, c0.x), d.x), add(fmadd(rw, p.y, c0.y), d.y),
+                           add(fmadd(rw, p.z, c0.z), d.z)});
+    block.store(out.positions, {fmadd(s, add(c.x, fmsub(rw, d.x, mul(dw, r.x))), p.x),
+                                fmadd(s, add(c.y, fmsub(rw, d.y, mul(dw, r.y))), p.y),
+                                fmadd(s, add(c.z, fmsub(rw, d.z, mul(dw, r.z))), p.z)});
   }
   if constexpr (N) {
     const X3 n = block.load(mesh.normals);
@@ -386,14 +473,47 @@ KINEMA_SKIN_INLINE void dqs_block(const KernelMesh& mesh, const float* dq, const
   for (size_t i = 0; i < 4; ++i) {
     const size_t pa = (block.vertex(i) - g.begin) * stride;
     const size_t pb = (block.vertex(i + 4) - g.begin) * stride;
-    if constexpr (Signed)
-      blend_signed_dq_pair<K>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k, reals[i],
-                              duals[i]);
-    else
+    if constexpr (Signed) {
+      const W qa = blend_signed_dq<K>(dq, joints + pa, weights + pa, k);
+      const W qb = blend_signed_dq<K>(dq, joints + pb, weights + pb, k);
+      reals[i] = _mm256_permute2f128_ps(qa, qb, 0x20);
+      duals[i] = _mm256_permute2f128_ps(qa, qb, 0x31);
+    } else
       blend_dq_pair<K, AnchorFirst>(dq, joints + pa, weights + pa, joints + pb, weights + pb, k,
                                     reals[i], duals[i]);
   }
   dqs_finish<N, T, Full>(mesh, out, reals, duals, block);
+}
+
+/// Full blocks of signed DQS in chunks, for the reason lbs_chunk gives: every block's blend
+/// (transposed, to the stack) first, then the transforms. Same bits as dqs_block.
+template <int K, bool N, bool T>
+KINEMA_SKIN_INLINE void dqs_signed_chunk(const KernelMesh& mesh, const float* dq,
+                                         const KernelOut& out, const KernelGroup& g, size_t v,
+                                         size_t blocks) {
+  constexpr size_t kChunk = 8;
+  const int k = g.influences;
+  const size_t stride = size_t(K > 0 ? K : k);
+  const uint16_t* joints = mesh.joints + g.pair_begin;
+  const float* weights = mesh.weights + g.pair_begin;
+  alignas(32) W parts[kChunk][8];
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b) {
+    W reals[4], duals[4];
+    for (size_t i = 0; i < 4; ++i) {
+      const size_t pa = (v + 8 * b + i - g.begin) * stride;
+      const size_t pb = pa + 4 * stride;
+      const W qa = blend_signed_dq<K>(dq, joints + pa, weights + pa, k);
+      const W qb = blend_signed_dq<K>(dq, joints + pb, weights + pb, k);
+      reals[i] = _mm256_permute2f128_ps(qa, qb, 0x20);
+      duals[i] = _mm256_permute2f128_ps(qa, qb, 0x31);
+    }
+    transpose8(reals, parts[b]);
+    transpose8(duals, parts[b] + 4);
+  }
+#pragma GCC unroll 1
+  for (size_t b = 0; b < blocks; ++b)
+    dqs_apply<N, T>(mesh, out, parts[b], parts[b] + 4, Block<true>{v + 8 * b, 8, mesh.order});
 }
 
 template <bool Dqs, int K, bool N, bool T, bool AnchorFirst, bool Signed, bool Full>
@@ -413,8 +533,15 @@ void run_blocks(const KernelMesh& mesh, const float* palette, const KernelOut& o
   size_t v = begin;
   if constexpr (!Dqs && (N || T)) {
     for (; v + 8 <= end;) {
-      const size_t blocks = std::min<size_t>(4, (end - v) / 8);
+      const size_t blocks = std::min<size_t>(8, (end - v) / 8);
       lbs_chunk<K, N, T>(mesh, palette, out, g, v, blocks);
+      v += 8 * blocks;
+    }
+  }
+  if constexpr (Dqs && Signed) {
+    for (; v + 8 <= end;) {
+      const size_t blocks = std::min<size_t>(8, (end - v) / 8);
+      dqs_signed_chunk<K, N, T>(mesh, palette, out, g, v, blocks);
       v += 8 * blocks;
     }
   }
