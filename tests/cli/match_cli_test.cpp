@@ -69,6 +69,45 @@ TEST_F(MatchCli, StoresPosesForOneSkeletonIncludingMirroredFrames) {
   EXPECT_NEAR(db.pose(half + 20)[0].translation.z, db.pose(20)[0].translation.z, 1e-4);
 }
 
+// `kinema info DB.kmm` shows a database on disk as `match build` reported it when writing it;
+// a corrupted database is a clear error (exit 2) naming the file and the byte offset.
+TEST_F(MatchCli, InfoShowsADatabaseAndRejectsACorruptedOne) {
+  const auto built = kinema("match build " + sh_quote(kWalk) +
+                            " --mirror --speeds 0.8,1 --json -o " + sh_quote(path("w.kmm")));
+  ASSERT_EQ(built.code, 0) << built.err;
+  const auto b = nlohmann::json::parse(built.out);
+  auto r = kinema("info --json " + sh_quote(path("w.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "kmm");
+  const auto& d = j["database"];
+  for (const char* key : {"variants", "frames", "searchable_frames", "features", "feature_bytes",
+                          "bytes_per_frame", "poses", "joints", "file_bytes", "tags"})
+    EXPECT_EQ(d[key], b[key]) << key;
+  EXPECT_EQ(d["variants"], 4);  // mirrored × two speeds
+  ASSERT_EQ(d["clip_variants"].size(), 4u);
+  EXPECT_EQ(d["clip_variants"][0]["mirrored"], false);  // speeds first, then mirrored
+  EXPECT_EQ(d["clip_variants"][2]["mirrored"], true);
+  EXPECT_NEAR(d["clip_variants"][0]["speed"].get<double>(), 0.8, 1e-6);
+  EXPECT_EQ(d["groups"].size(), 7u);  // feet ×2 positions, ×2 velocities, hip, trajectory ×2
+  size_t dims = 0;
+  for (const auto& g : d["groups"]) dims += g["dims"].get<size_t>();
+  EXPECT_EQ(dims, 27u);
+  r = kinema("info " + sh_quote(path("w.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("motion-matching database"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("poses 31 joints a frame"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("clip variants: 4"), std::string::npos) << r.out;
+  // One byte flipped in the payload: the checksum catches it.
+  std::string bytes = read_all(path("w.kmm"));
+  bytes[bytes.size() / 2] = char(bytes[bytes.size() / 2] ^ 0x5A);
+  write_all(path("bad.kmm"), bytes);
+  r = kinema("info " + sh_quote(path("bad.kmm")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.kmm"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checksum"), std::string::npos) << r.err;
+}
+
 TEST_F(MatchCli, TagsFromJsonAndTheirErrors) {
   write_all(path("tags.json"),
             R"({"tags": [{"clip": "02_01", "start": 0, "end": 1.0, "tag": "walk"},

@@ -1,7 +1,8 @@
 // tools/kinema/verb_info.cpp — `kinema info FILE [--json] [--no-tree]`.
 //
 // Shows what a file holds: the joint tree (humanoid-mapped joints marked ★ with their VRM bone
-// name), counts, clips, the source's format/units/axes/generator and the importer's warnings.
+// name), counts, clips, the source's format/units/axes/generator and the importer's warnings;
+// for a .kmc its compression, for a .kmm motion-matching database its frames and features.
 // --json prints the same as one JSON object (schema documented in docs / the verb's help).
 #include <iostream>
 #include <map>
@@ -15,6 +16,7 @@
 #include "kinema/io/file.h"
 #include "kinema/io/humanoid.h"
 #include "kinema/io/kmc.h"
+#include "match_summary.h"
 
 namespace kinema::cli {
 
@@ -247,13 +249,32 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<Args>();
   CLI::App* sub =
       app.add_subcommand("info", "Show what a file holds: joints, clips, meshes, units");
-  sub->add_option("FILE", args->file, "A .bvh .gltf .glb .vrm .fbx .dae or .kmc file")->required();
+  sub->add_option("FILE", args->file, "A .bvh .gltf .glb .vrm .fbx .dae .kmc or .kmm file")
+      ->required();
   sub->add_flag("--json", args->json,
                 "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
-                "source, humanoid (and compressed for a .kmc)");
+                "source, humanoid (and compressed for a .kmc); for a .kmm: file, format, "
+                "database (frames, features, groups, memory, tags, clip variants)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
     (void)global;
+    if (extension_of(args->file) == "kmm") {  // a motion-matching database, not an asset
+      const std::string bytes = read_file(args->file);
+      const match::Database db = match::deserialize_database(bytes, args->file);
+      if (args->json) {
+        nlohmann::ordered_json j;
+        j["file"] = args->file;
+        j["format"] = "kmm";
+        j["database"] = database_json(db, bytes.size());
+        std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                  << '\n';
+      } else {
+        std::cout << args->file << " (kinema motion-matching database, format version "
+                  << match::database_format_version << ")\n";
+        print_database(db, bytes.size(), true, std::cout);
+      }
+      return kExitOk;
+    }
     const Asset asset = load_input(args->file);
     std::optional<CompressedAnimation> compressed;
     if (extension_of(args->file) == "kmc") compressed = read_animation_file(args->file);

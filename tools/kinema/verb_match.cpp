@@ -35,6 +35,7 @@
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"
 #include "kinema/skeleton/skeleton.h"
+#include "match_summary.h"
 
 namespace kinema::cli {
 
@@ -163,43 +164,88 @@ void run_match_build(const MatchBuildRequest& a, const GlobalOptions& global) {
   const std::string bytes = match::serialize_database(db);
   write_file_atomically(a.out, bytes);
 
-  size_t searchable = 0;
-  for (const uint8_t s : db.features.searchable) searchable += s != 0;
   if (a.json) {
     nlohmann::ordered_json j;
     j["out"] = a.out;
     j["clips"] = clips.size();
-    j["variants"] = db.clips.size();
-    j["frames"] = db.frames();
-    j["searchable_frames"] = searchable;
-    j["features"] = db.dims();
-    j["fps"] = db.fps;
-    j["tags"] = db.tag_names;
-    j["feature_bytes"] = db.feature_bytes();
-    j["bytes_per_frame"] = double(db.feature_bytes()) / double(db.frames());
-    j["poses"] = db.has_poses();
-    j["joints"] = db.has_poses() ? db.skeleton.joint_count() : 0;
-    j["file_bytes"] = bytes.size();
+    j.update(database_json(db, bytes.size()));
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
     std::cout << "kinema match build: " << clips.size() << " clips from " << inputs.size()
-              << " files → " << a.out << "\n"
-              << "  frames " << db.frames() << " (" << db.clips.size() << " variants"
-              << (a.mirror ? ", mirrored" : "") << ", " << format_number(db.fps) << " fps), "
-              << searchable << " searchable\n"
-              << "  features " << db.dims() << " a frame in " << db.groups.size() << " groups\n"
-              << "  memory " << format_bytes(db.feature_bytes()) << " ("
-              << format_number(double(db.feature_bytes()) / double(db.frames()), 1)
-              << " B a frame), file " << format_bytes(bytes.size()) << "\n"
-              << "  poses "
-              << (db.has_poses() ? std::to_string(db.skeleton.joint_count()) + " joints a frame"
-                                 : std::string("not stored (--features-only)"))
-              << "\n";
-    if (!db.tag_names.empty()) {
-      std::cout << "  tags";
-      for (const std::string& t : db.tag_names) std::cout << ' ' << t;
-      std::cout << '\n';
-    }
+              << " files → " << a.out << "\n";
+    print_database(db, bytes.size(), false, std::cout);
+  }
+}
+
+nlohmann::ordered_json database_json(const match::Database& db, size_t file_bytes) {
+  size_t searchable = 0;
+  for (const uint8_t s : db.features.searchable) searchable += s != 0;
+  nlohmann::ordered_json j;
+  j["variants"] = db.clips.size();
+  j["frames"] = db.frames();
+  j["searchable_frames"] = searchable;
+  j["features"] = db.dims();
+  j["fps"] = db.fps;
+  j["trajectory_times"] = db.trajectory_times;
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (const match::FeatureGroup& g : db.groups)
+    groups.push_back({{"name", g.name},
+                      {"offset", g.offset},
+                      {"dims", g.dims},
+                      {"weight", g.weight},
+                      {"scale", g.scale}});
+  j["groups"] = std::move(groups);
+  j["tags"] = db.tag_names;
+  j["feature_bytes"] = db.feature_bytes();
+  j["bytes_per_frame"] = db.frames() ? double(db.feature_bytes()) / double(db.frames()) : 0.0;
+  j["poses"] = db.has_poses();
+  j["joints"] = db.has_poses() ? db.skeleton.joint_count() : 0;
+  j["file_bytes"] = file_bytes;
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
+  for (const match::DatabaseClip& c : db.clips)
+    variants.push_back({{"name", c.name},
+                        {"mirrored", c.mirrored},
+                        {"speed", c.speed},
+                        {"start_time", c.start_time},
+                        {"first_frame", c.first_frame},
+                        {"frame_count", c.frame_count}});
+  j["clip_variants"] = std::move(variants);
+  return j;
+}
+
+void print_database(const match::Database& db, size_t file_bytes, bool clips, std::ostream& out) {
+  size_t searchable = 0;
+  for (const uint8_t s : db.features.searchable) searchable += s != 0;
+  bool mirrored = false;
+  for (const match::DatabaseClip& c : db.clips) mirrored = mirrored || c.mirrored;
+  out << "  frames " << db.frames() << " (" << db.clips.size() << " variants"
+      << (mirrored ? ", mirrored" : "") << ", " << format_number(db.fps) << " fps), " << searchable
+      << " searchable\n"
+      << "  features " << db.dims() << " a frame in " << db.groups.size() << " groups\n"
+      << "  memory " << format_bytes(db.feature_bytes()) << " ("
+      << format_number(db.frames() ? double(db.feature_bytes()) / double(db.frames()) : 0.0, 1)
+      << " B a frame), file " << format_bytes(file_bytes) << "\n"
+      << "  poses "
+      << (db.has_poses() ? std::to_string(db.skeleton.joint_count()) + " joints a frame"
+                         : std::string("not stored (--features-only)"))
+      << "\n";
+  if (!db.tag_names.empty()) {
+    out << "  tags";
+    for (const std::string& t : db.tag_names) out << ' ' << t;
+    out << '\n';
+  }
+  if (!clips) return;
+  for (const match::FeatureGroup& g : db.groups)
+    out << "  group " << g.name << ": dimensions " << g.offset << "…" << g.offset + g.dims - 1
+        << ", weight " << format_number(g.weight) << ", scale σ " << format_number(g.scale, 4)
+        << '\n';
+  out << "  clip variants: " << db.clips.size() << '\n';
+  for (size_t i = 0; i < db.clips.size(); ++i) {
+    const match::DatabaseClip& c = db.clips[i];
+    out << "    [" << i << "] \"" << c.name << "\"" << (c.mirrored ? " mirrored" : "")
+        << (c.speed != 1 ? " ×" + format_number(c.speed, 3) : std::string()) << ": frames "
+        << c.first_frame << "…" << c.first_frame + c.frame_count - 1 << " (" << c.frame_count
+        << ")\n";
   }
 }
 
