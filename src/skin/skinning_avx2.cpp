@@ -127,6 +127,14 @@ struct Block {
     if constexpr (Full) return v + i;
     return v + (i < live ? i : live - 1);
   }
+  /// Eight vertices' xyz from `planar` (SkinMesh::planar_*, n vertices) when it is there and the
+  /// block is full: three loads; else regrouped from the packed `base`.
+  KINEMA_SKIN_INLINE X3 load(const Vec3f* base, const float* planar, size_t n) const {
+    if (Full && planar)
+      return {_mm256_loadu_ps(planar + v), _mm256_loadu_ps(planar + n + v),
+              _mm256_loadu_ps(planar + 2 * n + v)};
+    return load(base);
+  }
   KINEMA_SKIN_INLINE X3 load(const Vec3f* base) const {
     if constexpr (Full) return load_xyz8(&base[v].x);
     float copy[24];
@@ -211,18 +219,18 @@ KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
                                   const Block<Full>& block, const W* m) {
   const X3 a0{m[0], m[1], m[2]}, a1{m[4], m[5], m[6]}, a2{m[8], m[9], m[10]};
   if (out.positions) {
-    const X3 p = block.load(mesh.positions);
+    const X3 p = block.load(mesh.positions, mesh.planar_positions, mesh.vertex_count);
     block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, m[3]))),
                                 fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, m[7]))),
                                 fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, m[11])))});
   }
   if (mesh.blended_matrix_normals) {  // LbsNormals::blended_matrix: M·n, M·t as they are
     if constexpr (N) {
-      const X3 n = block.load(mesh.normals);
+      const X3 n = block.load(mesh.normals, mesh.planar_normals, mesh.vertex_count);
       block.store(out.normals, {dot(a0, n), dot(a1, n), dot(a2, n)});
     }
     if constexpr (T) {
-      const X3 t = block.load(mesh.tangents);
+      const X3 t = block.load(mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
       block.store(out.tangents, {dot(a0, t), dot(a1, t), dot(a2, t)});
     }
     return;
@@ -231,13 +239,13 @@ KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
     // Cofactor rows a1×a2, a2×a0, a0×a1 (det · inverse transpose), det's sign folded in.
     const X3 c0 = cross(a1, a2), c1 = cross(a2, a0), c2 = cross(a0, a1);
     const W det = dot(a0, c0);
-    const X3 n = block.load(mesh.normals);
+    const X3 n = block.load(mesh.normals, mesh.planar_normals, mesh.vertex_count);
     block.store(out.normals, unit({sign_from(dot(c0, n), det), sign_from(dot(c1, n), det),
                                    sign_from(dot(c2, n), det)},
                                   n));
   }
   if constexpr (T) {
-    const X3 t = block.load(mesh.tangents);
+    const X3 t = block.load(mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
     block.store(out.tangents, unit({dot(a0, t), dot(a1, t), dot(a2, t)}, t));
   }
 }
@@ -285,7 +293,7 @@ KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
     const W* mb = m[b];
     const X3 a0{mb[0], mb[1], mb[2]}, a1{mb[4], mb[5], mb[6]}, a2{mb[8], mb[9], mb[10]};
     if (out.positions) {
-      const X3 p = block.load(mesh.positions);
+      const X3 p = block.load(mesh.positions, mesh.planar_positions, mesh.vertex_count);
       block.store(out.positions, {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, mb[3]))),
                                   fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, mb[7]))),
                                   fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, mb[11])))});
@@ -293,12 +301,12 @@ KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
     if constexpr (N) {
       const X3 c0 = cross(a1, a2), c1 = cross(a2, a0), c2 = cross(a0, a1);
       const W det = dot(a0, c0);
-      const X3 n = block.load(mesh.normals);
+      const X3 n = block.load(mesh.normals, mesh.planar_normals, mesh.vertex_count);
       normals[b] = {sign_from(dot(c0, n), det), sign_from(dot(c1, n), det),
                     sign_from(dot(c2, n), det)};
     }
     if constexpr (T) {
-      const X3 t = block.load(mesh.tangents);
+      const X3 t = block.load(mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
       tangents[b] = {dot(a0, t), dot(a1, t), dot(a2, t)};
     }
   }
@@ -441,7 +449,7 @@ KINEMA_SKIN_INLINE void dqs_apply(const KernelMesh& mesh, const KernelOut& out, 
     // p + s·(r × (r × p + w_r·p + d) + w_r·d − w_d·r), two cross products in all instead of three.
     const X3 d{bd[0], bd[1], bd[2]};
     const W dw = bd[3];
-    const X3 p = block.load(mesh.positions);
+    const X3 p = block.load(mesh.positions, mesh.planar_positions, mesh.vertex_count);
     const X3 c0 = cross(r, p);
     const X3 c = cross(r, {add(fmadd(rw, p.x, c0.x), d.x), add(fmadd(rw, p.y, c0.y), d.y),
                            add(fmadd(rw, p.z, c0.z), d.z)});
@@ -450,11 +458,11 @@ KINEMA_SKIN_INLINE void dqs_apply(const KernelMesh& mesh, const KernelOut& out, 
                                 fmadd(s, add(c.z, fmsub(rw, d.z, mul(dw, r.z))), p.z)});
   }
   if constexpr (N) {
-    const X3 n = block.load(mesh.normals);
+    const X3 n = block.load(mesh.normals, mesh.planar_normals, mesh.vertex_count);
     block.store(out.normals, unit(rotate(n), n));
   }
   if constexpr (T) {
-    const X3 tv = block.load(mesh.tangents);
+    const X3 tv = block.load(mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
     block.store(out.tangents, unit(rotate(tv), tv));
   }
 }

@@ -34,6 +34,11 @@ struct KernelMesh {
   const uint16_t* joints = nullptr;
   const float* weights = nullptr;
   const uint32_t* order = nullptr;  ///< null: stored index = output index
+  /// SkinMesh::planar_* (null when absent): x of vertex v at [v], y at [n + v], z at [2n + v]
+  /// with n = vertex_count.
+  const float* planar_positions = nullptr;
+  const float* planar_normals = nullptr;
+  const float* planar_tangents = nullptr;
   bool positive_weights = false;    ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
   /// LBS normals by the blended 3×3 part, like tangents (LbsNormals::blended_matrix).
   bool blended_matrix_normals = false;

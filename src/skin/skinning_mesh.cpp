@@ -104,6 +104,12 @@ KernelMesh kernel_mesh(const SkinMesh& mesh, const SkinOutputs& out,
   k.groups = {groups.data(), count};
   k.vertex_count = mesh.vertex_count();
   k.blended_matrix_normals = mesh.lbs_normals == LbsNormals::blended_matrix;
+  const size_t planes = 3 * mesh.vertex_count();
+  if (mesh.planar_positions.size() == planes) k.planar_positions = mesh.planar_positions.data();
+  if (mesh.planar_normals.size() == planes && k.normals)
+    k.planar_normals = mesh.planar_normals.data();
+  if (mesh.planar_tangents.size() == planes && k.tangents)
+    k.planar_tangents = mesh.planar_tangents.data();
   k.positive_weights = true;  // make_skin_mesh keeps only pairs with weight > 0
   k.palette_size = mesh.palette_size;
   if (mesh.dqs_links_built) {
@@ -255,6 +261,18 @@ SkinMesh make_skin_mesh(const SkinMeshView& view, size_t palette_size, const std
     }
   }
   build_dqs_links(mesh);
+  const auto planes = [n](const std::vector<Vec3f>& packed, std::vector<float>& planar) {
+    if (packed.empty()) return;
+    planar.resize(3 * n);
+    for (size_t v = 0; v < n; ++v) {
+      planar[v] = packed[v].x;
+      planar[n + v] = packed[v].y;
+      planar[2 * n + v] = packed[v].z;
+    }
+  };
+  planes(mesh.positions, mesh.planar_positions);
+  planes(mesh.normals, mesh.planar_normals);
+  planes(mesh.tangents, mesh.planar_tangents);
   return mesh;
 }
 

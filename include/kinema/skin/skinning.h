@@ -237,6 +237,11 @@ struct SkinMesh {
   std::vector<std::array<uint16_t, 2>> dqs_links;
   size_t dqs_tree_links = 0;
   bool dqs_links_built = false;  ///< false: no plan (a hand-made mesh), always test per influence
+  /// positions, normals and tangents again as planes — every x, then every y, then every z
+  /// (3 · vertex_count() floats each, stored order; empty: not built) — from which the 8-wide
+  /// kernels read eight vertices with three loads instead of regrouping packed triples. Built by
+  /// make_skin_mesh; rebuild the mesh after editing positions, normals or tangents.
+  std::vector<float> planar_positions, planar_normals, planar_tangents;
   /// Where outputs (and dqs_amount) are indexed; set freely after make_skin_mesh.
   SkinOutputOrder output_order = SkinOutputOrder::original;
   /// How skin_lbs transforms normals; set freely after make_skin_mesh.
