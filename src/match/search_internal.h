@@ -44,3 +44,42 @@ inline unsigned valid_lanes(const uint32_t* frame) {
 }
 
 }  // namespace kinema::match::detail
+
+namespace kinema::match::detail {
+
+/// The most principal axes a BoundedTreeSearch keeps for its boxes; with the residual
+/// coordinate, at most 32 coordinates (sizes a search-time buffer).
+constexpr size_t kMaxPcaAxes = 31;
+constexpr size_t kMaxPcaCoords = kMaxPcaAxes + 1;
+
+// PcaBasis (kinema/match/search.h, as BoundedTreeSearch holds one) is built and used here.
+using search_detail::PcaBasis;
+
+/// The principal axes of the frames `frames` of m (at most `max_axes` kept, and at most dims).
+/// Constant features, one frame, or equal frames give some orthonormal basis: still exact.
+PcaBasis build_pca(const FeatureMatrix& m, std::span<const uint32_t> frames, size_t max_axes);
+
+/// The coordinates of features x (dims floats): on the kept axes, then the residual (the norm of
+/// what the kept axes leave out); pca.coords() values, in double (not rounded).
+void pca_coords(const PcaBasis& pca, const float* x, double* out);
+
+/// The query's coordinates (as pca_coords), rounded to nearest float into out[coords]; returns
+/// the absolute slack δ to pass to prune_threshold (it covers the rounding of the query's and
+/// the frames' coordinates).
+double project_query(const PcaBasis& pca, const float* q, float* out);
+
+/// The smallest float t such that a computed PCA box bound B > t proves that every frame in the
+/// box has a computed cost (search_kernels.h) strictly greater than `best`. ≥ best; +inf when
+/// best is +inf.
+float prune_threshold(const PcaBasis& pca, float best, double delta);
+
+}  // namespace kinema::match::detail
+
+namespace kinema::match::detail {
+
+/// For tests: frame x's cost as the searches compute it (search_kernels.h).
+float frame_cost(const float* x, const float* q, size_t dims);
+/// For tests: the 8 lower bounds of boxes lo/hi ([axis][8 lanes]) as the tree computes them.
+void box_bounds(const float* lo, const float* hi, const float* qp, size_t coords, float* out);
+
+}  // namespace kinema::match::detail

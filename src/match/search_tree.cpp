@@ -22,69 +22,90 @@ constexpr size_t kWorkBudgetDivisor = 32;
 // The fallback pass tests the boxes of blocks / kSampleDivisor blocks (at least 16) before it
 // judges whether they prune.
 constexpr size_t kSampleDivisor = 32;
-// Blocks are formed in time order unless frame splits make them tighter by more than this factor
-// (the sum over blocks of their boxes' squared diagonals).
-constexpr double kTimeBlockSlack = 1.25;
+// Principal axes the node boxes keep at most (the first ones, of largest variance): all of them
+// for the 27 features of BENCHMARKS.md. Fewer axes (and the residual coordinate for the rest)
+// made cheaper node tests but looser boxes: at 54k, 8 / 12 / 16 axes instead of 27 answered
+// near queries as fast and random ones 1.3-1.6x slower.
+constexpr size_t kBoxAxes = kMaxPcaAxes;
+// Subtrees of at most this many frames (the last 6 levels of splits: 8 bottom nodes of 8 blocks)
+// are split on the coordinate whose median split gives the tightest halves (least sum of their
+// boxes' squared diagonals), tried on every coordinate; larger ones on the coordinate of largest
+// spread. Measured on the real databases of BENCHMARKS.md: 30% fewer blocks scanned at 10k and
+// 54k (real+noise and random queries), random queries at 10k 1.2x faster; the same rule at
+// every level was no better and builds far slower (k² work per frame and level).
+constexpr size_t kTightSplitFrames = 512;
 
-// Builds the tree over blocks of 8 frames, top-down by median splits on the dimension of largest
-// spread. The units split are either single frames (group 1: blocks are cut by the splits) or
-// runs of 8 consecutive searchable frames (group 8: the blocks are formed first, in frame order,
-// which is time order within a clip, and the splits group their centres). Consecutive mocap
-// frames are close in every feature at once, where a block cut by axis-aligned splits stays wide
-// in the dimensions no split chose: on the real databases of BENCHMARKS.md the median block box
-// is 3x smaller (squared diagonal) by time. Data with no time coherence prefers group 1; the
-// constructor builds both and keeps the one whose blocks are tighter.
+// Builds the tree over blocks of 8 frames, top-down by median splits of the frames' principal
+// coordinates on the coordinate of largest spread; the splits also cut the blocks. (The previous
+// version, with boxes in feature coordinates, preferred blocks of 8 consecutive frames: in
+// feature coordinates a block cut by median splits stays wide in the features no split chose.
+// In principal coordinates the first axes carry most of the spread and the splits follow them:
+// at 54k, split blocks answer near queries 3x faster than time blocks, random ones 1.2x slower.)
 struct Builder {
-  const FeatureMatrix& m;
+  const FeatureMatrix& m;               // for the tags
+  const std::vector<float>& pc;         // every frame's principal coordinates: frames × k
+  size_t k;                             // coordinates per frame (the boxes' dimensions)
   const std::vector<uint32_t>& frames;  // searchable frames in index order
-  size_t group;                         // frames per unit: 1 or kLanes
-  std::vector<uint32_t> unit;           // unit ids, permuted into tree order as we go
-  std::vector<float> centre;            // per unit: mean of its frames, dims floats
+  std::vector<uint32_t> unit;           // positions in `frames`, permuted into tree order
   std::vector<float> lo, hi;            // node boxes (BoundedTreeSearch's lo_, hi_)
   std::vector<int32_t> child;
   std::vector<uint64_t> child_tags;
   uint32_t max_depth = 0;
 
-  Builder(const FeatureMatrix& m_, const std::vector<uint32_t>& frames_, size_t group_)
-      : m(m_), frames(frames_), group(group_) {
-    const size_t units = (frames.size() + group - 1) / group;
-    unit.resize(units);
-    centre.assign(units * m.dims, 0.0f);
-    for (size_t u = 0; u < units; ++u) {
-      unit[u] = uint32_t(u);
-      const size_t b = u * group, e = std::min(frames.size(), b + group);
-      for (size_t d = 0; d < m.dims; ++d) {
-        double sum = 0;
-        for (size_t i = b; i < e; ++i) sum += value(frames[i], d);
-        centre[u * m.dims + d] = float(sum / double(e - b));
-      }
-    }
+  Builder(const FeatureMatrix& m_, const std::vector<float>& pc_, size_t k_,
+          const std::vector<uint32_t>& frames_)
+      : m(m_), pc(pc_), k(k_), frames(frames_), unit(frames_.size()) {
+    for (size_t u = 0; u < unit.size(); ++u) unit[u] = uint32_t(u);
   }
 
-  float value(uint32_t f, size_t d) const { return m.values[size_t(f) * m.dims + d]; }
-  size_t begin_of(uint32_t u) const { return size_t(u) * group; }
-  size_t end_of(uint32_t u) const { return std::min(frames.size(), (size_t(u) + 1) * group); }
-  // The last unit may hold fewer frames; it must stay last in tree order (the block store is
-  // filled 8 frames at a time), so every split sorts it after the others.
-  bool partial(uint32_t u) const { return end_of(u) - begin_of(u) < group; }
+  // Coordinate d of the frame at position u of `frames`.
+  float value(uint32_t u, size_t d) const { return pc[size_t(frames[u]) * k + d]; }
 
-  // The dimension along which the centres of blocks [b, e) spread most.
+  // The coordinate along which the frames at [b, e) of `unit` spread most.
   size_t widest_dim(size_t b, size_t e) const {
     size_t best = 0;
     float best_spread = -1;
-    for (size_t d = 0; d < m.dims; ++d) {
+    for (size_t d = 0; d < k; ++d) {
       float mn = INFINITY, mx = -INFINITY;
       for (size_t i = b; i < e; ++i) {
-        mn = std::min(mn, centre[size_t(unit[i]) * m.dims + d]);
-        mx = std::max(mx, centre[size_t(unit[i]) * m.dims + d]);
+        mn = std::min(mn, value(unit[i], d));
+        mx = std::max(mx, value(unit[i], d));
       }
       if (mx - mn > best_spread) best_spread = mx - mn, best = d;
     }
     return best;
   }
 
-  // Splits units [b, e) into `parts` parts of `size` units (the last one may be smaller) by
-  // median splits of the centres on the widest dimension.
+  // The coordinate whose median split at `mid` gives the two halves of least Σ over coordinates
+  // of squared box extents (the halves' boxes' squared diagonals).
+  size_t tightest_dim(size_t b, size_t mid, size_t e) {
+    size_t best = 0;
+    double best_cost = INFINITY;
+    std::vector<float> mn(k), mx(k);
+    for (size_t d = 0; d < k; ++d) {
+      std::nth_element(unit.begin() + long(b), unit.begin() + long(mid), unit.begin() + long(e),
+                       [&](uint32_t x, uint32_t y) {
+                         const float vx = value(x, d), vy = value(y, d);
+                         return vx < vy || (vx == vy && x < y);
+                       });
+      double cost = 0;
+      for (const auto& [pb, pe] : {std::pair{b, mid}, std::pair{mid, e}}) {
+        std::fill(mn.begin(), mn.end(), INFINITY);
+        std::fill(mx.begin(), mx.end(), -INFINITY);
+        for (size_t i = pb; i < pe; ++i)
+          for (size_t c = 0; c < k; ++c) {
+            mn[c] = std::min(mn[c], value(unit[i], c));
+            mx[c] = std::max(mx[c], value(unit[i], c));
+          }
+        for (size_t c = 0; c < k; ++c) cost += double(mx[c] - mn[c]) * double(mx[c] - mn[c]);
+      }
+      if (cost < best_cost) best_cost = cost, best = d;
+    }
+    return best;
+  }
+
+  // Splits frames [b, e) into `parts` parts of `size` frames (the last one may be smaller) by
+  // median splits on the widest coordinate.
   void split(size_t b, size_t e, size_t parts, size_t size,
              std::vector<std::pair<size_t, size_t>>& out) {
     if (parts == 1) {
@@ -93,90 +114,73 @@ struct Builder {
     }
     const size_t left = (parts + 1) / 2;
     const size_t mid = b + left * size;
-    const size_t d = widest_dim(b, e);
-    // Ties by unit id: the same input always builds the same tree.
+    const size_t d = e - b <= kTightSplitFrames ? tightest_dim(b, mid, e) : widest_dim(b, e);
+    // Ties by position: the same input always builds the same tree.
     std::nth_element(unit.begin() + long(b), unit.begin() + long(mid), unit.begin() + long(e),
                      [&](uint32_t x, uint32_t y) {
-                       if (partial(x) != partial(y)) return partial(y);
-                       const float vx = centre[size_t(x) * m.dims + d];
-                       const float vy = centre[size_t(y) * m.dims + d];
+                       const float vx = value(x, d), vy = value(y, d);
                        return vx < vy || (vx == vy && x < y);
                      });
     split(b, mid, left, size, out);
     split(mid, e, parts - left, size, out);
   }
 
-  // Builds the subtree of units [b, e) (tree order): returns ~block for one block, else a node
-  // index.
+  // Builds the subtree of frames [b, e) (tree order): returns ~block for one block, else a node
+  // index. Every part but the last holds a multiple of 8 frames, so only the very last block
+  // may be partial.
   int32_t build(size_t b, size_t e, uint32_t depth) {
-    const size_t per_block = kLanes / group;
-    if (e - b <= per_block) return ~int32_t(b / per_block);  // laid out in tree order later
+    if (e - b <= kLanes) return ~int32_t(b / kLanes);  // laid out in tree order later
     max_depth = std::max(max_depth, depth + 1);
     // A complete 8-ary tree: children hold 8^k blocks each (the last child fewer), so the nodes
     // above the blocks have 8 blocks each and there are about blocks / 7 nodes.
-    const size_t blocks = (e - b + per_block - 1) / per_block;
+    const size_t blocks = (e - b + kLanes - 1) / kLanes;
     size_t child_blocks = 1;
     while (child_blocks * kLanes < blocks) child_blocks *= kLanes;
     std::vector<std::pair<size_t, size_t>> parts;
-    split(b, e, (blocks + child_blocks - 1) / child_blocks, child_blocks * per_block, parts);
+    split(b, e, (blocks + child_blocks - 1) / child_blocks, child_blocks * kLanes, parts);
     const size_t node = child.size() / kLanes;
-    const size_t dims = m.dims;
     child.resize(child.size() + kLanes, kNoChild);
-    lo.resize(lo.size() + dims * kLanes, INFINITY);
-    hi.resize(hi.size() + dims * kLanes, INFINITY);
+    lo.resize(lo.size() + k * kLanes, INFINITY);
+    hi.resize(hi.size() + k * kLanes, INFINITY);
     child_tags.resize(child_tags.size() + kLanes * 2, 0);
     for (size_t c = 0; c < parts.size(); ++c) {
       const auto [pb, pe] = parts[c];
       const int32_t ref = build(pb, pe, depth + 1);
       child[node * kLanes + c] = ref;
-      for (size_t d = 0; d < dims; ++d) {
-        float mn = INFINITY, mx = -INFINITY;
-        for (size_t i = pb; i < pe; ++i)
-          for (size_t k = begin_of(unit[i]); k < end_of(unit[i]); ++k) {
-            mn = std::min(mn, value(frames[k], d));
-            mx = std::max(mx, value(frames[k], d));
-          }
-        lo[(node * dims + d) * kLanes + c] = mn;
-        hi[(node * dims + d) * kLanes + c] = mx;
-      }
+      box(pb, pe, lo.data() + node * k * kLanes + c, hi.data() + node * k * kLanes + c);
       uint64_t tag_or = 0, tag_and = ~uint64_t{0};
-      for (size_t i = pb; i < pe; ++i)
-        for (size_t k = begin_of(unit[i]); k < end_of(unit[i]); ++k) {
-          const uint64_t t = m.tags.empty() ? 0 : m.tags[frames[k]];
-          tag_or |= t;
-          tag_and &= t;
-        }
+      for (size_t i = pb; i < pe; ++i) {
+        const uint64_t t = m.tags.empty() ? 0 : m.tags[frames[unit[i]]];
+        tag_or |= t;
+        tag_and &= t;
+      }
       child_tags[(node * kLanes + c) * 2] = tag_or;
       child_tags[(node * kLanes + c) * 2 + 1] = tag_and;
     }
     return int32_t(node);
   }
 
+  // The box of frames [b, e) into lo[d * 8], hi[d * 8]: outward by one ulp, because the
+  // coordinates were rounded to nearest from double, and the box must hold the double
+  // coordinates of its frames (search_pca.cpp).
+  void box(size_t b, size_t e, float* lo_out, float* hi_out) const {
+    for (size_t d = 0; d < k; ++d) {
+      float mn = INFINITY, mx = -INFINITY;
+      for (size_t i = b; i < e; ++i) {
+        mn = std::min(mn, value(unit[i], d));
+        mx = std::max(mx, value(unit[i], d));
+      }
+      lo_out[d * kLanes] = std::nextafter(mn, -INFINITY);
+      hi_out[d * kLanes] = std::nextafter(mx, INFINITY);
+    }
+  }
+
   // The searchable frames in tree order, 8 per block.
   std::vector<uint32_t> order() const {
     std::vector<uint32_t> out;
     out.reserve(frames.size());
-    for (const uint32_t u : unit)
-      for (size_t k = begin_of(u); k < end_of(u); ++k) out.push_back(frames[k]);
+    for (const uint32_t u : unit) out.push_back(frames[u]);
     return out;
-  }
-
-  // Σ over blocks of the squared diagonal of the block's box: how loose the blocks are.
-  double looseness() const {
-    const std::vector<uint32_t> o = order();
-    double sum = 0;
-    for (size_t b = 0; b < o.size(); b += kLanes) {
-      const size_t e = std::min(o.size(), b + kLanes);
-      for (size_t d = 0; d < m.dims; ++d) {
-        float mn = INFINITY, mx = -INFINITY;
-        for (size_t i = b; i < e; ++i) {
-          mn = std::min(mn, value(o[i], d));
-          mx = std::max(mx, value(o[i], d));
-        }
-        sum += double(mx - mn) * double(mx - mn);
-      }
-    }
-    return sum;
   }
 };
 
@@ -184,22 +188,22 @@ struct Builder {
 
 BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   const std::vector<uint32_t> searchable = check_features(features);
-  // Both ways of forming blocks (by frame splits, by time), then one is kept.
-  Builder by_frame(features, searchable, 1), by_time(features, searchable, kLanes);
-  // No searchable frame: no tree (search finds child_ empty and answers nothing).
-  int32_t root_frame = 0, root_time = 0;
-  if (!searchable.empty()) {
-    root_frame = by_frame.build(0, by_frame.unit.size(), 0);
-    root_time = by_time.build(0, by_time.unit.size(), 0);
+  // Boxes live in the frames' principal coordinates (search_pca.cpp): the features of a motion
+  // database are strongly correlated, and boxes aligned with its principal axes are far
+  // tighter than boxes aligned with the features.
+  pca_ = build_pca(features, searchable, kBoxAxes);
+  const size_t k = pca_.coords();
+  std::vector<float> pc(features.frames() * k);
+  {
+    double y[kMaxPcaCoords];
+    for (const uint32_t f : searchable) {
+      pca_coords(pca_, features.values.data() + size_t(f) * features.dims, y);
+      for (size_t i = 0; i < k; ++i) pc[size_t(f) * k + i] = float(y[i]);
+    }
   }
-  // Time blocks also keep each node's blocks from few clips; they are kept unless splitting
-  // frames makes the blocks clearly tighter (on the 200k-frame database of BENCHMARKS.md, with
-  // 9 speed variants of every clip, frame splits gather the variants' nearly equal frames and
-  // are 13% tighter, yet random queries ran 2x slower than with time blocks; i.i.d. data
-  // without time coherence: 34% tighter, and time blocks lose on every query).
-  const bool time = by_time.looseness() < kTimeBlockSlack * by_frame.looseness();
-  Builder& builder = time ? by_time : by_frame;
-  const int32_t root = time ? root_time : root_frame;
+  Builder builder(features, pc, k, searchable);
+  // No searchable frame: no tree (search finds child_ empty and answers nothing).
+  const int32_t root = searchable.empty() ? 0 : builder.build(0, builder.unit.size(), 0);
   lo_ = std::move(builder.lo);
   hi_ = std::move(builder.hi);
   child_ = std::move(builder.child);
@@ -208,21 +212,12 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   // The root is node 0 when there is a node; a single block is stored as a root-only node so
   // the search has one entry point.
   if (root < 0) {
-    std::vector<std::pair<size_t, size_t>> one{{0, order.size()}};
     child_.assign(kLanes, kNoChild);
-    lo_.assign(features.dims * kLanes, INFINITY);
-    hi_.assign(features.dims * kLanes, INFINITY);
+    lo_.assign(k * kLanes, INFINITY);
+    hi_.assign(k * kLanes, INFINITY);
     child_tags_.assign(kLanes * 2, 0);
     child_[0] = root;
-    for (size_t d = 0; d < features.dims; ++d) {
-      float mn = INFINITY, mx = -INFINITY;
-      for (const uint32_t f : order) {
-        mn = std::min(mn, features.values[size_t(f) * features.dims + d]);
-        mx = std::max(mx, features.values[size_t(f) * features.dims + d]);
-      }
-      lo_[d * kLanes] = mn;
-      hi_[d * kLanes] = mx;
-    }
+    builder.box(0, order.size(), lo_.data(), hi_.data());
     uint64_t tag_or = 0, tag_and = ~uint64_t{0};
     for (const uint32_t f : order) {
       const uint64_t t = features.tags.empty() ? 0 : features.tags[f];
@@ -261,7 +256,20 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
   if (!plan_filter(blocks_.has_tags_, filter, plan)) return {};
   const float* q = query.data();
   const size_t early = std::min(dims, kEarlyDims);
+  // The query in the boxes' principal coordinates, and the threshold above which a box bound
+  // proves every frame in the box strictly worse than the best (search_pca.cpp): prune_threshold
+  // of the best cost, updated when the best changes.
+  const size_t k = pca_.coords();
+  alignas(32) float qp[kMaxPcaCoords];
+  const double delta = project_query(pca_, q, qp);
   Best best;
+  float thr = INFINITY, thr_of = INFINITY;
+  auto update_thr = [&] {
+    if (best.cost != thr_of) {
+      thr_of = best.cost;
+      thr = prune_threshold(pca_, best.cost, delta);
+    }
+  };
   uint32_t blocks_visited = 0, nodes_visited = 0;
 
   struct Entry {
@@ -293,24 +301,26 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
     }
     total(acc, v);
     take(v, frame, lanes_at_most(v, best.cost) & lanes, best);
+    update_thr();
   };
   // A node's 8 child boxes: their lower bounds in `out`, and the lanes whose bound is not
-  // strictly above the best. (An early-out after 8 dims, as for blocks, measured no faster.)
+  // above the threshold. (An early-out after 8 dims, as for blocks, measured no faster, in feature
+  // coordinates and in principal ones.)
   auto node_bounds = [&](size_t node, float* out) -> unsigned {
-    const float* lo = lo_.data() + node * dims * kLanes;
-    const float* hi = hi_.data() + node * dims * kLanes;
+    const float* lo = lo_.data() + node * k * kLanes;
+    const float* hi = hi_.data() + node * k * kLanes;
     Acc acc;
-    add_bounds(lo, hi, q, 0, dims, acc);
+    add_bounds(lo, hi, qp, 0, k, acc);
     total(acc, out);
-    return lanes_at_most(out, best.cost);
+    return lanes_at_most(out, thr);
   };
   // Software prefetch of `floats` floats from p, one request per cache line.
   auto prefetch = [](const float* p, size_t floats) {
     for (size_t k = 0; k < floats; k += 16) __builtin_prefetch(p + k);
   };
   auto prefetch_node = [&](size_t node) {
-    prefetch(lo_.data() + node * dims * kLanes, dims * kLanes);
-    prefetch(hi_.data() + node * dims * kLanes, dims * kLanes);
+    prefetch(lo_.data() + node * k * kLanes, k * kLanes);
+    prefetch(hi_.data() + node * k * kLanes, k * kLanes);
   };
   // Work spent in the tree, in block evaluations (a node test reads twice a block's floats).
   // When pruning fails (data with no low-dimensional structure), the walk costs more than a
@@ -324,7 +334,7 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
   bool scan_all = false;
   while (top > 0) {
     const Entry e = stack[--top];
-    if (e.bound > best.cost) continue;  // strictly: an equal bound may hide a smaller index
+    if (e.bound > thr) continue;  // strictly: an equal bound may hide a smaller index
     if (e.ref < 0) {
       scan_block(size_t(~e.ref));
       ++work;
@@ -392,7 +402,7 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
         const unsigned c = unsigned(__builtin_ctz(pass));
         pass &= pass - 1;
         // The bound was computed before the blocks on its left improved the best: test again.
-        if (bound[c] > best.cost) continue;
+        if (bound[c] > thr) continue;
         scan_block(size_t(~child_[node * kLanes + c]));
       }
     }
@@ -414,7 +424,8 @@ size_t BoundedTreeSearch::memory_bytes() const {
   return blocks_.memory_bytes() + lo_.capacity() * sizeof(float) + hi_.capacity() * sizeof(float) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
-         scan_nodes_.capacity() * sizeof(uint32_t);
+         scan_nodes_.capacity() * sizeof(uint32_t) +
+         (pca_.rows.capacity() + pca_.centre.capacity()) * sizeof(float);
 }
 
 }  // namespace kinema::match

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../src/match/search_internal.h"
 #include "common/replace_global_new.h"  // the one replacement in kinema_match_tests
 #include "kinema/core/error.h"
 
@@ -526,6 +527,150 @@ TEST(MatchSearch, ConcurrentSearchesAgree) {
     });
   for (auto& th : threads) th.join();
   for (const auto& r : results) EXPECT_EQ(r, serial);
+}
+
+// The principal-axes bound (search_pca.cpp): for every frame x and query q, the bound of a box
+// holding x (as the tree builds it: double coordinates rounded to nearest, then one ulp outward)
+// never exceeds prune_threshold(cost of x), so a pruned box never holds a frame as good as the
+// best. Boxes of one frame (the tightest) and of 8 frames; queries random, near, on a frame
+// exactly and one ulp off it; data correlated, i.i.d., constant, all equal, one frame, offset
+// by 1e4 (cancellation), tiny (1e-20: costs underflow) and huge (1e18).
+void expect_pca_bound_below_costs(const FeatureMatrix& m, uint32_t seed,
+                                  size_t max_axes = detail::kMaxPcaAxes) {
+  std::vector<uint32_t> all(m.frames());
+  for (size_t f = 0; f < all.size(); ++f) all[f] = uint32_t(f);
+  const detail::PcaBasis pca = detail::build_pca(m, all, max_axes);
+  const size_t k = pca.coords(), n = m.dims;
+  ASSERT_EQ(pca.axes, std::min({n, max_axes, detail::kMaxPcaAxes}));
+  // Every frame's box, rounded as the tree rounds it.
+  std::vector<float> flo(m.frames() * k), fhi(m.frames() * k);
+  std::vector<double> y(k);
+  for (size_t f = 0; f < m.frames(); ++f) {
+    detail::pca_coords(pca, m.values.data() + f * n, y.data());
+    for (size_t i = 0; i < k; ++i) {
+      flo[f * k + i] = std::nextafter(float(y[i]), -INFINITY);
+      fhi[f * k + i] = std::nextafter(float(y[i]), INFINITY);
+    }
+  }
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, m.frames() - 1);
+  std::vector<float> lo(k * 8), hi(k * 8), qp(detail::kMaxPcaCoords);
+  float bound[8];
+  size_t checked = 0;
+  for (int t = 0; t < 60; ++t) {
+    std::vector<float> q;
+    const size_t src = pick(rng);
+    q.assign(m.values.begin() + long(src * n), m.values.begin() + long((src + 1) * n));
+    float scale = 0;
+    for (const float v : q) scale = std::max(scale, std::abs(v));
+    if (t % 4 == 1) {  // near: noise relative to the data's scale
+      std::normal_distribution<float> noise(0, 0.01f * (scale > 0 ? scale : 1));
+      for (float& v : q) v += noise(rng);
+    } else if (t % 4 == 2) {  // one ulp off
+      for (float& v : q) v = std::nextafter(v, t % 8 < 4 ? INFINITY : -INFINITY);
+    } else if (t % 4 == 3) {  // random, at the data's scale
+      std::normal_distribution<float> wide(0, scale > 0 ? scale : 1);
+      for (float& v : q) v += wide(rng);
+    }
+    const double delta = detail::project_query(pca, q.data(), qp.data());
+    for (size_t f0 = 0; f0 < m.frames(); f0 += 8) {
+      // Lanes 0-6: one frame each; lane 7: the box of frames f0 .. f0+7.
+      float cost[8];
+      for (size_t i = 0; i < k; ++i) {
+        for (size_t l = 0; l < 8; ++l) {
+          const size_t f = std::min(m.frames() - 1, f0 + l);
+          lo[i * 8 + l] = flo[f * k + i];
+          hi[i * 8 + l] = fhi[f * k + i];
+        }
+        for (size_t l = 1; l < 8 && f0 + l < m.frames(); ++l) {
+          lo[i * 8 + 7] = std::min(lo[i * 8 + 7], flo[(f0 + l - 1) * k + i]);
+          hi[i * 8 + 7] = std::max(hi[i * 8 + 7], fhi[(f0 + l - 1) * k + i]);
+        }
+      }
+      float group_min = INFINITY;
+      for (size_t l = 0; l < 8; ++l) {
+        const size_t f = std::min(m.frames() - 1, f0 + l);
+        cost[l] = detail::frame_cost(m.values.data() + f * n, q.data(), n);
+        group_min = std::min(group_min, cost[l]);
+      }
+      detail::box_bounds(lo.data(), hi.data(), qp.data(), k, bound);
+      for (size_t l = 0; l < 7; ++l) {
+        EXPECT_FALSE(bound[l] > detail::prune_threshold(pca, cost[l], delta))
+            << "frame " << std::min(m.frames() - 1, f0 + l) << " cost " << cost[l] << " bound "
+            << bound[l];
+        ++checked;
+      }
+      EXPECT_FALSE(bound[7] > detail::prune_threshold(pca, group_min, delta));
+      EXPECT_GE(detail::prune_threshold(pca, cost[0], delta), cost[0]);
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+FeatureMatrix iid(size_t frames, size_t dims, uint32_t seed, float offset, float scale) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n01(0, 1);
+  FeatureMatrix m;
+  m.dims = dims;
+  for (size_t i = 0; i < frames * dims; ++i) m.values.push_back(offset + scale * n01(rng));
+  return m;
+}
+
+TEST(MatchSearch, PcaBoundNeverExceedsTheCost) {
+  expect_pca_bound_below_costs(motion_like(1500, 27, 31), 1);
+  expect_pca_bound_below_costs(motion_like(300, 40, 32), 2);       // more dims than axes kept
+  expect_pca_bound_below_costs(motion_like(1000, 27, 51), 11, 4);  // a large residual
+  expect_pca_bound_below_costs(iid(500, 27, 52, 0, 1), 12, 10);
+  expect_pca_bound_below_costs(iid(300, 27, 53, 1e4f, 1), 13, 6);
+  expect_pca_bound_below_costs(iid(800, 27, 33, 0, 1), 3);
+  expect_pca_bound_below_costs(iid(500, 27, 34, 1e4f, 1), 4);
+  expect_pca_bound_below_costs(iid(500, 9, 35, 0, 1e-20f), 5);
+  expect_pca_bound_below_costs(iid(500, 9, 36, 0, 1e18f), 6);
+  expect_pca_bound_below_costs(iid(64, 3, 37, 0, 1), 7);
+  FeatureMatrix constant = iid(200, 27, 38, 0, 1);
+  for (size_t f = 0; f < constant.frames(); ++f)
+    for (size_t d = 0; d < 27; d += 2) constant.values[f * 27 + d] = 0.5f;  // constant features
+  expect_pca_bound_below_costs(constant, 8);
+  FeatureMatrix equal = iid(1, 27, 39, 0, 1);
+  const std::vector<float> row = equal.values;
+  for (int f = 1; f < 100; ++f) equal.values.insert(equal.values.end(), row.begin(), row.end());
+  expect_pca_bound_below_costs(equal, 9);
+  expect_pca_bound_below_costs(iid(1, 27, 40, 0, 1), 10);  // one frame
+}
+
+// The tree on degenerate data: constant features, one frame, all frames equal, far offsets,
+// tiny and huge scales; random, near and on-frame queries, same answers as the brute force.
+TEST(MatchSearch, DegenerateDataMatchesBruteForce) {
+  std::vector<FeatureMatrix> sets;
+  sets.push_back(iid(1, 27, 41, 0, 1));
+  FeatureMatrix equal = iid(1, 27, 42, 0, 1);
+  const std::vector<float> row = equal.values;
+  for (int f = 1; f < 777; ++f) equal.values.insert(equal.values.end(), row.begin(), row.end());
+  sets.push_back(equal);
+  FeatureMatrix constant = motion_like(3000, 27, 43);
+  for (size_t f = 0; f < constant.frames(); ++f)
+    for (size_t d = 20; d < 27; ++d) constant.values[f * 27 + d] = -2.0f;
+  sets.push_back(constant);
+  FeatureMatrix zero = iid(500, 5, 44, 0, 0);
+  sets.push_back(zero);
+  sets.push_back(iid(2000, 27, 45, 1e4f, 1));
+  sets.push_back(iid(2000, 12, 46, 0, 1e-20f));
+  sets.push_back(iid(2000, 12, 47, 0, 1e18f));
+  std::mt19937 rng(48);
+  for (const FeatureMatrix& m : sets) {
+    const BruteForceSearch brute(m);
+    const BoundedTreeSearch tree(m);
+    float scale = 0;
+    for (const float v : m.values) scale = std::max(scale, std::abs(v));
+    for (int t = 0; t < 300; ++t) {
+      std::vector<float> q = noisy_frame(m, rng, t % 3 == 0 ? 0.0f : 1e-3f * (scale + 1e-30f));
+      if (t % 3 == 2) {
+        std::normal_distribution<float> wide(0, scale > 0 ? scale : 1);
+        for (float& v : q) v += wide(rng);
+      }
+      ASSERT_TRUE(same(brute.search(q), tree.search(q))) << "dims " << m.dims << " query " << t;
+    }
+  }
 }
 
 TEST(MatchSearch, MemoryIsReported) {

@@ -8,12 +8,14 @@
 //
 // Two structures answer the same question with the same interface:
 //  - BruteForceSearch computes every allowed frame's cost and takes the minimum (the baseline);
-//  - BoundedTreeSearch is a bounding-volume hierarchy over blocks of 8 frames that skips blocks
-//    whose box is farther than the best frame found so far.
+//  - BoundedTreeSearch is a bounding-volume hierarchy over blocks of 8 frames, its boxes aligned
+//    with the database's principal axes, that skips blocks whose box is provably farther than
+//    the best frame found so far.
 // Both return bit-for-bit the same SearchResult for every query and filter: they compute each
 // frame's cost with the same kernel (same dimension order, same accumulation, no fused
 // multiply-add), break ties on equal cost by the smallest frame index, and the tree discards a
-// box or a partial sum only when it is strictly greater than the best cost (docs/match_search.md
+// partial sum only when it is strictly greater than the best cost, and a box only when its bound
+// exceeds the best cost by more than every rounding error of the bound (docs/match_search.md
 // has the argument).
 //
 // Building is offline: it allocates and throws kinema::Error on bad input. Searching is runtime:
@@ -106,20 +108,46 @@ class BruteForceSearch {
   bool has_tags_ = false;
 };
 
-/// Exact search in a bounding-volume hierarchy of axis-aligned boxes. Frames are grouped in
-/// blocks of 8, either 8 consecutive searchable frames (time order: consecutive mocap frames are
-/// close in every feature) or by top-down median splits on the dimension of largest spread,
-/// whichever gives tighter block boxes (time unless splits are more than 1.25× tighter); the
-/// tree is a complete 8-ary tree over the blocks whose nodes store their 8 children's boxes
-/// dimension-major, so one node test yields 8 lower bounds Σ_d max(0, lo_d − q_d, q_d − hi_d)².
-/// The search descends nearest-child-first (the first leaf is the greedy descent's), prunes a
-/// child whose bound is strictly greater than the best cost, and stops computing a block's costs
-/// once all its allowed partial sums (first 8 dims) are strictly greater than the best. When
-/// pruning fails (more than half of the child boxes tested pass, checked at a work budget of
-/// blocks / 32 and its doublings), it switches to one pass over the bottom nodes, scanning only
-/// blocks whose box is not strictly farther than the best, and to the brute force's plain loop
-/// if those boxes prune under a quarter of a sample. Same answers as BruteForceSearch, bit for
-/// bit (docs/match_search.md).
+namespace search_detail {  // not `detail`: that would hide kinema::detail in kinema::match
+/// Internal (src/match/search_pca.cpp). The principal axes of the searchable frames (decreasing
+/// variance), of which the first `axes` are kept, as the float rows of R: the frame of features
+/// x has coordinates y = R (x − c) and a residual r = ‖(I − RᵀR)(x − c)‖, what the kept axes
+/// leave out. For pruning bounds only, never for costs: for an orthonormal R,
+/// ‖x − q‖² = ‖y_x − y_q‖² + ‖(I − RᵀR)(x − q)‖² ≥ ‖y_x − y_q‖² + (r_x − r_q)², so the squared
+/// distance from the query's coordinates to a box holding some frames' (y, r) is a lower bound
+/// of their costs in exact arithmetic. The residual keeps far queries (whose distance lies in
+/// the axes of least variance) prunable with few axes. `prune_threshold` adds the slack that
+/// makes it a bound of the float costs as computed (search_pca.cpp has the error analysis).
+struct PcaBasis {
+  size_t dims = 0, axes = 0;
+  std::vector<float> rows;    ///< dims × axes: rows[d * axes + i] = component d of axis i
+  std::vector<float> centre;  ///< dims: the frames' mean, rounded to float
+  double rel = 0;             ///< relative slack of a bound's square root
+  double frame_extent = 0;    ///< max over frames of ‖x − c‖ (double)
+  /// The kept axes, and the residual when they are fewer than dims.
+  size_t coords() const { return axes + (axes < dims ? 1 : 0); }
+};
+
+}  // namespace search_detail
+
+/// Exact search in a bounding-volume hierarchy of boxes aligned with the database's principal
+/// axes. The constructor rotates the searchable frames into their principal coordinates (PCA of
+/// the frames; up to 31 axes, with one residual coordinate for the rest beyond that), used for
+/// the boxes only. Frames are grouped in blocks of 8 by top-down median splits of those
+/// coordinates on the one of largest spread; the tree is a complete 8-ary tree over the blocks
+/// whose nodes store their 8 children's boxes coordinate-major, so one node test yields 8 lower
+/// bounds Σ_i max(0, lo_i − p_i, p_i − hi_i)², p the query's principal coordinates. A rotation
+/// preserves distances, so a bound is a lower bound of the cost of every frame in its box; a
+/// child is pruned when its bound is above prune_threshold(best), which is the best cost plus
+/// a slack (about 1e-6 relative) that covers the float rounding of coordinates and bounds.
+/// Costs themselves are always computed from the stored features, with BruteForceSearch's
+/// kernel. The search descends nearest-child-first (the first leaf is the greedy descent's) and
+/// stops computing a block's costs once all its allowed partial sums (first 8 dims) are strictly
+/// greater than the best. When pruning fails (more than half of the child boxes tested pass,
+/// checked at a work budget of blocks / 32 and its doublings), it switches to one pass over the
+/// bottom nodes, scanning only blocks whose box is not above the threshold, and to the brute
+/// force's plain loop if those boxes prune under a quarter of a sample. Same answers as
+/// BruteForceSearch, bit for bit (docs/match_search.md).
 class BoundedTreeSearch {
  public:
   BoundedTreeSearch() = default;
@@ -137,7 +165,8 @@ class BoundedTreeSearch {
   size_t nodes() const { return child_.size() / 8; }
 
  private:
-  BruteForceSearch blocks_;  // the same block storage, in tree order
+  BruteForceSearch blocks_;      // the same block storage, in tree order
+  search_detail::PcaBasis pca_;  // the principal axes the boxes are expressed in
   // Node n's 8 children: boxes lo/hi at [n][dim][child], refs ≥ 0 = node, < 0 = block ~ref,
   // unused slots = INT32_MIN; OR and AND of each child's tags.
   std::vector<float> lo_, hi_;
