@@ -2,10 +2,13 @@
 // Σ w·S, or the dual quaternion Σ ±w·q — is built with 4-wide fused multiply-adds (weights
 // broadcast straight from memory); the eight blends are then transposed so that every matrix
 // entry holds the eight vertices, and the transforms, the cofactor (normal) matrix, DQS's
-// normalization and rotation, and the renormalization run lane by lane. Positions, normals and
-// tangents are read and written as packed xyz triples with five shuffles per eight vertices.
-// Positions alone skip the transpositions: they are blended one vertex at a time from a
-// column-major copy of the palette, as ozz does, two columns per 8-wide register.
+// normalization and rotation, and the renormalization run lane by lane. Inputs come from a
+// SkinMesh's planar copies (three loads per attribute) or as packed xyz triples (five shuffles
+// per eight vertices); outputs are written as packed triples. Full blocks of LBS with normals or
+// tangents and of signed DQS run in chunks, pass by pass (lbs_chunk, dqs_signed_chunk), so that
+// blocks overlap instead of each waiting on its own long dependency chain. Positions alone, and
+// LBS with LbsNormals::blended_matrix, skip the transpositions: they are blended one vertex at a
+// time from a column-major copy of the palette, as ozz does, two columns per 8-wide register.
 //
 // CMake compiles this file alone with -mavx2 -mfma and defines KINEMA_SKIN_AVX2; the kernels
 // run only when the CPU reports both (skinning_simd.cpp checks once). Everything here is in an
@@ -363,28 +366,10 @@ KINEMA_SKIN_INLINE void blend_dq_pair(const float* dq, const uint16_t* ja, const
   }
 }
 
-/// The blend of two vertices from a palette whose signs already put every influence in its
-/// vertex's anchor hemisphere (signed_dual_quats): fused multiply-adds only, the same products
-/// and sums as blend_dq_pair (a negated quaternion times w is the same number as the quaternion
-/// times a negated w).
-template <int K>
-KINEMA_SKIN_INLINE void blend_signed_dq_pair(const float* dq, const uint16_t* ja, const float* wa,
-                                             const uint16_t* jb, const float* wb, int k, W& real,
-                                             W& dual) {
-  real = _mm256_setzero_ps();
-  dual = _mm256_setzero_ps();
-  for (int i = 0; i < (K > 0 ? K : k); ++i) {
-    const float* qa = dq + 8 * size_t(ja[i]);
-    const float* qb = dq + 8 * size_t(jb[i]);
-    const W w = _mm256_blend_ps(_mm256_broadcast_ss(wa + i), _mm256_broadcast_ss(wb + i), 0xF0);
-    real = fmadd(w, _mm256_loadu2_m128(qb, qa), real);
-    dual = fmadd(w, _mm256_loadu2_m128(qb + 4, qa + 4), dual);
-  }
-}
-
 /// The blend [real | dual] of one vertex from a signed palette (signed_dual_quats, 32-byte
-/// aligned, 8 floats per joint): one 8-float load and one fused multiply-add per influence, the
-/// same products and sums as blend_signed_dq_pair.
+/// aligned, 8 floats per joint): one 8-float load and one fused multiply-add per influence. The
+/// products and sums are blend_dq_pair's: a negated quaternion times w is the same number as
+/// the quaternion times a negated w, so the result has the per-influence test's bits.
 template <int K>
 KINEMA_SKIN_INLINE W blend_signed_dq(const float* dq, const uint16_t* joints, const float* weights,
                                      int k) {
