@@ -39,7 +39,7 @@ struct KernelMesh {
   const float* planar_positions = nullptr;
   const float* planar_normals = nullptr;
   const float* planar_tangents = nullptr;
-  bool positive_weights = false;    ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
+  bool positive_weights = false;  ///< every pair's weight > 0 (SkinMesh): DQS anchors on pair 0
   /// LBS normals by the blended 3×3 part, like tangents (LbsNormals::blended_matrix).
   bool blended_matrix_normals = false;
   std::span<const KernelGroup> groups;
