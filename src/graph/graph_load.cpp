@@ -296,7 +296,7 @@ const Asset& GraphLoader::load_file(const std::string& path, const Json& where) 
     } else {
       std::error_code ec;
       if (!fs::is_regular_file(path, ec)) fail(where.ptr, "clip file not found: " + path);
-      asset = load_asset(path);
+      asset = load_asset(path, opt_.load_options);
     }
   } catch (const Error& e) {
     if (e.file() == g_.file_) throw;

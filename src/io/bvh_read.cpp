@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -303,8 +304,20 @@ std::string unit_name_of(double unit) {
   return "custom";
 }
 
-/// Rest-pose heights: vertical (Y) extent, and the largest extent over the three axes.
-void rest_extents(const std::vector<ParsedJoint>& joints, double& y_extent, double& max_extent) {
+/// The OFFSET restricted to the joint's position-channel axes (zero elsewhere).
+Vec3 offset_on_channel_axes(const ParsedJoint& j) {
+  Vec3 o{0, 0, 0};
+  for (int code : j.channels)
+    if (code < 3) o[code] = j.offset[code];
+  return o;
+}
+
+/// Rest-pose heights: vertical (Y) extent, and the largest extent over the three axes. A
+/// non-root joint whose OFFSET is zero on its position-channel axes (as kinema writes a joint the
+/// clip translates) stands at its frame-0 channel values there, so that a file whose rest pose
+/// lives in its motion still gets a height.
+void rest_extents(const std::vector<ParsedJoint>& joints, const double* frame0, double& y_extent,
+                  double& max_extent) {
   std::vector<Vec3> model(joints.size());
   Vec3 lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
           std::numeric_limits<double>::max()};
@@ -317,13 +330,70 @@ void rest_extents(const std::vector<ParsedJoint>& joints, double& y_extent, doub
   };
   for (size_t i = 0; i < joints.size(); ++i) {
     const ParsedJoint& j = joints[i];
+    Vec3 local = j.offset;
+    if (frame0 && j.parent != kNoParent && offset_on_channel_axes(j) == Vec3{0, 0, 0})
+      for (size_t c = 0; c < j.channels.size(); ++c)
+        if (j.channels[c] < 3) local[j.channels[c]] = frame0[j.first_value + static_cast<int>(c)];
     model[i] =
-        (j.parent == kNoParent ? Vec3{0, 0, 0} : model[static_cast<size_t>(j.parent)]) + j.offset;
+        (j.parent == kNoParent ? Vec3{0, 0, 0} : model[static_cast<size_t>(j.parent)]) + local;
     add(model[i]);
     if (j.has_end_site) add(model[i] + j.end_site);
   }
   y_extent = hi.y - lo.y;
   max_extent = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+}
+
+std::string format_ratio(double ratio) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", ratio);
+  return buf;
+}
+
+/// Within this distance of 1 (or of 0) the median offset ratio says the channels sit at the
+/// OFFSET (or at zero); between the two, or beyond, neither reading fits.
+constexpr double kReadingFit = 1.0 / 3.0;
+/// An OFFSET shorter than this fraction of the rest pose's extent (on the channel axes) makes
+/// both readings give the same motion to better than a millionth of the figure.
+constexpr double kZeroOffset = 1e-6;
+
+/// Decides how joint `pj`'s position channels are read (kinema/io/bvh.h, "Position channels")
+/// and records it in `layout`. `values` holds `frames` rows of `total` channel values.
+void decide_translation(const ParsedJoint& pj, const std::vector<double>& values, size_t frames,
+                        int total, double extent, BvhTranslation requested,
+                        BvhJointLayout& layout) {
+  const bool is_root = pj.parent == kNoParent;
+  const BvhTranslation rule = is_root ? BvhTranslation::Add : BvhTranslation::Replace;
+  const Vec3 o = offset_on_channel_axes(pj);
+  const double o2 = length_squared(o);
+  if (frames > 0 && o2 > 0) {
+    std::vector<double> ratios(frames);
+    for (size_t f = 0; f < frames; ++f) {
+      const double* v = values.data() + f * static_cast<size_t>(total) + pj.first_value;
+      double along = 0;
+      for (size_t c = 0; c < pj.channels.size(); ++c)
+        if (pj.channels[c] < 3) along += v[c] * o[pj.channels[c]];
+      ratios[f] = along / o2;
+    }
+    const auto middle = ratios.begin() + static_cast<long>((frames - 1) / 2);  // lower median
+    std::nth_element(ratios.begin(), middle, ratios.end());
+    layout.offset_ratio = *middle;
+  }
+  if (requested != BvhTranslation::Auto) {
+    layout.translation = requested;
+    layout.translation_basis = BvhTranslationBasis::Requested;
+  } else if (std::sqrt(o2) <= kZeroOffset * extent) {
+    layout.translation = rule;
+    layout.translation_basis = BvhTranslationBasis::OffsetZero;
+  } else if (std::abs(layout.offset_ratio - 1) <= kReadingFit) {
+    layout.translation = BvhTranslation::Replace;
+    layout.translation_basis = BvhTranslationBasis::Measured;
+  } else if (std::abs(layout.offset_ratio) <= kReadingFit) {
+    layout.translation = BvhTranslation::Add;
+    layout.translation_basis = BvhTranslationBasis::Measured;
+  } else {  // neither fits (or nothing to measure: no frames)
+    layout.translation = rule;
+    layout.translation_basis = BvhTranslationBasis::Rule;
+  }
 }
 
 }  // namespace
@@ -347,6 +417,76 @@ std::optional<double> bvh_detect_unit(double height, std::string* name) {
     }
   }
   return std::nullopt;
+}
+
+std::string_view to_string(BvhTranslation translation) {
+  switch (translation) {
+    case BvhTranslation::Auto:
+      return "auto";
+    case BvhTranslation::Replace:
+      return "replace";
+    case BvhTranslation::Add:
+      return "add";
+  }
+  return "?";
+}
+
+std::optional<BvhTranslation> bvh_translation_from_string(std::string_view name) {
+  for (BvhTranslation t : {BvhTranslation::Auto, BvhTranslation::Replace, BvhTranslation::Add})
+    if (name == to_string(t)) return t;
+  return std::nullopt;
+}
+
+std::vector<std::string> describe_bvh_translation(const Asset& asset) {
+  // Joints grouped by what was decided, in skeleton order.
+  struct Group {
+    std::string what, how;
+    std::vector<std::string> joints;
+  };
+  std::vector<Group> groups;
+  const int n = std::min(asset.skeleton.joint_count(), static_cast<int>(asset.bvh_layout.size()));
+  for (int j = 0; j < n; ++j) {
+    const BvhJointLayout& layout = asset.bvh_layout[static_cast<size_t>(j)];
+    const bool has_position = std::any_of(layout.channels.begin(), layout.channels.end(),
+                                          [](const std::string& c) { return channel_code(c) < 3; });
+    if (!has_position) continue;
+    std::string what, how;
+    switch (layout.translation_basis) {
+      case BvhTranslationBasis::OffsetZero:
+        what = "OFFSET 0 (both readings agree)";
+        break;
+      case BvhTranslationBasis::Requested:
+        how = "as requested";
+        break;
+      case BvhTranslationBasis::Measured:
+        how = "measured";
+        break;
+      case BvhTranslationBasis::Rule:
+        how = "by the rule (neither reading fits)";
+        break;
+    }
+    if (what.empty())
+      what = layout.translation == BvhTranslation::Replace ? "local translation (replaces OFFSET)"
+                                                           : "displacement (adds to OFFSET)";
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.what == what && g.how == how; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{what, how, {}});
+    it->joints.push_back(asset.skeleton.joint(j).name);
+  }
+  std::vector<std::string> lines;
+  // One reading for all: a few names say enough. Several: every joint is named.
+  const size_t names_shown = groups.size() == 1 ? 8 : std::numeric_limits<size_t>::max();
+  for (const Group& g : groups) {
+    std::string line = g.what + " on " + std::to_string(g.joints.size()) +
+                       (g.joints.size() == 1 ? " joint" : " joints") +
+                       (g.how.empty() ? "" : ", " + g.how) + ": ";
+    for (size_t i = 0; i < g.joints.size() && i < names_shown; ++i)
+      line += (i ? ", " : "") + g.joints[i];
+    if (g.joints.size() > names_shown)
+      line += ", … (" + std::to_string(g.joints.size() - names_shown) + " more)";
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOptions& options) {
@@ -440,6 +580,8 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
                                     std::to_string(line_no) + ")");
 
   // ---- unit ----------------------------------------------------------------------------------
+  double y_extent = 0, max_extent = 0;
+  rest_extents(joints, frames > 0 && total > 0 ? values.data() : nullptr, y_extent, max_extent);
   double unit = 1.0;
   if (options.unit_in_meters) {
     unit = *options.unit_in_meters;
@@ -448,8 +590,6 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
     asset.source.unit_name = unit_name_of(unit);
     asset.source.unit_detected = false;
   } else {
-    double y_extent = 0, max_extent = 0;
-    rest_extents(joints, y_extent, max_extent);
     std::string unit_name;
     std::optional<double> detected = bvh_detect_unit(y_extent, &unit_name);
     if (!detected) {
@@ -486,6 +626,18 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
     for (int code : pj.channels) layout.channels.emplace_back(kChannelNames[code]);
     layout.has_end_site = pj.has_end_site;
     layout.end_site = pj.end_site * unit;
+    if (std::any_of(pj.channels.begin(), pj.channels.end(), [](int c) { return c < 3; })) {
+      decide_translation(pj, values, static_cast<size_t>(frames), total, max_extent,
+                         options.translation, layout);
+      if (layout.translation_basis == BvhTranslationBasis::Rule && frames > 0)
+        asset.source.warnings.push_back(
+            "joint '" + pj.name + "' (line " + std::to_string(pj.line) +
+            "): its position channels sit neither at its OFFSET nor at zero (median ratio " +
+            format_ratio(layout.offset_ratio) + "); read as " +
+            (layout.translation == BvhTranslation::Add ? "a displacement added to the OFFSET"
+                                                       : "its local translation") +
+            (pj.parent == kNoParent ? " (the rule for roots)" : " (the rule for non-root joints)"));
+    }
   }
   asset.skeleton = Skeleton::build(std::move(skel_joints), /*require_single_root=*/false, name);
 
@@ -504,6 +656,7 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
     bool has_pos = false, has_rot = false;
     for (int code : pj.channels) (code < 3 ? has_pos : has_rot) = true;
     JointTrack& track = clip.tracks[i];
+    const bool replace_offset = asset.bvh_layout[i].translation == BvhTranslation::Replace;
     if (has_pos) {
       track.translation.interpolation = Interpolation::Linear;
       track.translation.times = times;
@@ -522,7 +675,7 @@ Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOpt
       for (size_t c = 0; c < pj.channels.size(); ++c) {
         const int code = pj.channels[c];
         if (code < 3) {
-          pos[code] += v[c];
+          pos[code] = replace_offset ? v[c] : pos[code] + v[c];
         } else {
           Vec3 axis{0, 0, 0};
           axis[code - 3] = 1;

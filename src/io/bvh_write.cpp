@@ -118,6 +118,38 @@ Vec3 continuous_euler(OutJoint& oj, const Quat& q) {
 
 bool is_identity(const Quat& q) { return std::abs(std::abs(q.w) - 1.0) < 1e-12; }
 
+/// Sets the position channels of a joint about to be written (`channels`: codes in file order,
+/// rotations kept where they are; `moves[a]`: the clip moves the joint away from its rest along
+/// axis a). Roots keep the layout's position channels (a BVH root conventionally has them) and
+/// get all three when an axis without a channel moves or has a non-zero rest translation
+/// (Blender reads such an axis as 0, not as the OFFSET). Other joints get all three when the clip
+/// moves them and none otherwise: then the rest translation is the OFFSET and every reader
+/// agrees.
+void place_position_channels(std::vector<int>& channels, bool is_root, const bool moves[3],
+                             const Vec3& rest) {
+  bool has[3] = {false, false, false};
+  for (int c : channels)
+    if (c < 3) has[c] = true;
+  bool want_all = false, want_none = false;
+  if (is_root) {
+    for (int a = 0; a < 3; ++a) want_all = want_all || (!has[a] && (moves[a] || rest[a] != 0));
+    // A root without position channels and without motion keeps its rest as the OFFSET.
+    if (!has[0] && !has[1] && !has[2] && !moves[0] && !moves[1] && !moves[2]) return;
+  } else {
+    want_all = moves[0] || moves[1] || moves[2];
+    want_none = !want_all;
+  }
+  if (!want_all && !want_none) return;
+  // Rebuild: the position channels first (existing ones in their order, then the missing ones).
+  std::vector<int> positions, rotations;
+  for (int c : channels) (c < 3 ? positions : rotations).push_back(c);
+  if (want_none) positions.clear();
+  for (int a = 0; a < 3 && want_all; ++a)
+    if (!has[a]) positions.push_back(a);
+  channels = positions;
+  channels.insert(channels.end(), rotations.begin(), rotations.end());
+}
+
 }  // namespace
 
 std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
@@ -184,24 +216,26 @@ std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
       oj.has_end_site = children[static_cast<size_t>(j)].empty();
     }
     // Channels the data needs but the layout lacks are added (the motion must not be lost).
-    bool has_pos = false, has_rot = false;
-    for (int c : oj.channels) (c < 3 ? has_pos : has_rot) = true;
-    bool needs_pos = false;
+    bool moves[3] = {false, false, false};
     if (track)
-      for (size_t k = 0; k < track->translation.key_count() && !needs_pos; ++k)
-        needs_pos = length(track->translation.key_value(k) - joint.rest.translation) > 1e-12;
+      for (size_t k = 0; k < track->translation.key_count(); ++k)
+        for (int a = 0; a < 3; ++a)
+          moves[a] = moves[a] || std::abs(track->translation.key_value(k)[a] -
+                                          joint.rest.translation[a]) > 1e-12;
     const bool needs_rot = (track && !track->rotation.empty()) || !is_identity(joint.rest.rotation);
-    if (needs_pos && !has_pos) oj.channels.insert(oj.channels.begin(), {0, 1, 2});
+    place_position_channels(oj.channels, is_root, moves, joint.rest.translation);
+    bool has_rot = false;
+    for (int c : oj.channels) has_rot = has_rot || c >= 3;
     if (needs_rot && !has_rot)
       for (int a : euler_axes(options.default_order)) oj.channels.push_back(3 + a);
     for (int c : oj.channels)
       if (c >= 3) oj.rotation_axes.push_back(c - 3);
     oj.order = order_of(oj.rotation_axes);
-    // Roots carry absolute positions in their position channels: OFFSET 0 on those axes.
+    // Position channels hold the whole local translation over OFFSET 0 on their axes, so that
+    // readers that add them to the OFFSET and readers that replace it agree.
     oj.offset = joint.rest.translation;
-    if (is_root)
-      for (int c : oj.channels)
-        if (c < 3) oj.offset[c] = 0;
+    for (int c : oj.channels)
+      if (c < 3) oj.offset[c] = 0;
   }
 
   // ---- hierarchy, depth-first (iterative: no recursion on hostile depths) --------------------

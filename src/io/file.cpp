@@ -80,9 +80,9 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   }
 }
 
-Asset load_asset(const std::string& path) {
+Asset load_asset(const std::string& path, const LoadOptions& options) {
   const std::string ext = extension_of(path);
-  if (ext == "bvh") return read_bvh(path);
+  if (ext == "bvh") return read_bvh(path, options.bvh);
   if (ext == "gltf" || ext == "glb" || ext == "vrm" || ext == "vrma") return read_gltf(path);
   if (ext == "fbx" || ext == "dae") return read_with_assimp(path);
   if (ext == "kmc") return read_kmc(path);

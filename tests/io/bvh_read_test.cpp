@@ -202,8 +202,9 @@ TEST(Bvh, RotationChannelsComposeInListedOrder) {
 }
 
 TEST(Bvh, PositionChannelsAfterRotationsAndOnChildren) {
-  // Unusual layout: rotations first, then positions, on a child joint too (positions add to
-  // OFFSET on every joint).
+  // Unusual layout: rotations first, then positions, on a child joint too. The root's channels
+  // (1, 2, 3) fit neither reading of its OFFSET (0, 1, 0) (ratio 2) and add by the rule for
+  // roots; the child's sit near zero (ratio 0.125) and add as a displacement.
   const std::string text =
       "HIERARCHY\nROOT a\n{\n\tOFFSET 0 1 0\n"
       "\tCHANNELS 6 Yrotation Xrotation Zrotation Zposition Xposition Yposition\n"
@@ -216,6 +217,9 @@ TEST(Bvh, PositionChannelsAfterRotationsAndOnChildren) {
       angle_between(c.tracks[0].rotation.values[0], Quat::from_axis_angle({0, 1, 0}, 90 * kDeg)),
       1e-12);
   expect_near(c.tracks[1].translation.values[0], {0.5, 2.25, 0.125}, 1e-12);
+  EXPECT_EQ(a.bvh_layout[0].translation_basis, BvhTranslationBasis::Rule);
+  EXPECT_EQ(a.bvh_layout[1].translation, BvhTranslation::Add);
+  EXPECT_EQ(a.bvh_layout[1].translation_basis, BvhTranslationBasis::Measured);
   EXPECT_EQ(a.bvh_layout[1].channels,
             (std::vector<std::string>{"Xrotation", "Xposition", "Yposition", "Zposition"}));
 }

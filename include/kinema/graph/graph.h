@@ -32,6 +32,7 @@
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/compress/compressed_clip.h"
 #include "kinema/io/asset.h"
+#include "kinema/io/file.h"
 #include "kinema/math/soa_transform.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 
@@ -235,6 +236,8 @@ struct GraphLoadOptions {
   /// Loads a clip file (given its resolved path); load_asset when empty. Tests use it to serve
   /// in-memory assets. Each distinct path is loaded once.
   std::function<Asset(const std::string& path)> load_file;
+  /// What load_asset reads clip files with when load_file is empty (e.g. the BVH reading).
+  LoadOptions load_options;
   /// Most nodes a graph may expand to (named nodes are instanced once per reference).
   int max_nodes = 4096;
 };

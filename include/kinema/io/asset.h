@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,11 +88,36 @@ struct Humanoid {
 /// what kinema does not model (materials, textures, spring bones, extensions).
 struct GltfDocument;
 
+/// How a BVH joint's position channels combine with its OFFSET. Both readings are in use and
+/// neither is right for every file (see kinema/io/bvh.h):
+enum class BvhTranslation {
+  Auto,     ///< decide per joint from the data (a reading option only; never recorded)
+  Replace,  ///< the channels are the joint's local translation and replace the OFFSET
+            ///< (Blender, MotionBuilder; channels ≈ OFFSET at rest)
+  Add,      ///< the channels are a displacement added to the OFFSET (three.js's BVHLoader;
+            ///< channels ≈ 0 at rest)
+};
+
+/// Why a joint's position channels were read the way BvhJointLayout::translation says.
+enum class BvhTranslationBasis {
+  Requested,   ///< the caller chose the reading (BvhReadOptions::translation)
+  OffsetZero,  ///< the OFFSET is zero on the channel axes: both readings give the same motion
+  Measured,    ///< the channels sat near the OFFSET (Replace) or near zero (Add)
+  Rule,        ///< neither fitted: roots add, other joints replace (reported in the warnings)
+};
+
 /// How a BVH joint's channels were laid out in the source, so a BVH written back keeps them.
 struct BvhJointLayout {
   std::vector<std::string> channels;  ///< e.g. {"Xposition", …, "Zrotation", "Xrotation", …}
   bool has_end_site = false;
   Vec3 end_site{0, 0, 0};  ///< End Site offset, metres
+  /// With position channels: how they were read (Replace or Add, never Auto) and why.
+  BvhTranslation translation = BvhTranslation::Add;
+  BvhTranslationBasis translation_basis = BvhTranslationBasis::Requested;
+  /// With position channels and a non-zero OFFSET on their axes: the median over frames of
+  /// (channels · OFFSET) / |OFFSET|², about 1 when the channels sit at the OFFSET and about 0
+  /// when they sit at zero; NaN otherwise.
+  double offset_ratio = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct Asset {

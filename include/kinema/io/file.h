@@ -7,12 +7,18 @@
 #include <vector>
 
 #include "kinema/io/asset.h"
+#include "kinema/io/bvh.h"
 
 namespace kinema {
 
+/// Options of the readers load_asset chooses from (the others have none).
+struct LoadOptions {
+  BvhReadOptions bvh;  ///< for .bvh files: unit and position-channel reading
+};
+
 /// Loads any supported file (.bvh, .gltf, .glb, .vrm, .vrma, .fbx, .dae, .kmc), chosen by extension
 /// (case-insensitive). Throws kinema::Error; an unknown extension is an error too.
-Asset load_asset(const std::string& path);
+Asset load_asset(const std::string& path, const LoadOptions& options = {});
 
 /// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0), .kmc (every clip compressed with the
 /// default bound, kinema/io/kmc.h). Throws kinema::Error.
