@@ -504,3 +504,59 @@ TEST_F(Cli, ConvertAvatarWithoutAnimationToBvhWritesItsRestPose) {
 }
 
 }  // namespace
+
+// ---- BVH position channels -------------------------------------------------------------------
+
+namespace {
+
+const std::string kLocalTranslation =
+    std::string(KINEMA_TEST_DATA_DIR) + "/bvh/translation/local_translation.bvh";
+
+TEST_F(Cli, InfoSaysHowBvhPositionChannelsWereRead) {
+  CliRun r = kinema("info --no-tree " + quote(kLocalTranslation));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("BVH position channels: local translation (replaces OFFSET) on 17 joints, "
+                       "measured: Hips"),
+            std::string::npos)
+      << r.out;
+  r = kinema("info --json " + quote(kLocalTranslation));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = parse_json(r);
+  ASSERT_EQ(j["bvh_translation"].size(), 17u);
+  EXPECT_EQ(j["bvh_translation"][1]["joint"], "Spine");
+  EXPECT_EQ(j["bvh_translation"][1]["reading"], "replace");
+  EXPECT_EQ(j["bvh_translation"][1]["basis"], "measured");
+  EXPECT_DOUBLE_EQ(j["bvh_translation"][1]["offset_ratio"].get<double>(), 1.0);
+  // The cgspeed walk's root has OFFSET 0: both readings agree, and there is no ratio.
+  r = kinema("info --json " + quote(kWalk));
+  const nlohmann::json walk = parse_json(r);
+  ASSERT_EQ(walk["bvh_translation"].size(), 1u);
+  EXPECT_EQ(walk["bvh_translation"][0]["basis"], "offset_zero");
+  EXPECT_TRUE(walk["bvh_translation"][0]["offset_ratio"].is_null());
+}
+
+TEST_F(Cli, BvhTranslationOptionForcesAReadingOnAnyVerb) {
+  // Before or after the verb; the forced reading doubles every bone of this file.
+  const std::string replaced = path("replaced.glb"), added = path("added.glb");
+  CliRun r = kinema("-q convert " + quote(kLocalTranslation) + " " + quote(replaced));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = kinema("-q --bvh-translation add convert " + quote(kLocalTranslation) + " " + quote(added));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const kinema::Asset a = kinema::load_asset(replaced), b = kinema::load_asset(added);
+  const std::vector<kinema::Mat4> ra = kinema::rest_model_matrices(a.skeleton);
+  std::vector<kinema::Transform> la(ra.size()), lb(ra.size());
+  ASSERT_TRUE(kinema::sample_pose(a.clips[0], a.skeleton, 0, kinema::WrapMode::Clamp, la));
+  ASSERT_TRUE(kinema::sample_pose(b.clips[0], b.skeleton, 0, kinema::WrapMode::Clamp, lb));
+  const int spine = a.skeleton.find("Spine");
+  EXPECT_NEAR(kinema::length(la[static_cast<size_t>(spine)].translation), 0.10, 1e-6);
+  EXPECT_NEAR(kinema::length(lb[static_cast<size_t>(spine)].translation), 0.20, 1e-6);
+  r = kinema("info " + quote(kLocalTranslation) + " --no-tree --bvh-translation add");
+  EXPECT_NE(r.out.find("displacement (adds to OFFSET) on 17 joints, as requested"),
+            std::string::npos)
+      << r.out;
+  r = kinema("info " + quote(kLocalTranslation) + " --bvh-translation sideways");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("sideways"), std::string::npos) << r.err;
+}
+
+}  // namespace

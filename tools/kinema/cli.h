@@ -17,6 +17,7 @@
 
 #include "kinema/ik/foot_placement_clip.h"
 #include "kinema/io/asset.h"
+#include "kinema/io/file.h"
 #include "kinema/io/terrain.h"
 
 namespace CLI {
@@ -41,6 +42,8 @@ struct GlobalOptions {
   bool quiet = false;           ///< no summaries, no progress; errors only
   bool force_progress = false;  ///< progress bars even when stderr is not a terminal
   bool no_progress = false;     ///< never show progress bars
+  /// How input files are read (--bvh-translation sets load.bvh.translation).
+  LoadOptions load;
   /// True when progress bars should be drawn on stderr.
   bool progress_enabled() const;
 };
@@ -133,7 +136,7 @@ class Progress {
 };
 
 /// load_asset() with a clearer message for a folder given as a file.
-Asset load_input(const std::string& path);
+Asset load_input(const std::string& path, const LoadOptions& options);
 
 /// Prints the human-readable summary `kinema info` shows: counts, clips, source, humanoid, and
 /// (when `show_tree`) the joint tree with humanoid-mapped joints marked.

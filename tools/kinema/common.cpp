@@ -61,11 +61,11 @@ void Progress::done() {
   drawn_ = false;
 }
 
-Asset load_input(const std::string& path) {
+Asset load_input(const std::string& path, const LoadOptions& options) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(path, "", "is a folder; give a .bvh .gltf .glb .vrm .fbx or .dae file");
-  return load_asset(path);
+  return load_asset(path, options);
 }
 
 // ---- clips ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
+#include "kinema/io/bvh.h"
 
 namespace {
 
@@ -41,6 +42,16 @@ int run(int argc, char** argv) {
   app.add_flag("--progress", global.force_progress,
                "Draw progress bars on stderr even when it is not a terminal");
   app.add_flag("--no-progress", global.no_progress, "Never draw progress bars");
+  app.add_option_function<std::string>(
+         "--bvh-translation",
+         [&global](const std::string& name) {
+           global.load.bvh.translation = *kinema::bvh_translation_from_string(name);
+         },
+         "How BVH position channels combine with each joint's OFFSET: auto (default: decided "
+         "per joint from the data, shown by `kinema info`), replace (the channels are the "
+         "joint's local translation, as Blender reads them) or add (a displacement added to "
+         "the OFFSET, as three.js reads them)")
+      ->check(CLI::IsMember({"auto", "replace", "add"}));
 
   const std::vector<std::pair<std::string, VerbRun>> verbs = {
       // clang-format off

@@ -99,7 +99,7 @@ int run_compress(const CompressArgs& a, const GlobalOptions& global) {
   std::vector<Asset> assets;
   long clip_total = 0;
   for (const std::string& in : a.inputs) {
-    assets.push_back(load_input(in));
+    assets.push_back(load_input(in, global.load));
     if (assets.back().clips.empty()) throw Error(in, "", "no animation clip to compress");
     clip_total += long(assets.back().clips.size());
   }

@@ -66,14 +66,9 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
     read_unit = unit_from_name(a.in_unit);
   }
 
-  Asset asset;
-  if (in_ext == "bvh") {
-    BvhReadOptions options;
-    options.unit_in_meters = read_unit;
-    asset = read_bvh(a.in, options);
-  } else {
-    asset = load_input(a.in);
-  }
+  LoadOptions load = global.load;
+  if (read_unit) load.bvh.unit_in_meters = read_unit;
+  Asset asset = load_input(a.in, load);
 
   const bool clip_given = !a.clip.empty();
   int clip = clip_given ? find_clip(asset, a.clip, a.in) : 0;
@@ -81,7 +76,7 @@ int convert(const ConvertArgs& a, const GlobalOptions& global) {
   Asset result;
   if (!a.onto.empty()) {
     if (asset.clips.empty()) throw Error(a.in, "", "has no animation to retarget");
-    Asset avatar = load_input(a.onto);
+    Asset avatar = load_input(a.onto, global.load);
     Clip moved = retarget_humanoid(asset, clip, avatar);
     if (moved.name.empty()) moved.name = asset.clips[static_cast<size_t>(clip)].name;
     result = std::move(avatar);

@@ -73,7 +73,7 @@ int bake(const BakeArgs& a, const GlobalOptions& global) {
   const std::string ext = extension_of(a.out);
   if (ext != "glb" && ext != "gltf" && ext != "vrm")
     throw UsageError("OUT must be .glb, .gltf or .vrm (got '." + ext + "')");
-  Asset asset = load_input(a.in);
+  Asset asset = load_input(a.in, global.load);
   const auto models = sample_models(asset, a);
   int baked = 0;
   std::string json = "{\"meshes\":[";

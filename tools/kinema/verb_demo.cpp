@@ -105,7 +105,7 @@ std::string error_text(double metres) {
 
 Asset load_step(const std::string& path, const std::string& role, const GlobalOptions& global) {
   if (!global.quiet) std::cout << "\n== " << role << ": " << path << '\n';
-  Asset asset = load_input(path);
+  Asset asset = load_input(path, global.load);
   if (!global.quiet) print_info(asset, path, std::cout, /*show_tree=*/false);
   return asset;
 }

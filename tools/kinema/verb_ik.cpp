@@ -106,7 +106,7 @@ IkFeetResult run_ik_feet(const IkFeetRequest& rq, const GlobalOptions& global, b
 
   // The ground first: it is the new input here, and the cheaper one to get wrong.
   const GroundFile ground = load_ground(rq.ground, rq.ground_options);
-  Asset asset = load_input(rq.in);
+  Asset asset = load_input(rq.in, global.load);
   if (asset.clips.empty()) throw Error(rq.in, "", "has no animation to place on the ground");
   const int clip_index = rq.clip.empty() ? 0 : find_clip(asset, rq.clip, rq.in);
 

@@ -4,6 +4,8 @@
 // name), counts, clips, the source's format/units/axes/generator and the importer's warnings;
 // for a .kmc its compression, for a .kmm motion-matching database its frames and features.
 // --json prints the same as one JSON object (schema documented in docs / the verb's help).
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <string>
@@ -13,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "kinema/io/bvh.h"
 #include "kinema/io/file.h"
 #include "kinema/io/humanoid.h"
 #include "kinema/io/kmc.h"
@@ -75,6 +78,27 @@ void print_tree(const Asset& asset, const std::map<int, std::string>& bones, std
   }
 }
 
+/// Per joint with BVH position channels: how they were read and why.
+nlohmann::ordered_json bvh_translation_json(const Asset& asset) {
+  nlohmann::ordered_json joints = nlohmann::ordered_json::array();
+  const int n = std::min(asset.skeleton.joint_count(), int(asset.bvh_layout.size()));
+  for (int i = 0; i < n; ++i) {
+    const BvhJointLayout& l = asset.bvh_layout[size_t(i)];
+    const bool has_position =
+        std::any_of(l.channels.begin(), l.channels.end(),
+                    [](const std::string& c) { return c.find("position") != std::string::npos; });
+    if (!has_position) continue;
+    static constexpr const char* kBasis[] = {"requested", "offset_zero", "measured", "rule"};
+    joints.push_back(
+        {{"joint", asset.skeleton.joint(i).name},
+         {"reading", std::string(to_string(l.translation))},
+         {"basis", kBasis[int(l.translation_basis)]},
+         {"offset_ratio", std::isfinite(l.offset_ratio) ? nlohmann::ordered_json(l.offset_ratio)
+                                                        : nlohmann::ordered_json(nullptr)}});
+  }
+  return joints;
+}
+
 nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
   using json = nlohmann::ordered_json;
   const Skeleton& sk = asset.skeleton;
@@ -123,6 +147,7 @@ nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
                  {"forward_axis", src.forward_axis},
                  {"generator", src.generator},
                  {"warnings", src.warnings}};
+  if (!asset.bvh_layout.empty()) j["bvh_translation"] = bvh_translation_json(asset);
   bool guessed = false;
   const std::optional<Humanoid> humanoid = humanoid_of(asset, &guessed);
   if (humanoid) {
@@ -207,6 +232,8 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
       << src.forward_axis;
   if (!src.generator.empty()) out << ", generator \"" << src.generator << '"';
   out << '\n';
+  for (const std::string& line : describe_bvh_translation(asset))
+    out << "  BVH position channels: " << line << '\n';
   if (humanoid)
     out << "  humanoid: " << bones.size() << " bones" << (guessed ? " (guessed from names)" : "")
         << '\n';
@@ -257,7 +284,6 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
                 "database (frames, features, groups, memory, tags, clip variants)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
-    (void)global;
     if (extension_of(args->file) == "kmm") {  // a motion-matching database, not an asset
       const std::string bytes = read_file(args->file);
       const match::Database db = match::deserialize_database(bytes, args->file);
@@ -275,7 +301,7 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
       }
       return kExitOk;
     }
-    const Asset asset = load_input(args->file);
+    const Asset asset = load_input(args->file, global.load);
     std::optional<CompressedAnimation> compressed;
     if (extension_of(args->file) == "kmc") compressed = read_animation_file(args->file);
     if (args->json) {

@@ -117,7 +117,7 @@ void run_match_build(const MatchBuildRequest& a, const GlobalOptions& global) {
   {
     Progress progress("loading clips", long(a.inputs.size()), global.progress_enabled());
     for (const std::string& path : a.inputs) {
-      LoadedInput in{path, load_input(path), {}};
+      LoadedInput in{path, load_input(path, global.load), {}};
       if (in.asset.clips.empty()) throw Error(path, "", "no animation clip");
       in.joints = feature_joints(in.asset, path);
       inputs.push_back(std::move(in));

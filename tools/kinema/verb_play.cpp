@@ -77,7 +77,9 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
   std::error_code dir_ec;
   if (fs::is_directory(request.graph, dir_ec))
     throw Error(request.graph, "", "is a folder; give a graph .json file");
-  const AnimGraph graph = AnimGraph::load(request.graph);
+  GraphLoadOptions load_options;
+  load_options.load_options = global.load;
+  const AnimGraph graph = AnimGraph::load(request.graph, load_options);
   for (const GraphClip& clip : graph.clips())
     if (same_file(clip.path, request.out))
       throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");

@@ -158,7 +158,7 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
   }
 
   // ---- the asset and the frames ----
-  const Asset asset = load_input(a.in);
+  const Asset asset = load_input(a.in, global.load);
   const int clip = !a.clip.empty() ? find_clip(asset, a.clip, a.in) : asset.clips.empty() ? -1 : 0;
   const double duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
   double rate = clip >= 0 ? frame_rate_of(asset.clips[size_t(clip)]) : 0.0;

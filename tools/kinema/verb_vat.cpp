@@ -46,7 +46,7 @@ int run_vat(const VatArgs& a, const GlobalOptions& global) {
   if (same_file(a.in, a.out) || same_file(a.in, texture))
     throw UsageError("OUT (or its .dds texture) is the same file as IN (" + a.in + ")");
 
-  const Asset asset = load_input(a.in);
+  const Asset asset = load_input(a.in, global.load);
   VatBakeOptions options;
   if (!a.clip.empty()) {
     options.clip = find_clip(asset, a.clip, a.in);
