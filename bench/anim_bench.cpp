@@ -23,7 +23,8 @@
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/graph/graph.h"
 #include "kinema/graph/graph_instance.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
+#include "kinema/io/graph_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 #include "kinema/skeleton/skeleton.h"
 
@@ -222,7 +223,7 @@ void KinemaCrowd1000(benchmark::State& state) {
 // speed sweeping 1.5 → 4.5 m/s; update(1/60 s) + evaluate() into a local pose.
 void KinemaGraphLocomotion(benchmark::State& state) {
   static const AnimGraph graph =
-      AnimGraph::load(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+      load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
   GraphInstance instance(graph);
   const ParamHandle speed = instance.parameter("speed");
   std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));

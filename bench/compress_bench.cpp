@@ -26,8 +26,8 @@
 
 #include "compress_bench_clips.h"
 #include "kinema/compress/compress.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
 
 namespace kinema::bench {
 

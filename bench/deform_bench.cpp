@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/corrective.h"
 #include "kinema/skin/delta_mush.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skin/blend_shapes.h"
 #include "kinema/skin/face_solve.h"
 #include "kinema/skin/facs.h"

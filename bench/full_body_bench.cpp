@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kinema/ik/full_body.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 
 namespace {
 

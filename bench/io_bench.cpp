@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
 
 namespace {

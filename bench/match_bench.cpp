@@ -52,7 +52,7 @@
 #include <vector>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 #include "kinema/match/search.h"
 #include "match_peers.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/skeleton/skeleton.h"
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "kinema/clip/clip.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace {

@@ -22,9 +22,9 @@
 #include <utility>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/skin_mesh.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "kinema/skin/skin_mesh.h"
 #include "skin_bench_mesh.h"
 
 namespace kinema::bench {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../math/simd4.h"
+#include "kinema/math/simd4.h"
 
 namespace kinema {
 namespace {

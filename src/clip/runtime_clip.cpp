@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../math/simd4.h"
 #include "kinema/core/error.h"
+#include "kinema/math/simd4.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema {

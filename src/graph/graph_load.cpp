@@ -9,7 +9,6 @@
 #include "graph_loader.h"
 #include "ground_motion.h"
 #include "kinema/compress/compress.h"
-#include "kinema/io/file.h"
 
 namespace kinema {
 
@@ -291,13 +290,14 @@ const Asset& GraphLoader::load_file(const std::string& path, const Json& where) 
   if (const auto it = files_.find(path); it != files_.end()) return it->second;
   Asset asset;
   try {
-    if (opt_.load_file) {
-      asset = opt_.load_file(path);
-    } else {
-      std::error_code ec;
-      if (!fs::is_regular_file(path, ec)) fail(where.ptr, "clip file not found: " + path);
-      asset = load_asset(path, opt_.load_options);
-    }
+    if (!opt_.load_file)
+      fail(where.ptr,
+           "no clip loader given (GraphLoadOptions::load_file; load_anim_graph in "
+           "kinema/io/graph_file.h reads clip files)");
+    std::error_code ec;
+    if (opt_.clips_are_files && !fs::is_regular_file(path, ec))
+      fail(where.ptr, "clip file not found: " + path);
+    asset = opt_.load_file(path);
   } catch (const Error& e) {
     if (e.file() == g_.file_) throw;
     fail(where.ptr, "cannot load '" + get_string(where) + "': " + e.what());

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "graph_loader.h"
-#include "kinema/io/file.h"
+#include "kinema/core/file.h"
 
 namespace kinema {
 

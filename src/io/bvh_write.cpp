@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kinema/core/error.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/math/euler.h"
 
 namespace kinema {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
 
 namespace kinema {
 

@@ -14,7 +14,7 @@
 
 #include "gltf_internal.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
 
 namespace kinema {

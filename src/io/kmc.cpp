@@ -2,7 +2,7 @@
 #include "kinema/io/kmc.h"
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 
 namespace kinema {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "text_scan.h"
 

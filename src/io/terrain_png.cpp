@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 
 #define STB_IMAGE_STATIC

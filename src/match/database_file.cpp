@@ -6,10 +6,10 @@
 #include <cstring>
 #include <string>
 
-#include "../core/byte_io.h"
-#include "../skeleton/skeleton_bytes.h"
+#include "kinema/core/byte_io.h"
 #include "kinema/core/error.h"
 #include "kinema/match/database.h"
+#include "kinema/skeleton/skeleton_bytes.h"
 
 namespace kinema::match {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
-#include "kinema/io/asset.h"
-#include "kinema/io/file.h"
+#include "kinema/core/file.h"
 #include "kinema/skeleton/skeleton.h"
 
 // stb_image_write with internal linkage: tinygltf already compiles a public copy into kinema.

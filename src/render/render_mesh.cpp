@@ -7,8 +7,8 @@
 #include <numbers>
 #include <string>
 
+#include "kinema/character/asset.h"
 #include "kinema/core/error.h"
-#include "kinema/io/asset.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skinning.h"
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "gl_context.h"
+#include "kinema/character/asset.h"
 #include "kinema/core/error.h"
-#include "kinema/io/asset.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skinning.h"
 #include "render_mesh.h"

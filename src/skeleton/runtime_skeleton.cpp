@@ -2,8 +2,8 @@
 
 #include <limits>
 
-#include "../math/simd4.h"
 #include "kinema/core/error.h"
+#include "kinema/math/simd4.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema {

@@ -13,7 +13,7 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/core/file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/blend_shapes.h"
 #include "kinema/skin/skinning.h"

@@ -9,7 +9,7 @@
 #include "kinema/blend/blend_space.h"
 #include "kinema/blend/pose_ops.h"
 #include "kinema/clip/runtime_clip.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 
 namespace kinema {

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "kinema/blend/pose_ops.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 #include "kinema/skeleton/skeleton.h"
 

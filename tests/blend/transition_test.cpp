@@ -13,7 +13,7 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/math/scalar.h"
 #include "kinema/skeleton/skeleton.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace fs = std::filesystem;

@@ -10,8 +10,8 @@
 
 #include "cli_process.h"
 #include "kinema/compress/compress.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/io/kmc.h"
 
 namespace fs = std::filesystem;

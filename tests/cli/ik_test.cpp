@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "cli_process.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/character/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli_process.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 
 namespace fs = std::filesystem;

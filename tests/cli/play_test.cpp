@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cli_process.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace fs = std::filesystem;

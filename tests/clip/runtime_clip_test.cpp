@@ -8,7 +8,7 @@
 
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema {

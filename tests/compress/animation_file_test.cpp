@@ -8,10 +8,10 @@
 #include <random>
 #include <string>
 
-#include "kinema/compress/animation_file.h"
 #include "kinema/compress/compress.h"
+#include "kinema/compress/compressed_animation.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/kmc.h"
 #include "kinema/math/soa_transform.h"
 #include "test_clips.h"

@@ -11,13 +11,22 @@
 #include "kinema/core/error.h"
 #include "kinema/graph/graph.h"
 #include "kinema/graph/graph_instance.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
+#include "kinema/io/graph_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 
 namespace kinema {
 namespace {
 
 const std::string kGraph = std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json";
+
+/// Options that read the graph's clips from disk.
+GraphLoadOptions files() {
+  GraphLoadOptions o;
+  o.load_file = [](const std::string& path) { return load_asset(path); };
+  o.clips_are_files = true;
+  return o;
+}
 
 /// The bundled graph with `member` added at the top level.
 std::string with_member(const std::string& member) {
@@ -28,9 +37,9 @@ std::string with_member(const std::string& member) {
 }
 
 TEST(GraphCompression, CompressedClipsPlayWithinTheBoundOfRuntimeClips) {
-  const AnimGraph plain = AnimGraph::load(kGraph);
+  const AnimGraph plain = load_anim_graph(kGraph);
   const AnimGraph packed =
-      AnimGraph::parse(with_member(R"("compression": {"max_error_cm": 0.01})"), kGraph);
+      AnimGraph::parse(with_member(R"("compression": {"max_error_cm": 0.01})"), kGraph, files());
   ASSERT_TRUE(packed.compression().enabled);
   EXPECT_DOUBLE_EQ(packed.compression().max_error, 1e-4);
   ASSERT_EQ(packed.clips().size(), 2u);
@@ -69,7 +78,7 @@ TEST(GraphCompression, CompressedClipsPlayWithinTheBoundOfRuntimeClips) {
 TEST(GraphCompression, BadCompressionMembersNameThePointer) {
   const auto message = [](const std::string& member) {
     try {
-      AnimGraph::parse(with_member(member), kGraph);
+      AnimGraph::parse(with_member(member), kGraph, files());
     } catch (const Error& e) {
       return std::string(e.what());
     }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph_test_util.h"
+#include "kinema/io/graph_file.h"
 
 namespace kinema {
 namespace {
@@ -117,14 +118,14 @@ TEST(GraphLoad, MissingFileOnDisk) {
   const std::string path = (dir / "g.json").string();
   std::ofstream(path) << edited([](json& j) { at(j, "/clips/0/file") = "nowhere/walk.glb"; });
   try {
-    AnimGraph::load(path);
+    load_anim_graph(path);
     ADD_FAILURE() << "loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.place(), "/clips/0/file");
     EXPECT_NE(e.reason().find("not found"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(AnimGraph::load((dir / "absent.json").string()), Error);
+  EXPECT_THROW(load_anim_graph((dir / "absent.json").string()), Error);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 // Offline play: parameter curves (--param specs) and baking a graph into a clip.
 #include "kinema/graph/graph_play.h"
 #include "graph_test_util.h"
+#include "kinema/io/graph_file.h"
 
 namespace kinema {
 namespace {
@@ -146,7 +147,7 @@ TEST(GraphPlay, BakesFramesStatesAndRootMotion) {
 // The frame loop of docs/graph.md on the demo's graph: the hips follow the world placement.
 TEST(GraphPlay, DocsFrameLoopOnTheDemoGraph) {
   const AnimGraph graph =
-      AnimGraph::load(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+      load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
   GraphInstance character(graph);
   const ParamHandle speed = character.parameter("speed");
   std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));

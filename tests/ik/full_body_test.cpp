@@ -19,7 +19,7 @@
 
 #include "common/alloc_counter.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 
 namespace kinema {
 namespace {

@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kinema/character/humanoid.h"
 #include "kinema/compress/compress.h"
 #include "kinema/core/error.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
 #include "kinema/match/database.h"
 
 namespace kinema {

@@ -12,7 +12,7 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
 
 namespace kinema {

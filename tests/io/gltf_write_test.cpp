@@ -11,8 +11,8 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
 // The private document type, to compare what kinema does not model (materials, images).
 #include "../../src/io/gltf_internal.h"

@@ -11,9 +11,9 @@
 
 #include "common/alloc_counter.h"
 #include "kinema/blend/root_motion.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/controller.h"
 #include "kinema/math/mat4.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 
 using namespace kinema;

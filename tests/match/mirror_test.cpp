@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/mirror.h"
 #include "kinema/math/mat4.h"
 

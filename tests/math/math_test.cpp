@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "kinema/math.h"
+#include "kinema/math/math.h"
 
 namespace kinema {
 namespace {

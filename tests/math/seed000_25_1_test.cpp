@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kinema/math.h"
+#include "kinema/math/math.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/clip/clip.h"
-#include "kinema/io/asset.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/render/renderer.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skinning.h"

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/core/error.h"
-#include "kinema/io/asset.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/skeleton/skeleton.h"
 #include "render/render_fixture.h"

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "kinema/clip/runtime_clip.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 #include "kinema/skeleton/skeleton.h"
 

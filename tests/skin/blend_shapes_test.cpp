@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skinning.h"
 

@@ -15,7 +15,7 @@
 #include "cli/cli_process.h"
 #include "common/replace_global_new.h"  // the one replacement in kinema_skin_tests
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema {

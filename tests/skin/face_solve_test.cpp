@@ -17,7 +17,7 @@
 // of a program may; if another tests/skin file also includes it, keep one of the two).
 // common/replace_global_new.h is included once per test program: by delta_mush_test.cpp.
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skin/blend_shapes.h"
 
 namespace kinema {

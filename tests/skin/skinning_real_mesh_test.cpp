@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/skin_mesh.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "kinema/skin/skin_mesh.h"
 
 namespace kinema {
 namespace {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/ik/foot_placement_clip.h"
-#include "kinema/io/asset.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 
 namespace CLI {

@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 
 namespace kinema::cli {
 

@@ -29,7 +29,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/kmc.h"
 
 namespace kinema::cli {

@@ -14,11 +14,12 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/retarget/retarget.h"
 
 namespace kinema::cli {
 

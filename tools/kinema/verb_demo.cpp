@@ -20,14 +20,15 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/compress/compress.h"
 #include "kinema/core/error.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
 #include "kinema/io/gltf.h"
-#include "kinema/io/humanoid.h"
 #include "kinema/io/kmc.h"
 #include "kinema/render/clip_render.h"
+#include "kinema/retarget/retarget.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::cli {

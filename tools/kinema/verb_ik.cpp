@@ -22,9 +22,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "kinema/math/scalar.h"
 

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "kinema/character/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
 #include "kinema/io/kmc.h"
 #include "match_summary.h"
 

@@ -29,9 +29,9 @@
 
 #include "cli.h"
 #include "kinema/blend/root_motion.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"
 #include "kinema/skeleton/skeleton.h"

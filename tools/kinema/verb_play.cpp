@@ -20,10 +20,11 @@
 
 #include "cli.h"
 #include "kinema/blend/root_motion.h"
+#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/graph/graph_play.h"
-#include "kinema/io/file.h"
-#include "kinema/io/humanoid.h"
+#include "kinema/io/asset_file.h"
+#include "kinema/io/graph_file.h"
 #include "kinema/math/scalar.h"
 
 namespace kinema::cli {
@@ -77,9 +78,7 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
   std::error_code dir_ec;
   if (fs::is_directory(request.graph, dir_ec))
     throw Error(request.graph, "", "is a folder; give a graph .json file");
-  GraphLoadOptions load_options;
-  load_options.load_options = global.load;
-  const AnimGraph graph = AnimGraph::load(request.graph, load_options);
+  const AnimGraph graph = load_anim_graph(request.graph, global.load);
   for (const GraphClip& clip : graph.clips())
     if (same_file(clip.path, request.out))
       throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");

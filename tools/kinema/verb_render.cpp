@@ -28,7 +28,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/render/clip_render.h"
 
 namespace kinema::cli {

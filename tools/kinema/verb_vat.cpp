@@ -21,7 +21,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
-#include "kinema/io/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/skin/vat.h"
 
 namespace kinema::cli {

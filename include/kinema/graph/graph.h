@@ -29,10 +29,9 @@
 
 #include "kinema/blend/blend_space.h"
 #include "kinema/blend/root_motion.h"
+#include "kinema/character/asset.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/compress/compressed_clip.h"
-#include "kinema/io/asset.h"
-#include "kinema/io/file.h"
 #include "kinema/math/soa_transform.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 
@@ -233,11 +232,13 @@ struct GraphNode {
 // ---- the graph ---------------------------------------------------------------------------
 
 struct GraphLoadOptions {
-  /// Loads a clip file (given its resolved path); load_asset when empty. Tests use it to serve
-  /// in-memory assets. Each distinct path is loaded once.
+  /// Loads a clip file (given its resolved path); required. Each distinct path is loaded once.
+  /// kinema/io/graph_file.h's load_anim_graph reads them with load_asset; tests serve in-memory
+  /// assets.
   std::function<Asset(const std::string& path)> load_file;
-  /// What load_asset reads clip files with when load_file is empty (e.g. the BVH reading).
-  LoadOptions load_options;
+  /// The clip paths name files on disk: a missing one is reported at its JSON pointer before
+  /// load_file runs.
+  bool clips_are_files = false;
   /// Most nodes a graph may expand to (named nodes are instanced once per reference).
   int max_nodes = 4096;
 };

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/graph/graph.h"
-#include "kinema/io/asset.h"
 
 namespace kinema {
 

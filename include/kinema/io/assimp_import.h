@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
 
 namespace kinema {
 

@@ -1,13 +1,13 @@
-// kinema/io/kmc.h — .kmc files (compressed animations, kinema/compress/animation_file.h) on disk,
-// and as assets: load_asset reads a .kmc file as its skeleton with every clip decompressed, and
-// save_asset writes one by compressing every clip with the default bound.
+// kinema/io/kmc.h — .kmc files (compressed animations, kinema/compress/compressed_animation.h) on
+// disk, and as assets: load_asset reads a .kmc file as its skeleton with every clip decompressed,
+// and save_asset writes one by compressing every clip with the default bound.
 #pragma once
 
 #include <string>
 
-#include "kinema/compress/animation_file.h"
+#include "kinema/character/asset.h"
 #include "kinema/compress/compress.h"
-#include "kinema/io/asset.h"
+#include "kinema/compress/compressed_animation.h"
 
 namespace kinema {
 

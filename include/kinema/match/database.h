@@ -169,7 +169,7 @@ inline constexpr uint32_t database_format_version = 1;
 std::string serialize_database(const Database& db);
 /// Throws kinema::Error naming `file` and the byte offset: wrong magic, another version, a
 /// checksum mismatch, truncation, counts that do not fit the file, non-finite numbers. (Reading
-/// and writing files is the caller's: kinema/io/file.h has read_file and write_file_atomically.)
+/// and writing files is the caller's: kinema/core/file.h has read_file and write_file_atomically.)
 Database deserialize_database(std::string_view bytes, const std::string& file = "");
 
 }  // namespace kinema::match

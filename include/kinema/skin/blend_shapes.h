@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
 #include "kinema/math/vec3.h"
 
 namespace kinema {

@@ -1,5 +1,6 @@
-// Internal: a four-lane float type with an SSE4.1 implementation and a portable fallback.
-// Only what the runtime kernels need; not installed, not part of the public API.
+// kinema/math/simd4.h — a four-lane float type with an SSE4.1 implementation and a portable
+// fallback: only what the runtime kernels of the skeleton, clip and blend modules need. Public so
+// that those modules share one implementation; its operations may grow or change with the kernels.
 #pragma once
 
 #include <cmath>

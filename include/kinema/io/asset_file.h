@@ -1,12 +1,11 @@
-// kinema/io/file.h — loading by extension and failure-safe writing.
+// kinema/io/asset_file.h — assets as files: load_asset and save_asset choose the format by the
+// file's extension. Reading whole files and writing them atomically: kinema/core/file.h.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <string_view>
-#include <vector>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
+#include "kinema/core/file.h"
 #include "kinema/io/bvh.h"
 
 namespace kinema {
@@ -23,15 +22,5 @@ Asset load_asset(const std::string& path, const LoadOptions& options = {});
 /// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0), .kmc (every clip compressed with the
 /// default bound, kinema/io/kmc.h). Throws kinema::Error.
 void save_asset(const Asset& asset, const std::string& path);
-
-/// Reads a whole file; throws kinema::Error (file, reason) if it cannot.
-std::string read_file(const std::string& path);
-
-/// Writes `bytes` to `path` through a temporary file in the same folder, then renames it over
-/// the target, so a failure never leaves a half-written file. Throws kinema::Error.
-void write_file_atomically(const std::string& path, std::string_view bytes);
-
-/// Lower-case extension without the dot ("bvh"), or "" when there is none.
-std::string extension_of(const std::string& path);
 
 }  // namespace kinema

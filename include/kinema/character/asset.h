@@ -1,4 +1,4 @@
-// kinema/io/asset.h — what an importer produces and an exporter consumes.
+// kinema/character/asset.h — what an importer produces and an exporter consumes.
 //
 // An Asset is a skeleton (every transform node of the source: joints, and for glTF also mesh
 // and helper nodes, parents-first), zero or more clips on that skeleton, meshes with skin

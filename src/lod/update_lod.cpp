@@ -1,4 +1,4 @@
-#include "kinema/runtime/update_lod.h"
+#include "kinema/lod/update_lod.h"
 
 #include <algorithm>
 #include <cmath>

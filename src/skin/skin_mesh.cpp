@@ -1,5 +1,5 @@
 // Glue between imported assets and the skinning core.
-#include "kinema/io/skin_mesh.h"
+#include "kinema/skin/skin_mesh.h"
 
 #include "kinema/core/error.h"
 #include "kinema/skeleton/skeleton.h"

@@ -1,4 +1,4 @@
-// kinema/compress/animation_file.h — .kmc files: a skeleton with its compressed clips.
+// kinema/compress/compressed_animation.h — .kmc files: a skeleton with its compressed clips.
 //
 // A CompressedClip (compressed_clip.h) is the runtime form of one clip; it does not carry the
 // skeleton it animates. A .kmc file does, so that a compressed animation can be inspected,

@@ -1,13 +1,13 @@
-// Internal: a skeleton in kinema's binary formats (.kmm, .kmc): per joint its name (u32 length +
-// UTF-8), its parent (i32, −1 for a root) and its rest transform as 10 f64 (translation xyz,
-// rotation xyzw, scale xyz). The joint count is written by the caller.
+// kinema/skeleton/skeleton_bytes.h — a skeleton in kinema's binary formats (.kmm, .kmc): per joint
+// its name (u32 length + UTF-8), its parent (i32, −1 for a root) and its rest transform as 10 f64
+// (translation xyz, rotation xyzw, scale xyz). The joint count is written by the caller.
 #pragma once
 
 #include <cmath>
 #include <utility>
 #include <vector>
 
-#include "../core/byte_io.h"
+#include "kinema/core/byte_io.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::detail {

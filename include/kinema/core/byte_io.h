@@ -1,6 +1,6 @@
-// Internal: little-endian binary writing and bounds-checked reading for kinema's own file
-// formats (.kmm motion-matching databases, .kmc compressed animations). The reader checks every
-// count against the bytes left before allocating, so a hostile file cannot ask for gigabytes,
+// kinema/core/byte_io.h — little-endian binary writing and bounds-checked reading for kinema's own
+// file formats (.kmm motion-matching databases, .kmc compressed animations). The reader checks
+// every count against the bytes left before allocating, so a hostile file cannot ask for gigabytes,
 // and every failure names the file, the byte offset and what was being read.
 #pragma once
 

@@ -1,4 +1,4 @@
-// kinema/io/skin_mesh.h — glue between imported assets (io/asset.h) and the skinning core
+// kinema/skin/skin_mesh.h — glue between imported assets (character/asset.h) and the skinning core
 // (skin/skinning.h): a SkinMeshView over an imported Mesh, and skinning palettes of an Asset's
 // skin from the skeleton's model matrices.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "kinema/io/asset.h"
+#include "kinema/character/asset.h"
 #include "kinema/skin/skinning.h"
 
 namespace kinema {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kinema/runtime/update_lod.h"
+#include "kinema/lod/update_lod.h"
 
 namespace kinema {
 namespace {

@@ -1,13 +1,13 @@
-// .kmc files (kinema/compress/animation_file.h): the skeleton and its compressed clips.
-#include "kinema/compress/animation_file.h"
+// .kmc files (kinema/compress/compressed_animation.h): the skeleton and its compressed clips.
+#include "kinema/compress/compressed_animation.h"
 
 #include <cstring>
 #include <string>
 
-#include "../core/byte_io.h"
-#include "../skeleton/skeleton_bytes.h"
+#include "kinema/core/byte_io.h"
 #include "kinema/core/error.h"
 #include "kinema/math/soa_transform.h"
+#include "kinema/skeleton/skeleton_bytes.h"
 
 namespace kinema {
 
