@@ -165,6 +165,14 @@ TEST_F(Cli, UnknownFlagIsAUsageError) {
   EXPECT_EQ(kinema("info --no-such-flag " + quote(kWalk)).code, 1);
   EXPECT_EQ(kinema("convert --bogus " + quote(kWalk) + " " + quote(path("o.glb"))).code, 1);
   EXPECT_EQ(kinema("frobnicate").code, 1);
+  // An unknown verb is named, also when --help follows it (and global options come first).
+  for (const char* args : {"crowd --help", "--bvh-translation add crowd --help", "-q crowd x"}) {
+    const CliRun unknown = kinema(args);
+    EXPECT_EQ(unknown.code, 1) << args;
+    EXPECT_NE(unknown.err.find("unknown verb 'crowd'"), std::string::npos) << unknown.err;
+    EXPECT_TRUE(unknown.out.empty()) << unknown.out;
+  }
+  EXPECT_EQ(kinema("info --help").code, 0);
 }
 
 TEST_F(Cli, MissingArgumentIsAUsageError) {
@@ -281,7 +289,12 @@ TEST_F(Cli, UnknownExtensionIsExit2) {
   const CliRun r = kinema("info " + quote(odd));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("xyz"), std::string::npos) << r.err;
-  EXPECT_EQ(kinema("convert " + quote(tiny_bvh()) + " " + quote(path("out.xyz"))).code, 2);
+  // An OUT kinema cannot write is the command line's mistake, as in every verb: exit 1.
+  const CliRun out = kinema("convert " + quote(tiny_bvh()) + " " + quote(path("out.xyz")));
+  EXPECT_EQ(out.code, 1);
+  EXPECT_NE(out.err.find("cannot write '.xyz' files (kinema writes .bvh .gltf .glb .vrm)"),
+            std::string::npos)
+      << out.err;
   EXPECT_FALSE(fs::exists(path("out.xyz")));
 }
 

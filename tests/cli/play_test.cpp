@@ -187,7 +187,7 @@ TEST_F(PlayCli, UsageErrorsExitOne) {
   EXPECT_EQ(itself.code, 1);
   EXPECT_EQ(read_all(copy), read_all(kGraph)) << "the graph is untouched";
   const PlayRun ext = kinema("play " + sh_quote(kGraph) + " -o " + sh_quote(path("u.fbx")));
-  EXPECT_EQ(ext.code, 2);
+  EXPECT_EQ(ext.code, 1);
   EXPECT_NE(ext.err.find("cannot write '.fbx'"), std::string::npos) << ext.err;
   EXPECT_FALSE(fs::exists(out));
   EXPECT_FALSE(fs::exists(path("u.fbx")));

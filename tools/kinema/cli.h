@@ -10,15 +10,21 @@
 #include <cstdio>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/core/error.h"
 #include "kinema/ik/foot_placement_clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
+#include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/inspect.h"
+#include "kinema/pipeline/job.h"
+#include "kinema/pipeline/match.h"
 
 namespace CLI {
 class App;
@@ -30,12 +36,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 1;
 inline constexpr int kExitFailure = 2;
 
-/// A command line that parses but makes no sense (OUT equal to IN, a clip that does not exist
-/// given by the user…): main() prints it and exits with 1.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A command line that parses but makes no sense (OUT equal to IN, a clip that does not exist
+// given by the user…) throws kinema::UsageError (kinema/core/error.h): main() prints it and
+// exits with 1.
 
 /// Options every verb sees (set on the main app, accepted before or after the verb).
 struct GlobalOptions {
@@ -74,45 +77,20 @@ struct PlayRequest {
 };
 void run_play(const PlayRequest& request, const GlobalOptions& global);
 
-/// What `kinema ik feet` does once parsed (verb_ik.cpp); `kinema demo` runs it too. Loads the
-/// ground and the clip, finds the humanoid legs, runs place_feet_on_ground, writes OUT
-/// atomically and prints the metrics (as text with each line prefixed by `indent`, or as JSON
-/// when `json`; nothing when quiet). Throws UsageError / kinema::Error like a verb.
-struct IkFeetRequest {
-  std::string in, ground, out, clip;
-  GroundFileOptions ground_options;
-  /// fps 0: the clip's own rate (30 when it has none); ankle_heights may hold one value for all
-  /// legs.
-  ClipFootPlacementOptions options = [] {
-    ClipFootPlacementOptions o;
-    o.fps = 0;
-    return o;
-  }();
-};
-struct IkFeetResult {
-  ClipFootPlacementReport report;
-};
-IkFeetResult run_ik_feet(const IkFeetRequest& request, const GlobalOptions& global, bool json,
-                         const std::string& indent);
+/// What `kinema ik feet` prints (verb_ik.cpp); `kinema demo` prints it too: the metrics as text
+/// with each line prefixed by `indent`, or as one JSON object when `json`. The note on stderr
+/// says when planted feet stay below a ground that rises beyond a knee bend.
+void print_feet(const pipeline::FeetRequest& request, const pipeline::FeetResult& result, bool json,
+                const std::string& indent, std::ostream& out);
+void note_feet_below_ground(const pipeline::FeetRequest& request,
+                            const pipeline::FeetResult& result);
 
-/// What `kinema match build` and `kinema match run` do once parsed (verb_match.cpp); `kinema
-/// demo` runs them too. Both print their summary (nothing when quiet; JSON when `json`) and
-/// throw UsageError / kinema::Error like a verb.
-struct MatchBuildRequest {
-  std::vector<std::string> inputs;
-  std::string out, tags;
-  double fps = 30;
-  bool mirror = false, json = false, features_only = false;
-  std::vector<double> speeds{1.0}, trajectory{0.33, 0.67, 1.0};
-  int skip_frames = 0;
-};
-void run_match_build(const MatchBuildRequest& request, const GlobalOptions& global);
-struct MatchRunRequest {
-  std::string db, path, out, tags, exclude;
-  double search_interval = 0.1, blend_time = 0.2, clamp_distance = 0.15, clamp_angle = 30;
-  bool json = false, foot_locking = false;
-};
-void run_match_run(const MatchRunRequest& request, const GlobalOptions& global);
+/// What `kinema match build` and `kinema match run` print (verb_match.cpp); `kinema demo`
+/// prints them too: the summary as text, or as one JSON object when `json`.
+void print_match_build(const pipeline::MatchBuildRequest& request,
+                       const pipeline::MatchBuildResult& result, bool json, std::ostream& out);
+void print_match_run(const pipeline::MatchRunRequest& request,
+                     const pipeline::MatchRunResult& result, bool json, std::ostream& out);
 
 /// A one-line progress bar on stderr ("label [#####.....]  50%"), drawn only when enabled,
 /// redrawn at most ~20 times per second, and erased by done() (or the destructor).
@@ -135,27 +113,27 @@ class Progress {
   double last_draw_ = -1;
 };
 
-/// load_asset() with a clearer message for a folder given as a file.
-Asset load_input(const std::string& path, const LoadOptions& options);
+/// Progress bars for a pipeline job: one bar per stage the job reports, drawn only when
+/// enabled; the bar of a stage is erased when the next stage starts or the job ends.
+class JobProgress {
+ public:
+  explicit JobProgress(bool enabled) : enabled_(enabled) {}
+  /// The callback to hand to the job (valid while this object lives).
+  pipeline::Progress callback();
+  void done();
+
+ private:
+  bool enabled_;
+  std::string stage_;
+  std::unique_ptr<Progress> bar_;
+};
+
+using pipeline::load_input;
+using pipeline::same_file;
 
 /// Prints the human-readable summary `kinema info` shows: counts, clips, source, humanoid, and
 /// (when `show_tree`) the joint tree with humanoid-mapped joints marked.
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree);
-
-/// The clip's frame rate: its sample_rate, else the rate of its keys when they are evenly spaced
-/// (a glTF animation carries times, not a rate), else 0.
-double frame_rate_of(const Clip& clip);
-
-/// Metres per unit for a CLI unit name ("m", "cm", "mm", "inch", "cmu"); throws UsageError.
-double unit_from_name(const std::string& name);
-
-/// Index of a clip given by name or index; throws UsageError listing the clips when it is not
-/// there.
-int find_clip(const Asset& asset, const std::string& name_or_index, const std::string& file);
-
-/// True when two paths name the same file (after resolving links, or lexically when neither
-/// exists yet).
-bool same_file(const std::string& a, const std::string& b);
 
 /// "2.86", "0.5": a number with up to `digits` decimals, trailing zeros removed.
 std::string format_number(double value, int digits = 3);

@@ -28,6 +28,21 @@ int print_error(const std::string& message, int code) {
   return code;
 }
 
+/// The first command-line word that is neither an option nor the value of a global option that
+/// takes one: the verb, or "" when there is none.
+std::string first_positional(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--bvh-translation") {
+      ++i;  // its value
+      continue;
+    }
+    if (!arg.empty() && arg[0] == '-') continue;
+    return arg;
+  }
+  return "";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "kinema — character animation toolkit.\n"
@@ -69,6 +84,19 @@ int run(int argc, char** argv) {
       // clang-format on
   };
 
+  // An unknown verb is a usage error naming it, even when --help follows it (CLI11 would print
+  // the main help for `kinema crowd --help` and exit 0).
+  if (const std::string verb = first_positional(argc, argv); !verb.empty()) {
+    std::string known;
+    bool found = false;
+    for (const auto& [name, run_verb] : verbs) {
+      found = found || name == verb;
+      known += (known.empty() ? "" : ", ") + name;
+    }
+    if (!found)
+      return print_error("unknown verb '" + verb + "' (kinema knows " + known + ")", kExitUsage);
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -89,7 +117,7 @@ int main(int argc, char** argv) {
   int code = kExitFailure;
   try {
     code = run(argc, argv);
-  } catch (const UsageError& e) {
+  } catch (const kinema::UsageError& e) {
     code = print_error(e.what(), kExitUsage);
   } catch (const kinema::Error& e) {
     code = print_error(e.what(), kExitFailure);

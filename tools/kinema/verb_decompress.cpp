@@ -17,8 +17,7 @@
 
 #include "cli.h"
 #include "kinema/core/error.h"
-#include "kinema/io/asset_file.h"
-#include "kinema/io/kmc.h"
+#include "kinema/pipeline/compress.h"
 
 namespace kinema::cli {
 
@@ -29,26 +28,13 @@ struct DecompressArgs {
 };
 
 int run_decompress(const DecompressArgs& a, const GlobalOptions& global) {
-  if (extension_of(a.in) != "kmc")
-    throw UsageError("IN must be a .kmc file (written by kinema compress), not " + a.in);
-  const std::string ext = extension_of(a.out);
-  if (ext != "glb" && ext != "gltf" && ext != "bvh")
-    throw UsageError("OUT must be .glb, .gltf or .bvh, not " + a.out);
-  if (same_file(a.in, a.out)) throw UsageError("OUT is the same file as IN (" + a.in + ")");
-  Asset asset = read_kmc(a.in);
-  if (!a.clip.empty()) {
-    const int keep = find_clip(asset, a.clip, a.in);
-    Clip clip = std::move(asset.clips[size_t(keep)]);
-    asset.clips.assign(1, std::move(clip));
-  }
-  if (asset.clips.empty()) throw Error(a.in, "", "no clip to decompress");
-  save_asset(asset, a.out);
+  const pipeline::DecompressResult r = pipeline::decompress_file({a.in, a.out, a.clip});
   if (!global.quiet) {
     std::cout << "kinema decompress: " << a.in << " → " << a.out << '\n';
-    const size_t written = ext == "bvh" ? 1 : asset.clips.size();
-    for (size_t i = 0; i < written; ++i)
-      std::cout << "  clip \"" << asset.clips[i].name << "\": " << describe_clip(asset.clips[i])
-                << ", " << asset.skeleton.joint_count() << " joints\n";
+    for (size_t i = 0; i < r.clips_written; ++i)
+      std::cout << "  clip \"" << r.written.clips[i].name
+                << "\": " << describe_clip(r.written.clips[i]) << ", "
+                << r.written.skeleton.joint_count() << " joints\n";
   }
   return kExitOk;
 }

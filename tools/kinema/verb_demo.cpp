@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numbers>
 #include <optional>
 #include <string>
 #include <vector>
@@ -278,15 +279,20 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   if (args.files.empty()) {
     const fs::path walk = demo_data_dir() / "pab_walk.glb", run = demo_data_dir() / "pab_run.glb";
     if (fs::is_regular_file(walk, ec) && fs::is_regular_file(run, ec)) {
-      MatchBuildRequest build;
+      pipeline::MatchBuildRequest build;
       build.inputs = {walk.string(), run.string()};
       build.out = check_output((out_dir / "locomotion.kmm").string());
-      build.mirror = true;
-      build.speeds = {0.9, 1.0, 1.1};
+      build.database.mirror = true;
+      build.database.speeds = {0.9, 1.0, 1.1};
+      build.load = global.load;
       if (!global.quiet)
         std::cout << "\n== motion matching: database of the walk and run, mirrored, at 0.9/1/1.1× "
                      "speed\n";
-      run_match_build(build, global);
+      JobProgress build_progress(global.progress_enabled());
+      const pipeline::MatchBuildResult built =
+          pipeline::build_match_database(build, build_progress.callback());
+      build_progress.done();
+      if (!global.quiet) print_match_build(build, built, false, std::cout);
       produced.push_back(build.out);
       const std::string path = check_output((out_dir / "stick_path.json").string());
       write_file_atomically(path, R"({"duration": 9, "keys": [
@@ -295,15 +301,20 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   {"time": 6, "direction": [0.7, 0.7], "speed": 1.5}]}
 )");
       produced.push_back(path);
-      MatchRunRequest request;
-      request.db = build.out;
+      pipeline::MatchRunRequest request;
+      request.database = build.out;
       request.path = path;
       request.out = check_output((out_dir / "motion_matching.glb").string());
-      request.foot_locking = true;
+      request.controller.foot_locking = true;
+      request.controller.clamp_angle = 30 * std::numbers::pi / 180;
       if (!global.quiet)
         std::cout << "\n== motion matching: a stick walks 1.5 m/s, runs 4 m/s, walks veering "
                      "45° left (stick_path.json), foot locking on\n";
-      run_match_run(request, global);
+      JobProgress run_progress(global.progress_enabled());
+      const pipeline::MatchRunResult ran =
+          pipeline::run_match_along_path(request, run_progress.callback());
+      run_progress.done();
+      if (!global.quiet) print_match_run(request, ran, false, std::cout);
       produced.push_back(request.out);
     }
   }
@@ -327,17 +338,24 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
                     << demo_data_dir().string() << ")\n";
         continue;
       }
-      IkFeetRequest ik;
+      pipeline::FeetRequest ik;
       ik.in = motion_path;
       ik.ground = ground.string();
       ik.out = check_output((out_dir / t.out).string());
       ik.options.follow_ground = true;
+      ik.load = global.load;
       if (!global.quiet)
         std::cout << "\n== foot placement: " << motion_path << " on " << ik.ground << "\n  "
                   << t.what
                   << "; the body follows the ground, the pelvis drops for the lower foot, the "
                      "legs are solved\n";
-      run_ik_feet(ik, global, /*json=*/false, "  ");
+      JobProgress progress(global.progress_enabled());
+      const pipeline::FeetResult placed = pipeline::place_feet(ik, progress.callback());
+      progress.done();
+      if (!global.quiet) {
+        print_feet(ik, placed, /*json=*/false, "  ", std::cout);
+        note_feet_below_ground(ik, placed);
+      }
       produced.push_back(ik.out);
     }
   }

@@ -35,7 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct IkArgs {
-  IkFeetRequest request;
+  pipeline::FeetRequest request;
   std::string floor = "auto", ankle = "auto";
   std::vector<double> origin, offset;
   std::vector<CLI::Option*> png_only, obj_only;  ///< options that make sense for one kind
@@ -81,91 +81,20 @@ nlohmann::json report_json(const FootContactReport& r, const std::vector<std::st
 
 }  // namespace
 
-IkFeetResult run_ik_feet(const IkFeetRequest& rq, const GlobalOptions& global, bool json,
-                         const std::string& indent) {
-  std::error_code ec;
-  if (rq.out.empty()) throw UsageError("ik feet needs an output file: -o OUT.glb|.gltf|.vrm|.bvh");
-  if (rq.ground.empty()) throw UsageError("ik feet needs --ground TERRAIN.png|.obj");
-  if (fs::is_directory(rq.out, ec))
-    throw UsageError("OUT " + rq.out + " is a folder; give a file name such as " +
-                     (fs::path(rq.out) / "out.glb").string());
-  if (same_file(rq.in, rq.out))
-    throw UsageError("OUT is the same file as IN (" + rq.out +
-                     "); kinema never overwrites its input — choose another OUT");
-  if (same_file(rq.ground, rq.out))
-    throw UsageError("OUT is the ground file (" + rq.out + "); choose another OUT");
-  const std::string ext = extension_of(rq.out);
-  if (ext != "bvh" && ext != "glb" && ext != "gltf" && ext != "vrm")
-    throw Error(rq.out, "",
-                "cannot write '." + ext + "' files (ik feet writes .glb .gltf .vrm .bvh)");
-  const std::string ground_ext = extension_of(rq.ground);
-  if (ground_ext != "png" && ground_ext != "obj")
-    throw UsageError("--ground " + rq.ground + ": give a .png height map or an .obj mesh");
-  if (fs::is_directory(rq.ground, ec))
-    throw Error(rq.ground, "", "is a folder; give a .png height map or an .obj mesh");
-
-  // The ground first: it is the new input here, and the cheaper one to get wrong.
-  const GroundFile ground = load_ground(rq.ground, rq.ground_options);
-  Asset asset = load_input(rq.in, global.load);
-  if (asset.clips.empty()) throw Error(rq.in, "", "has no animation to place on the ground");
-  const int clip_index = rq.clip.empty() ? 0 : find_clip(asset, rq.clip, rq.in);
-
-  const std::optional<Humanoid> humanoid = humanoid_of(asset);
-  static const char* const kSides[2] = {"left", "right"};
-  FootPlacementRig rig;
-  std::vector<std::string> leg_names;
-  if (humanoid) {
-    rig.pelvis = humanoid->find("hips");
-    for (const char* side : kSides) {
-      const std::string s = side;
-      FootPlacementJoints j{humanoid->find(s + "UpperLeg"), humanoid->find(s + "LowerLeg"),
-                            humanoid->find(s + "Foot")};
-      if (j.hip < 0 || j.knee < 0 || j.ankle < 0) continue;
-      rig.legs.push_back(j);
-      rig.toes.push_back(humanoid->find(s + "Toes"));
-      leg_names.push_back(s);
-    }
-  }
-  if (!humanoid || rig.pelvis < 0 || rig.legs.size() != 2)
-    throw Error(rq.in, "",
-                "cannot find the legs: ik feet needs a humanoid (hips, upper leg, lower leg and "
-                "foot on both sides), from a VRM bone map or recognizable joint names (run "
-                "kinema info --tree on it)");
-
-  const Clip& clip = asset.clips[static_cast<size_t>(clip_index)];
-  ClipFootPlacementOptions options = rq.options;
-  if (!(options.fps > 0)) options.fps = frame_rate_of(clip) > 0 ? frame_rate_of(clip) : 30.0;
-  if (options.ankle_heights.size() == 1) {
-    const double all = options.ankle_heights[0];
-    options.ankle_heights.assign(rig.legs.size(), all);
-  }
-  const int frames = static_cast<int>(std::llround(clip.duration * options.fps)) + 1;
-  Progress progress("placing feet on " + fs::path(rq.ground).filename().string(), frames,
-                    global.progress_enabled());
-  options.progress = [&progress](int done, int) { progress.update(done); };
-  IkFeetResult result;
-  Clip placed =
-      place_feet_on_ground(clip, asset.skeleton, rig, *ground.ground, options, &result.report);
-  progress.done();
-  placed.sample_rate = options.fps;
-
-  Asset out = std::move(asset);
-  out.clips.clear();
-  out.clips.push_back(std::move(placed));
-  if (ext == "vrm" && !out.humanoid) out.humanoid = humanoid;
-  save_asset(out, rq.out);
-
+void print_feet(const pipeline::FeetRequest& rq, const pipeline::FeetResult& result, bool json,
+                const std::string& indent, std::ostream& out) {
   const ClipFootPlacementReport& r = result.report;
+  const std::vector<std::string>& leg_names = result.legs;
   if (json) {
     nlohmann::json j = {
         {"input", rq.in},
         {"output", rq.out},
-        {"clip", out.clips[0].name},
+        {"clip", result.clip},
         {"ground",
          {{"file", rq.ground},
-          {"description", ground.description},
-          {"min", {ground.lo.x, ground.lo.y, ground.lo.z}},
-          {"max", {ground.hi.x, ground.hi.y, ground.hi.z}}}},
+          {"description", result.ground},
+          {"min", {result.ground_lo.x, result.ground_lo.y, result.ground_lo.z}},
+          {"max", {result.ground_hi.x, result.ground_hi.y, result.ground_hi.z}}}},
         {"frames", r.frames},
         {"fps", r.fps},
         {"floor_height_m", r.floor_height},
@@ -177,44 +106,46 @@ IkFeetResult run_ik_feet(const IkFeetRequest& rq, const GlobalOptions& global, b
         {"before", report_json(r.before, leg_names)},
         {"after", report_json(r.after, leg_names)},
     };
-    std::cout << j.dump(2) << '\n';
-  } else if (!global.quiet) {
-    std::cout << indent << "ground " << rq.ground << ": " << ground.description << ", x "
-              << format_number(ground.lo.x, 2) << "…" << format_number(ground.hi.x, 2) << ", y "
-              << format_number(ground.lo.y, 2) << "…" << format_number(ground.hi.y, 2) << ", z "
-              << format_number(ground.lo.z, 2) << "…" << format_number(ground.hi.z, 2) << " m\n";
-    std::cout << indent << "clip \"" << out.clips[0].name << "\": " << r.frames << " frames at "
-              << format_number(r.fps, 3) << " fps; floor " << format_number(r.floor_height, 3)
-              << " m" << (rq.options.floor_height ? "" : " (lowest foot joint)")
-              << "; ankle heights " << format_number(r.ankle_heights[0], 3) << ", "
-              << format_number(r.ankle_heights[1], 3) << " m; planted frames "
-              << r.after.legs[0].planted_frames << " left, " << r.after.legs[1].planted_frames
-              << " right; pelvis lowered by up to " << format_number(-r.pelvis_offset_min, 3)
-              << " m";
-    if (rq.options.follow_ground)
-      std::cout << "; body carried " << format_number(r.follow_min, 3) << "…"
-                << format_number(r.follow_max, 3) << " m with the ground";
-    std::cout << '\n';
-    std::cout << indent << "on its own floor: " << metrics_line(r.on_floor.overall, false) << '\n';
-    std::cout << indent << "before: " << metrics_line(r.before.overall, false) << '\n';
-    for (size_t i = 0; i < leg_names.size(); ++i)
-      std::cout << indent << "  " << leg_names[i] << ": " << metrics_line(r.before.legs[i], false)
-                << '\n';
-    std::cout << indent << "after:  " << metrics_line(r.after.overall, true) << '\n';
-    for (size_t i = 0; i < leg_names.size(); ++i)
-      std::cout << indent << "  " << leg_names[i] << ": " << metrics_line(r.after.legs[i], true)
-                << '\n';
-    std::cout << indent << "wrote " << rq.out << '\n';
+    out << j.dump(2) << '\n';
+    return;
   }
-  if (!global.quiet && !rq.options.follow_ground && r.after.overall.penetration_mean > 0.01 &&
-      ground.hi.y - r.floor_height > 0.3)
+  const Vec3& lo = result.ground_lo;
+  const Vec3& hi = result.ground_hi;
+  out << indent << "ground " << rq.ground << ": " << result.ground << ", x "
+      << format_number(lo.x, 2) << "…" << format_number(hi.x, 2) << ", y " << format_number(lo.y, 2)
+      << "…" << format_number(hi.y, 2) << ", z " << format_number(lo.z, 2) << "…"
+      << format_number(hi.z, 2) << " m\n";
+  out << indent << "clip \"" << result.clip << "\": " << r.frames << " frames at "
+      << format_number(r.fps, 3) << " fps; floor " << format_number(r.floor_height, 3) << " m"
+      << (rq.options.floor_height ? "" : " (lowest foot joint)") << "; ankle heights "
+      << format_number(r.ankle_heights[0], 3) << ", " << format_number(r.ankle_heights[1], 3)
+      << " m; planted frames " << r.after.legs[0].planted_frames << " left, "
+      << r.after.legs[1].planted_frames << " right; pelvis lowered by up to "
+      << format_number(-r.pelvis_offset_min, 3) << " m";
+  if (rq.options.follow_ground)
+    out << "; body carried " << format_number(r.follow_min, 3) << "…"
+        << format_number(r.follow_max, 3) << " m with the ground";
+  out << '\n';
+  out << indent << "on its own floor: " << metrics_line(r.on_floor.overall, false) << '\n';
+  out << indent << "before: " << metrics_line(r.before.overall, false) << '\n';
+  for (size_t i = 0; i < leg_names.size(); ++i)
+    out << indent << "  " << leg_names[i] << ": " << metrics_line(r.before.legs[i], false) << '\n';
+  out << indent << "after:  " << metrics_line(r.after.overall, true) << '\n';
+  for (size_t i = 0; i < leg_names.size(); ++i)
+    out << indent << "  " << leg_names[i] << ": " << metrics_line(r.after.legs[i], true) << '\n';
+  out << indent << "wrote " << rq.out << '\n';
+}
+
+void note_feet_below_ground(const pipeline::FeetRequest& rq, const pipeline::FeetResult& result) {
+  const ClipFootPlacementReport& r = result.report;
+  if (!rq.options.follow_ground && r.after.overall.penetration_mean > 0.01 &&
+      result.ground_hi.y - r.floor_height > 0.3)
     std::fprintf(stderr,
                  "kinema: note: planted feet are still below the ground (mean %s m); the ground "
                  "rises %s m above the floor, beyond what lowering the pelvis can reach — "
                  "--follow-ground carries the body up with it\n",
                  format_number(r.after.overall.penetration_mean, 3).c_str(),
-                 format_number(ground.hi.y - r.floor_height, 2).c_str());
-  return result;
+                 format_number(result.ground_hi.y - r.floor_height, 2).c_str());
 }
 
 VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
@@ -226,7 +157,7 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
       "feet",
       "Foot placement over a clip on uneven ground (a .png height map or an .obj mesh): lowers "
       "the pelvis, solves the legs, tilts the feet, and prints before/after contact metrics");
-  IkFeetRequest& rq = args->request;
+  pipeline::FeetRequest& rq = args->request;
   feet->add_option("IN", rq.in, "The clip to read (.bvh .gltf .glb .vrm .fbx .dae; never modified)")
       ->required();
   feet->add_option("--ground", rq.ground,
@@ -296,7 +227,7 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
   feet->add_flag("--json", *json, "Print the metrics as one JSON object on stdout");
   return [args, json, max_tilt, feet, &global]() {
     if (!feet->parsed()) throw UsageError("ik needs a verb: kinema ik feet …");
-    IkFeetRequest& r = args->request;
+    pipeline::FeetRequest& r = args->request;
     const std::string kind = extension_of(r.ground);
     using Kind = std::pair<const std::vector<CLI::Option*>*, const char*>;
     for (const auto& [options, wanted] :
@@ -315,7 +246,12 @@ VerbRun register_ik(CLI::App& app, const GlobalOptions& global) {
       r.options.ankle_heights = {*a};
     }
     r.options.settings.max_tilt = *max_tilt < 0 ? -1.0 : radians(*max_tilt);
-    run_ik_feet(r, global, *json, "");
+    r.load = global.load;
+    JobProgress progress(global.progress_enabled());
+    const pipeline::FeetResult result = pipeline::place_feet(r, progress.callback());
+    progress.done();
+    if (*json || !global.quiet) print_feet(r, result, *json, "", std::cout);
+    if (!global.quiet) note_feet_below_ground(r, result);
     return kExitOk;
   };
 }

@@ -16,9 +16,10 @@
 
 #include "cli.h"
 #include "kinema/character/humanoid.h"
+#include "kinema/compress/summary.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
-#include "kinema/io/kmc.h"
+#include "kinema/pipeline/inspect.h"
 #include "match_summary.h"
 
 namespace kinema::cli {
@@ -163,35 +164,23 @@ nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
   return j;
 }
 
-/// Mean bits per stored component of a compressed clip over its animated tracks and segments
-/// (raw floats count 32).
-double mean_bits(const CompressedClip& c) {
-  double sum = 0;
-  long n = 0;
-  for (int s = 0; s < c.segment_count(); ++s)
-    for (int t = 0; t < c.animated_track_count(); ++t, ++n) sum += c.bit_rate(s, t);
-  return n > 0 ? sum / double(n) : 0.0;
-}
-
-size_t raw_bytes(const CompressedClip& c) {
-  return 40 * size_t(c.joint_count()) * size_t(c.frame_count());
-}
-
 /// What a .kmc adds to `info`: the bound, and per clip its size, ratio and bit rates.
 nlohmann::ordered_json compressed_json(const CompressedAnimation& a) {
   nlohmann::ordered_json clips = nlohmann::ordered_json::array();
-  for (const CompressedClip& c : a.clips)
+  for (const CompressedClip& c : a.clips) {
+    const CompressedClipSummary summary = summarize(c);
     clips.push_back({{"name", c.name()},
                      {"frames", c.frame_count()},
                      {"sample_rate", c.sample_rate()},
-                     {"raw_bytes", raw_bytes(c)},
-                     {"compressed_bytes", c.size_bytes()},
-                     {"ratio", double(raw_bytes(c)) / double(c.size_bytes())},
+                     {"raw_bytes", summary.raw_bytes},
+                     {"compressed_bytes", summary.compressed_bytes},
+                     {"ratio", summary.ratio},
                      {"animated_tracks", c.animated_track_count()},
                      {"constant_tracks", c.constant_track_count()},
                      {"segment_frames", c.segment_frames()},
                      {"segments", c.segment_count()},
-                     {"mean_bits_per_component", mean_bits(c)}});
+                     {"mean_bits_per_component", summary.mean_bits_per_component}});
+  }
   return {{"source", a.source},
           {"source_unit", a.source_unit_name},
           {"error_bound_cm", a.max_error * 100},
@@ -205,12 +194,13 @@ void print_compressed(const CompressedAnimation& a, std::ostream& out) {
       << format_number(a.vertex_distance * 100) << " cm from each joint\n";
   for (size_t i = 0; i < a.clips.size(); ++i) {
     const CompressedClip& c = a.clips[i];
-    out << "    [" << i << "] " << format_bytes(c.size_bytes()) << " (raw "
-        << format_bytes(raw_bytes(c)) << ", "
-        << format_number(double(raw_bytes(c)) / double(c.size_bytes()), 2) << " : 1), "
+    const CompressedClipSummary summary = summarize(c);
+    out << "    [" << i << "] " << format_bytes(summary.compressed_bytes) << " (raw "
+        << format_bytes(summary.raw_bytes) << ", " << format_number(summary.ratio, 2) << " : 1), "
         << c.animated_track_count() << " animated and " << c.constant_track_count()
         << " constant tracks, " << c.segment_count() << " segments of " << c.segment_frames()
-        << " frames, " << format_number(mean_bits(c), 2) << " bits a component\n";
+        << " frames, " << format_number(summary.mean_bits_per_component, 2)
+        << " bits a component\n";
   }
 }
 
@@ -284,33 +274,31 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
                 "database (frames, features, groups, memory, tags, clip variants)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
-    if (extension_of(args->file) == "kmm") {  // a motion-matching database, not an asset
-      const std::string bytes = read_file(args->file);
-      const match::Database db = match::deserialize_database(bytes, args->file);
+    const pipeline::FileContents contents = pipeline::inspect_file(args->file, global.load);
+    if (contents.database) {
+      const match::Database& db = *contents.database;
       if (args->json) {
         nlohmann::ordered_json j;
         j["file"] = args->file;
         j["format"] = "kmm";
-        j["database"] = database_json(db, bytes.size());
+        j["database"] = database_json(db, contents.file_bytes);
         std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
       } else {
         std::cout << args->file << " (kinema motion-matching database, format version "
                   << match::database_format_version << ")\n";
-        print_database(db, bytes.size(), true, std::cout);
+        print_database(db, contents.file_bytes, true, std::cout);
       }
       return kExitOk;
     }
-    const Asset asset = load_input(args->file, global.load);
-    std::optional<CompressedAnimation> compressed;
-    if (extension_of(args->file) == "kmc") compressed = read_animation_file(args->file);
+    const Asset& asset = *contents.asset;
     if (args->json) {
       nlohmann::ordered_json j = to_json(asset, args->file);
-      if (compressed) j["compressed"] = compressed_json(*compressed);
+      if (contents.compressed) j["compressed"] = compressed_json(*contents.compressed);
       std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
     } else {
       print_info(asset, args->file, std::cout, !args->no_tree);
-      if (compressed) print_compressed(*compressed, std::cout);
+      if (contents.compressed) print_compressed(*contents.compressed, std::cout);
     }
     return kExitOk;
   };

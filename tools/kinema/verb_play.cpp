@@ -56,18 +56,10 @@ static std::string foot_sliding_summary(const Asset& asset, const Clip& clip, do
 
 void run_play(const PlayRequest& request, const GlobalOptions& global) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  if (request.out.empty())
-    throw UsageError("play needs an output file: -o OUT.glb|.gltf|.vrm|.bvh");
-  if (fs::is_directory(request.out, ec))
-    throw UsageError("OUT " + request.out + " is a folder; give a file name such as " +
-                     (fs::path(request.out) / "out.glb").string());
-  if (same_file(request.graph, request.out))
-    throw UsageError("OUT is the graph file (" + request.out + "); choose another OUT");
+  static constexpr std::string_view kWritable[] = {"glb", "gltf", "vrm", "bvh"};
+  const pipeline::NamedInput graph_file[] = {{"the graph file", request.graph}};
+  pipeline::check_output_file(request.out, graph_file, kWritable, "play");
   const std::string ext = extension_of(request.out);
-  if (ext != "bvh" && ext != "glb" && ext != "gltf" && ext != "vrm")
-    throw Error(request.out, "",
-                "cannot write '." + ext + "' files (play writes .glb .gltf .vrm .bvh)");
 
   PlayOptions options;
   options.seconds = request.seconds;

@@ -1,17 +1,15 @@
 // tools/kinema/verb_vat.cpp — `kinema vat IN [--clip NAME] [--fps N] [--skinning lbs|dqs]
 // [--encoding center|absolute] [--json] -o OUT.json`.
 //
-// Bakes a vertex animation texture (kinema/skin/vat.h, docs/faces.md): every skinned mesh of IN
-// skinned over one clip, one RGBA16F row per frame, written as OUT's stem + ".dds" next to the
-// JSON metadata OUT (both atomically: a failure leaves neither half-written nor a new texture
-// without its JSON). Prints vertices, frames, bytes and the half-float error against the exact
-// skinned positions (as one JSON object with --json).
+// Parses the options and runs pipeline::bake_vat_file (kinema/pipeline/vat.h, docs/faces.md): every
+// skinned mesh of IN skinned over one clip, one RGBA16F row per frame, written as OUT's stem +
+// ".dds" next to the JSON metadata OUT (both atomically: a failure leaves neither half-written nor
+// a new texture without its JSON). Prints vertices, frames, bytes and the half-float error against
+// the exact skinned positions (as one JSON object with --json).
 //
 // Exit codes: 1 for a command line that makes no sense (OUT not .json, OUT a folder or IN, an
 // unknown clip, a bad option value); 2 for bad input (unreadable file, no clip, no skinned mesh,
 // a broken skin) or a write failure.
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -20,15 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "kinema/core/error.h"
-#include "kinema/io/asset_file.h"
-#include "kinema/skin/vat.h"
+#include "kinema/pipeline/vat.h"
 
 namespace kinema::cli {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 struct VatArgs {
   std::string in, out, clip, skinning = "lbs", encoding = "center";
@@ -37,27 +31,18 @@ struct VatArgs {
 };
 
 int run_vat(const VatArgs& a, const GlobalOptions& global) {
-  std::error_code ec;
-  if (extension_of(a.out) != "json")
-    throw UsageError("OUT must be a .json file (the texture goes next to it as .dds), not " +
-                     a.out);
-  if (fs::is_directory(a.out, ec)) throw UsageError("OUT " + a.out + " is a folder");
-  const std::string texture = vat_texture_path(a.out);
-  if (same_file(a.in, a.out) || same_file(a.in, texture))
-    throw UsageError("OUT (or its .dds texture) is the same file as IN (" + a.in + ")");
-
-  const Asset asset = load_input(a.in, global.load);
-  VatBakeOptions options;
-  if (!a.clip.empty()) {
-    options.clip = find_clip(asset, a.clip, a.in);
-  } else if (asset.clips.empty()) {
-    throw Error(a.in, "", "no animation clip to bake");
-  }
-  options.fps = a.fps;
-  options.skinning = a.skinning == "dqs" ? VatSkinning::Dqs : VatSkinning::Lbs;
-  options.encoding = a.encoding == "absolute" ? VatEncoding::Absolute : VatEncoding::CenterOffset;
-  const VatBake bake = bake_vat(asset, options, a.in);
-  const VatFiles files = write_vat(bake, a.out);
+  pipeline::VatRequest request;
+  request.in = a.in;
+  request.out = a.out;
+  request.clip = a.clip;
+  request.options.fps = a.fps;
+  request.options.skinning = a.skinning == "dqs" ? VatSkinning::Dqs : VatSkinning::Lbs;
+  request.options.encoding =
+      a.encoding == "absolute" ? VatEncoding::Absolute : VatEncoding::CenterOffset;
+  request.load = global.load;
+  const pipeline::VatResult result = pipeline::bake_vat_file(request);
+  const VatBake& bake = result.bake;
+  const VatFiles& files = result.files;
 
   if (a.json) {
     nlohmann::ordered_json j;

@@ -132,4 +132,8 @@ struct Asset {
   std::shared_ptr<const GltfDocument> gltf;
 };
 
+/// Index of the clip `name_or_index` names: a clip's name, else its index. Throws
+/// kinema::UsageError naming `file` and listing the clips when there is no such clip.
+int find_clip(const Asset& asset, const std::string& name_or_index, const std::string& file);
+
 }  // namespace kinema

@@ -2,7 +2,10 @@
 //
 // Policy: parsing, I/O and user input fail with kinema::Error, which names the file, the place
 // (a line, a JSON pointer, a byte offset, a joint name) and the reason. The CLI prints what()
-// and exits with code 2. Runtime (per-frame) functions never throw; they validate and return.
+// and exits with code 2. A request that makes no sense on its face — an output that is one of
+// the inputs, a clip name the file does not have, an output format kinema cannot write — is a
+// kinema::UsageError instead (the caller's mistake, not bad data; the CLI exits with code 1).
+// Runtime (per-frame) functions never throw; they validate and return.
 #pragma once
 
 #include <stdexcept>
@@ -21,6 +24,13 @@ class Error : public std::runtime_error {
 
  private:
   std::string file_, place_, reason_;
+};
+
+/// A request that cannot be carried out as asked, whatever the data: what() says what is wrong
+/// with it and how to ask instead.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// "line 12", the place string for text formats.

@@ -1,0 +1,265 @@
+// `kinema render` as a library call (kinema/pipeline/render.h).
+#include "kinema/pipeline/render.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "kinema/core/error.h"
+#include "kinema/core/file.h"
+
+namespace kinema::pipeline {
+
+namespace {
+
+enum class OutKind { Png, Sequence, Mp4 };
+
+/// A frame-number pattern: exactly one %d or %0Nd, and nothing else with a '%'.
+bool valid_pattern(const std::string& s) {
+  const size_t p = s.find('%');
+  if (p == std::string::npos || s.find('%', p + 1) != std::string::npos) return false;
+  size_t i = p + 1;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  return i < s.size() && s[i] == 'd' && i - p <= 3;
+}
+
+std::string frame_name(const std::string& pattern, int index) {
+  std::vector<char> buf(pattern.size() + 32);
+  std::snprintf(buf.data(), buf.size(), pattern.c_str(), index);
+  return buf.data();
+}
+
+/// Path of a program on PATH, or "".
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (!path) return "";
+  std::string dirs = path;
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+/// "12.5" / "3": a number with up to `digits` decimals, trailing zeros removed (for messages).
+std::string number(double value, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s == "-0" ? "0" : s;
+}
+
+/// What the output path asks for; refuses combinations that make no sense, before any reading.
+OutKind check_request(const RenderRequest& r) {
+  const std::string ext = extension_of(r.out);
+  OutKind kind = OutKind::Png;
+  if (ext == "mp4")
+    kind = OutKind::Mp4;
+  else if (ext == "png")
+    kind = r.out.find('%') != std::string::npos ? OutKind::Sequence : OutKind::Png;
+  else
+    throw UsageError("-o " + r.out +
+                     ": write a .png (one frame or a contact sheet), a numbered sequence such as "
+                     "out_%04d.png, or an .mp4");
+  if (kind == OutKind::Sequence && !valid_pattern(r.out))
+    throw UsageError("-o " + r.out +
+                     ": a sequence needs exactly one %d or %0Nd, e.g. out_%04d.png");
+  if (kind == OutKind::Png && r.out.find('%') != std::string::npos)
+    throw UsageError("-o " + r.out + ": '%' is only for numbered sequences");
+  std::error_code ec;
+  if (kind != OutKind::Sequence && std::filesystem::is_directory(r.out, ec))
+    throw UsageError("-o " + r.out + " is a folder; give a file name");
+  const bool frames_given = r.first_frame >= 0;
+  if (r.contact_sheet > 0 && kind != OutKind::Png)
+    throw UsageError("--contact-sheet writes one PNG; give -o sheet.png");
+  if (r.contact_sheet > 0 && r.time)
+    throw UsageError("--contact-sheet spreads frames over the clip (or --frames); drop --time");
+  if (kind == OutKind::Png && r.contact_sheet == 0 && frames_given)
+    throw UsageError(
+        "a single PNG holds one frame: use --time T, --contact-sheet N, "
+        "out_%04d.png or out.mp4 for --frames");
+  if (kind != OutKind::Png && r.time)
+    throw UsageError("--time renders one frame; use -o out.png, or --frames A:B for a sequence");
+  if (r.time && !(std::isfinite(*r.time) && *r.time >= 0))
+    throw UsageError("--time must be a finite number of seconds ≥ 0");
+  const int width = r.options.target.width, height = r.options.target.height;
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  if (r.contact_sheet > 0) {
+    const int columns = int(std::ceil(std::sqrt(double(r.contact_sheet))));
+    const int rows = (r.contact_sheet + columns - 1) / columns;
+    if (long(columns) * width > 16384 || long(rows) * height > 16384)
+      throw UsageError("--contact-sheet " + std::to_string(r.contact_sheet) + " at --size " + size +
+                       " would exceed 16384 pixels a side; use a smaller --size");
+  }
+  if (frames_given && (r.last_frame < r.first_frame))
+    throw UsageError("--frames " + std::to_string(r.first_frame) + ":" +
+                     std::to_string(r.last_frame) + ": expected A:B with 0 ≤ A ≤ B, e.g. 0:120");
+  if (kind == OutKind::Mp4 && ((width % 2) != 0 || (height % 2) != 0))
+    throw UsageError("--size " + size + ": MP4 (yuv420p) needs an even width and height");
+  return kind;
+}
+
+/// The times to draw: one, spread for a contact sheet, or every frame from first to last.
+std::vector<double> frame_times(const RenderRequest& r, OutKind kind, double duration, double rate,
+                                int first, int last) {
+  std::vector<double> times;
+  if (kind == OutKind::Png && r.contact_sheet == 0) {
+    times.push_back(r.time.value_or(0.0));
+  } else if (r.contact_sheet > 0) {
+    for (int i = 0; i < r.contact_sheet; ++i) {
+      const double f =
+          r.contact_sheet == 1 ? first : first + (last - first) * double(i) / (r.contact_sheet - 1);
+      times.push_back(std::min(duration, f / rate));
+    }
+  } else {
+    for (int f = first; f <= last; ++f) times.push_back(std::min(duration, f / rate));
+  }
+  return times;
+}
+
+/// An MP4 being written by ffmpeg into a temporary file beside OUT, renamed over OUT by finish();
+/// the temporary file is removed when the writer is dropped unfinished.
+class Mp4Writer {
+ public:
+  Mp4Writer(const std::string& ffmpeg, const std::string& out, int width, int height, double rate)
+      : out_(out) {
+    const std::filesystem::path path(out);
+    partial_ = (path.parent_path() / ("." + path.filename().string() + ".partial-" +
+                                      std::to_string(::getpid()) + ".mp4"))
+                   .string();
+    const std::string cmd = shell_quote(ffmpeg) +
+                            " -nostdin -y -loglevel error -f rawvideo -pix_fmt rgba -s " +
+                            std::to_string(width) + "x" + std::to_string(height) + " -r " +
+                            number(rate, 6) + " -i - -pix_fmt yuv420p " + shell_quote(partial_);
+    pipe_ = ::popen(cmd.c_str(), "w");
+    if (!pipe_) throw Error(out, "ffmpeg", "cannot start " + ffmpeg);
+  }
+  Mp4Writer(const Mp4Writer&) = delete;
+  Mp4Writer& operator=(const Mp4Writer&) = delete;
+  ~Mp4Writer() {
+    if (pipe_) ::pclose(pipe_);
+    std::error_code ec;
+    if (!partial_.empty()) std::filesystem::remove(partial_, ec);
+  }
+  void write(const Image& image) {
+    if (std::fwrite(image.rgba.data(), 1, image.rgba.size(), pipe_) != image.rgba.size())
+      throw Error(out_, "ffmpeg", "ffmpeg stopped reading frames (see its message above)");
+  }
+  void finish() {
+    const int status = ::pclose(pipe_);
+    pipe_ = nullptr;
+    if (status != 0)
+      throw Error(out_, "ffmpeg",
+                  "ffmpeg failed (exit status " +
+                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) + ")");
+    std::filesystem::rename(partial_, out_);
+    partial_.clear();
+  }
+
+ private:
+  std::string out_, partial_;
+  FILE* pipe_ = nullptr;
+};
+
+}  // namespace
+
+RenderResult render_file(const RenderRequest& request, const Progress& progress) {
+  const OutKind kind = check_request(request);
+  std::string ffmpeg;
+  if (kind == OutKind::Mp4) {
+    ffmpeg = find_program("ffmpeg");
+    if (ffmpeg.empty())
+      throw Error(request.out, "",
+                  "writing .mp4 needs the ffmpeg program, which is not on PATH (install ffmpeg, "
+                  "or write PNG frames with -o out_%04d.png)");
+  }
+
+  // ---- the asset and the frames ----
+  const Asset asset = load_asset(request.in, request.load);
+  const int clip = !request.clip.empty() ? find_clip(asset, request.clip, request.in)
+                   : asset.clips.empty() ? -1
+                                         : 0;
+  const double duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
+  double rate = clip >= 0 ? frame_rate_of(asset.clips[size_t(clip)]) : 0.0;
+  if (!(rate > 0)) rate = 30;
+  const int last_frame = int(std::llround(duration * rate));
+  int first = request.first_frame, last = request.last_frame;
+  if (first >= 0 && last > last_frame)
+    throw UsageError("--frames " + std::to_string(first) + ":" + std::to_string(last) +
+                     ": the clip has frames 0:" + std::to_string(last_frame) + " (" +
+                     number(duration) + " s at " + number(rate) + " fps)");
+  if (first < 0) {
+    first = 0;
+    last = last_frame;
+  }
+  if (request.time && *request.time > duration + 1e-9)
+    throw UsageError("--time " + number(*request.time) + ": the clip lasts " + number(duration) +
+                     " s");
+  const std::vector<double> times = frame_times(request, kind, duration, rate, first, last);
+
+  ClipRenderer renderer(asset, clip, request.options, request.in);
+  if (request.first_frame >= 0 || request.contact_sheet > 0)
+    renderer.set_time_range(times.front(), times.back());
+  const int width = request.options.target.width, height = request.options.target.height;
+
+  const double start = now();
+  std::vector<std::string> pngs;
+  std::vector<Image> tiles;
+  std::optional<Mp4Writer> mp4;
+  if (kind == OutKind::Mp4) mp4.emplace(ffmpeg, request.out, width, height, rate);
+  for (size_t i = 0; i < times.size(); ++i) {
+    Image image = renderer.frame(times[i]);
+    if (mp4)
+      mp4->write(image);
+    else if (request.contact_sheet > 0)
+      tiles.push_back(std::move(image));
+    else
+      pngs.push_back(encode_png(image));
+    if (times.size() > 1) report(progress, "render", long(i + 1), long(times.size()));
+  }
+  if (mp4) mp4->finish();
+  if (request.contact_sheet > 0) pngs.push_back(encode_png(contact_sheet(tiles)));
+
+  // ---- write ----
+  if (kind == OutKind::Sequence)
+    for (size_t i = 0; i < pngs.size(); ++i)
+      write_file_atomically(
+          frame_name(request.out, request.first_frame < 0 ? int(i) : first + int(i)), pngs[i]);
+  else if (kind == OutKind::Png)
+    write_file_atomically(request.out, pngs.front());
+  RenderResult result;
+  result.frames = times.size();
+  result.width = width;
+  result.height = height;
+  result.seconds = now() - start;
+  result.gl_renderer = renderer.renderer().gl_renderer();
+  return result;
+}
+
+}  // namespace kinema::pipeline
