@@ -32,7 +32,11 @@ double parse_length(const std::string& text, const std::string& option) {
     throw UsageError(option + " " + text + ": give a unit (m, cm, mm), e.g. " + text + "cm");
   if (!(value > 0) || !std::isfinite(value))
     throw UsageError(option + " " + text + ": must be a positive length");
-  return value * metres_per_unit(unit);
+  try {
+    return value * metres_per_unit(unit);
+  } catch (const UsageError& e) {
+    throw UsageError(option + " " + text + ": " + e.what());
+  }
 }
 
 }  // namespace kinema
