@@ -66,6 +66,7 @@
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/match.h"
+#include "kinema/pipeline/play.h"
 #include "kinema/pipeline/render.h"
 #include "kinema/pipeline/skin_weights.h"
 #include "kinema/pipeline/vat.h"

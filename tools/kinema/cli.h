@@ -25,6 +25,7 @@
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/match.h"
+#include "kinema/pipeline/play.h"
 
 namespace CLI {
 class App;
@@ -66,16 +67,9 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global);
 VerbRun register_compress(CLI::App& app, const GlobalOptions& global);
 VerbRun register_decompress(CLI::App& app, const GlobalOptions& global);
 
-/// What `kinema play` does once parsed (verb_play.cpp); `kinema demo` runs it too. Loads the
-/// graph, plays it with the --param curves, writes OUT atomically, prints progress and a
-/// one-line summary. Throws UsageError / kinema::Error like a verb.
-struct PlayRequest {
-  std::string graph, out;
-  std::vector<std::string> params;  ///< NAME=SPEC, as given to --param
-  double seconds = 6, fps = 30;
-  bool in_place = false;  ///< --root-motion in-place
-};
-void run_play(const PlayRequest& request, const GlobalOptions& global);
+/// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
+void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,
+                std::ostream& out);
 
 /// What `kinema ik feet` prints (verb_ik.cpp); `kinema demo` prints it too: the metrics as text
 /// with each line prefixed by `indent`, or as one JSON object when `json`. The note on stderr

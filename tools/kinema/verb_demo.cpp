@@ -255,17 +255,21 @@ int demo(const DemoArgs& args, const GlobalOptions& global) {
   if (args.files.empty()) {
     const fs::path graph = demo_data_dir() / "locomotion.graph.json";
     if (fs::is_regular_file(graph, ec)) {
-      PlayRequest play;
+      pipeline::PlayRequest play;
       play.graph = graph.string();
       play.out = check_output((out_dir / "locomotion.glb").string());
       play.params = {"speed=0:1.5,3:4.5"};
       play.seconds = 4;
       play.fps = 30;
+      play.load = global.load;
       if (!global.quiet)
         std::cout << "\n== graph: " << play.graph
                   << "\n  walk/run blend space driven by speed, ramping 1.5 → 4.5 m/s over 3 s, "
                      "root motion baked\n  ";
-      run_play(play, global);
+      JobProgress progress(global.progress_enabled());
+      const pipeline::PlayResult played = pipeline::play_graph_file(play, progress.callback());
+      progress.done();
+      if (!global.quiet) print_play(play, played, std::cout);
       produced.push_back(play.out);
     } else if (!global.quiet) {
       std::cout << "\n== graph: skipped (no locomotion.graph.json in " << demo_data_dir().string()

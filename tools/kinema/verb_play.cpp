@@ -1,16 +1,15 @@
 // tools/kinema/verb_play.cpp — `kinema play GRAPH.json [--param NAME=SPEC]… [--seconds S]
 // [--fps N] [--root-motion bake|in-place] -o OUT`.
 //
-// Plays an animation graph (docs/graph.md) over time with parameter curves and writes the
-// result as one clip through save_asset (.glb .gltf .vrm .bvh; atomic: a failure leaves no OUT
-// and the graph and its clips are only read). `kinema demo` runs the same code (run_play).
+// Parses the options and runs pipeline::play_graph_file (kinema/pipeline/play.h, docs/graph.md):
+// the graph played over time with parameter curves, the result written as one clip (.glb .gltf
+// .vrm .bvh; atomic: a failure leaves no OUT and the graph and its clips are only read).
+// `kinema demo` runs the same job and prints the same line (print_play).
 //
 // Exit codes: 1 for a command line that makes no sense (a missing -o, OUT equal to an input,
 // OUT a folder, an unknown flag); 2 for a bad graph (file, JSON pointer, reason) and for a
 // --param spec that does not parse or does not fit the graph ("--param", NAME item N, reason):
 // the spec is data read by the library's curve parser, reported like any other parse error.
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,13 +18,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
-#include "kinema/blend/root_motion.h"
-#include "kinema/character/humanoid.h"
-#include "kinema/core/error.h"
-#include "kinema/graph/graph_play.h"
-#include "kinema/io/asset_file.h"
-#include "kinema/io/graph_file.h"
 #include "kinema/math/scalar.h"
+#include "kinema/pipeline/play.h"
 
 namespace kinema::cli {
 
@@ -39,76 +33,31 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-// The foot-sliding metric of the result (seed 000 §25.4): how far planted feet drift in the
-// world, which is what a bad blend or root motion shows as skating. Empty when no humanoid feet
-// are found.
-static std::string foot_sliding_summary(const Asset& asset, const Clip& clip, double fps) {
-  const std::optional<Humanoid> humanoid = humanoid_of(asset);
-  if (!humanoid) return {};
-  const int feet[] = {humanoid->find("leftFoot"), humanoid->find("rightFoot")};
-  if (feet[0] < 0 || feet[1] < 0 || !(clip.duration > 0)) return {};
-  const std::vector<Vec3> positions = foot_world_positions(clip, asset.skeleton, feet, fps);
-  const double dt = clip.duration / (sampled_frame_count(clip, fps) - 1);
-  const FootSlidingReport report = measure_foot_sliding(positions, 2, dt);
-  return "foot sliding while planted: mean " + format_number(report.total.mean_speed, 3) +
-         " m/s, max " + format_number(report.total.max_speed, 3) + " m/s";
-}
-
-void run_play(const PlayRequest& request, const GlobalOptions& global) {
-  namespace fs = std::filesystem;
-  static constexpr std::string_view kWritable[] = {"glb", "gltf", "vrm", "bvh"};
-  const pipeline::NamedInput graph_file[] = {{"the graph file", request.graph}};
-  pipeline::check_output_file(request.out, graph_file, kWritable, "play");
-  const std::string ext = extension_of(request.out);
-
-  PlayOptions options;
-  options.seconds = request.seconds;
-  options.fps = request.fps;
-  options.root_motion = request.in_place ? RootMotionOutput::InPlace : RootMotionOutput::Bake;
-  for (const std::string& spec : request.params) options.params.push_back(parse_param_curve(spec));
-
-  std::error_code dir_ec;
-  if (fs::is_directory(request.graph, dir_ec))
-    throw Error(request.graph, "", "is a folder; give a graph .json file");
-  const AnimGraph graph = load_anim_graph(request.graph, global.load);
-  for (const GraphClip& clip : graph.clips())
-    if (same_file(clip.path, request.out))
-      throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");
-
-  Progress progress("playing " + fs::path(request.graph).filename().string(),
-                    std::lround(request.seconds * request.fps) + 1, global.progress_enabled());
-  options.progress = [&progress](int done, int) { progress.update(done); };
-  PlayReport report;
-  Asset result = play_graph(graph, options, &report);
-  progress.done();
-  // A VRM needs a humanoid map: guess it from joint names when the clips' file has none.
-  if (ext == "vrm" && !result.humanoid) result.humanoid = humanoid_of(result);
-  save_asset(result, request.out);
-
-  if (!global.quiet) {
-    const Clip& clip = result.clips[0];
-    std::cout << "wrote " << request.out << ": " << report.frames << " frames, "
-              << format_number(clip.duration, 3) << " s at " << format_number(request.fps, 3)
-              << " fps; states visited: " << join(report.states_visited)
-              << "; transitions taken: " << report.transitions_taken;
-    if (graph.root_motion().enabled) {
-      if (request.in_place) {
-        std::cout << "; root motion: in place";
-      } else {
-        const RootDelta& p = report.final_placement;
-        std::cout << "; root motion baked: ended at (" << format_number(p.translation.x, 2) << ", "
-                  << format_number(p.translation.z, 2) << ") m, heading "
-                  << format_number(degrees(p.yaw), 1) << "°";
-      }
+void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& r,
+                std::ostream& out) {
+  const PlayReport& report = r.report;
+  out << "wrote " << request.out << ": " << report.frames << " frames, "
+      << format_number(r.duration, 3) << " s at " << format_number(request.fps, 3)
+      << " fps; states visited: " << join(report.states_visited)
+      << "; transitions taken: " << report.transitions_taken;
+  if (r.root_motion) {
+    if (request.root_motion == RootMotionOutput::InPlace) {
+      out << "; root motion: in place";
+    } else {
+      const RootDelta& p = report.final_placement;
+      out << "; root motion baked: ended at (" << format_number(p.translation.x, 2) << ", "
+          << format_number(p.translation.z, 2) << ") m, heading "
+          << format_number(degrees(p.yaw), 1) << "°";
     }
-    const std::string sliding = foot_sliding_summary(result, clip, request.fps);
-    if (!sliding.empty()) std::cout << "; " << sliding;
-    std::cout << '\n';
   }
+  if (r.foot_sliding)
+    out << "; foot sliding while planted: mean " << format_number(r.foot_sliding->mean_speed, 3)
+        << " m/s, max " << format_number(r.foot_sliding->max_speed, 3) << " m/s";
+  out << '\n';
 }
 
 VerbRun register_play(CLI::App& app, const GlobalOptions& global) {
-  auto args = std::make_shared<PlayRequest>();
+  auto args = std::make_shared<pipeline::PlayRequest>();
   auto mode = std::make_shared<std::string>("bake");
   CLI::App* sub = app.add_subcommand(
       "play",
@@ -133,8 +82,13 @@ VerbRun register_play(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str()
       ->check(CLI::IsMember({"bake", "in-place"}));
   return [args, mode, &global]() {
-    args->in_place = *mode == "in-place";
-    run_play(*args, global);
+    pipeline::PlayRequest request = *args;
+    request.root_motion = *mode == "in-place" ? RootMotionOutput::InPlace : RootMotionOutput::Bake;
+    request.load = global.load;
+    JobProgress progress(global.progress_enabled());
+    const pipeline::PlayResult result = pipeline::play_graph_file(request, progress.callback());
+    progress.done();
+    if (!global.quiet) print_play(request, result, std::cout);
     return kExitOk;
   };
 }

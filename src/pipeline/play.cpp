@@ -1,0 +1,61 @@
+// `kinema play` as a library call (kinema/pipeline/play.h).
+#include "kinema/pipeline/play.h"
+
+#include <filesystem>
+
+#include "kinema/character/humanoid.h"
+#include "kinema/core/error.h"
+#include "kinema/io/graph_file.h"
+
+namespace kinema::pipeline {
+
+namespace {
+
+/// The foot-sliding metric of a clip: how far planted feet drift in the world, which is what a
+/// bad blend or root motion shows as skating. Unset without humanoid feet or a duration.
+std::optional<FootSliding> foot_sliding_of(const Asset& asset, const Clip& clip, double fps) {
+  const std::optional<Humanoid> humanoid = humanoid_of(asset);
+  if (!humanoid) return std::nullopt;
+  const int feet[] = {humanoid->find("leftFoot"), humanoid->find("rightFoot")};
+  if (feet[0] < 0 || feet[1] < 0 || !(clip.duration > 0)) return std::nullopt;
+  const std::vector<Vec3> positions = foot_world_positions(clip, asset.skeleton, feet, fps);
+  const double dt = clip.duration / (sampled_frame_count(clip, fps) - 1);
+  return measure_foot_sliding(positions, 2, dt).total;
+}
+
+}  // namespace
+
+PlayResult play_graph_file(const PlayRequest& request, const Progress& progress) {
+  namespace fs = std::filesystem;
+  static constexpr std::string_view kWritable[] = {"glb", "gltf", "vrm", "bvh"};
+  const NamedInput graph_file[] = {{"the graph file", request.graph}};
+  check_output_file(request.out, graph_file, kWritable, "play");
+
+  PlayOptions options;
+  options.seconds = request.seconds;
+  options.fps = request.fps;
+  options.root_motion = request.root_motion;
+  for (const std::string& spec : request.params) options.params.push_back(parse_param_curve(spec));
+
+  std::error_code ec;
+  if (fs::is_directory(request.graph, ec))
+    throw Error(request.graph, "", "is a folder; give a graph .json file");
+  const AnimGraph graph = load_anim_graph(request.graph, request.load);
+  for (const GraphClip& clip : graph.clips())
+    if (same_file(clip.path, request.out))
+      throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");
+
+  const std::string stage = "playing " + fs::path(request.graph).filename().string();
+  options.progress = [&](int done, int total) { report(progress, stage, done, total); };
+  PlayResult result;
+  Asset played = play_graph(graph, options, &result.report);
+  // A VRM needs a humanoid map: guess it from joint names when the clips' file has none.
+  if (extension_of(request.out) == "vrm" && !played.humanoid) played.humanoid = humanoid_of(played);
+  save_asset(played, request.out);
+  result.duration = played.clips[0].duration;
+  result.root_motion = graph.root_motion().enabled;
+  result.foot_sliding = foot_sliding_of(played, played.clips[0], request.fps);
+  return result;
+}
+
+}  // namespace kinema::pipeline
