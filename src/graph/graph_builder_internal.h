@@ -58,7 +58,8 @@ class GraphBuilder {
   /// Reads the JSON text and builds everything; throws kinema::Error at the first problem.
   void run(std::string_view text);
 
-  // ---- helpers (also used by the node parsers) ----------------------------------------------
+ private:
+  // ---- typed reads (graph_json.cpp): each checks the value and fails at its pointer --------
   [[noreturn]] void fail(const std::string& ptr, const std::string& reason) const;
   void expect_object(const Json& j) const;
   void expect_array(const Json& j) const;
@@ -72,6 +73,7 @@ class GraphBuilder {
   bool get_bool(const Json& j) const;
   int get_int(const Json& j) const;
 
+  // ---- references by name (graph_builder.cpp) ------------------------------------------------
   /// Index of a parameter named by string `j`; `type_wanted` < 0 accepts any type.
   int parameter_ref(const Json& j, int type_wanted = -1) const;
   /// Index of a clip named by string `j`.
@@ -79,7 +81,7 @@ class GraphBuilder {
   /// A weight: a number, or the name of a float parameter.
   GraphValue value_ref(const Json& j) const;
 
- private:
+  // ---- the steps ----------------------------------------------------------------------------
   // graph_builder.cpp
   void parse_parameters(const Json& j);
   void parse_root_motion(const Json& j);
