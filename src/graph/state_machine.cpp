@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "graph_runtime.h"
+#include "graph_instance_internal.h"
 
 namespace kinema {
 
@@ -41,7 +41,7 @@ void copy_pose(std::span<const SoaTransform> from, std::span<SoaTransform> to) {
 
 }  // namespace
 
-void GraphRuntime::restart_machine(GraphInstance& g, int node) {
+void GraphEvaluator::restart_machine(GraphInstance& g, int node) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);
@@ -60,7 +60,7 @@ void GraphRuntime::restart_machine(GraphInstance& g, int node) {
   restart(g, sm.states[static_cast<size_t>(sm.initial)].node);
 }
 
-RootDelta GraphRuntime::advance_machine(GraphInstance& g, int node, float dt) {
+RootDelta GraphEvaluator::advance_machine(GraphInstance& g, int node, float dt) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);
@@ -110,8 +110,8 @@ RootDelta GraphRuntime::advance_machine(GraphInstance& g, int node, float dt) {
   return motion;
 }
 
-void GraphRuntime::start_transition(GraphInstance& g, int node, int index, float dt) {
-  using R = GraphRuntime;
+void GraphEvaluator::start_transition(GraphInstance& g, int node, int index, float dt) {
+  using R = GraphEvaluator;
   GraphInstance::NodeState& st = R::state(g, node);
   const StateMachineNode& sm = std::get<StateMachineNode>(R::def(g, node).data);
   const GraphTransition& t = sm.transitions[static_cast<size_t>(index)];
@@ -157,8 +157,8 @@ void GraphRuntime::start_transition(GraphInstance& g, int node, int index, float
   m.pending_duration = t.duration;
 }
 
-std::span<const SoaTransform> GraphRuntime::evaluate_machine(GraphInstance& g, int node,
-                                                             bool record) {
+std::span<const SoaTransform> GraphEvaluator::evaluate_machine(GraphInstance& g, int node,
+                                                               bool record) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);

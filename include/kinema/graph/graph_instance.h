@@ -135,7 +135,7 @@ class GraphInstance {
  private:
   struct NodeState;
   struct Machine;
-  friend class GraphRuntime;
+  friend class GraphEvaluator;
 
   const AnimGraph* graph_ = nullptr;
   std::vector<float> params_;
