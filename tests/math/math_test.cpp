@@ -69,8 +69,9 @@ TEST(Math, NlerpAndSlerpTakeTheShortWay) {
   }
 }
 
-TEST(Seed003_14_8, SlerpBlendOfHipAngles) {
-  // §14.8: walk 20°, run 50°, w = (2.5 − 1.5)/(4.5 − 1.5) = 1/3 → 30°.
+TEST(Math, SlerpOneThirdFromWalkToRunHipIs30Degrees) {
+  // A 2.5 m/s trot between a 1.5 m/s walk (hip 20°) and a 4.5 m/s run (hip 50°):
+  // w = (2.5 − 1.5)/(4.5 − 1.5) = 1/3 → 30° (docs/worked_examples.md, "Pose blending").
   const double w = (2.5 - 1.5) / (4.5 - 1.5);
   EXPECT_NEAR(w, 1.0 / 3.0, 1e-15);
   const Quat walk = Quat::from_axis_angle({1, 0, 0}, radians(20.0));

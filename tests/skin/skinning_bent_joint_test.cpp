@@ -1,4 +1,5 @@
-// Seed 000 §25.1–25.2 worked numbers: skinning matrices, LBS and DQS on the 2D arm.
+// LBS and DQS of one vertex near a bent joint, worked by hand: the 2D arm (shoulder 30°, elbow
+// 90°) (docs/worked_examples.md, "Skinning matrices" and "Dual-quaternion skinning").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,7 +37,7 @@ std::vector<Affine3x4f> arm_palette(float shoulder_deg, float elbow_deg) {
   return palette;
 }
 
-TEST(SkinSeed, Seed000_25_1_SkinningMatricesAndLbsVertex) {
+TEST(BentJointSkinning, PaletteAndLbsVertexOfBentArm) {
   const auto palette = arm_palette(30, 90);
   // S1 = [−0.5 −0.866 2.732; 0.866 −0.5 −0.732].
   EXPECT_NEAR(palette[1](0, 0), -0.5f, 1e-3f);
@@ -52,7 +53,7 @@ TEST(SkinSeed, Seed000_25_1_SkinningMatricesAndLbsVertex) {
   EXPECT_NEAR(distance(out[0], Vec3f{1.732f, 1.0f, 0}), 0.354f, 5e-4f);
 }
 
-TEST(SkinSeed, Seed000_25_2_DqsBendKeepsRadius) {
+TEST(BentJointSkinning, DqsKeepsRadiusAtRightAngleBend) {
   const auto palette = arm_palette(0, 90);
   std::vector<DualQuatf> dq(2);
   std::vector<Affine3x4f> prescale(2);
