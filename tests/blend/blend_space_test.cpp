@@ -135,6 +135,16 @@ TEST(BlendSpace1D, ThreeAndAHalfMpsIsTwoThirdsRun) {
   EXPECT_NEAR(*space.sync().cycle_duration(w), 0.9333, 5e-5);
 }
 
+TEST(BlendSpace1D, WalkMovedAt2MpsNeedsOneThirdFasterPlayback) {
+  // Game code moving the character at 2.0 m/s while the walk covers 1.5 m/s: the feet slide
+  // unless the walk plays 2.0/1.5 = 1.33× faster.
+  const BlendSpace1D space(locomotion_1d());
+  const std::vector<float> walk_only{0.0f, 1.0f, 0.0f};
+  EXPECT_NEAR(*space.root_speed(walk_only), 1.5, 1e-6);
+  EXPECT_NEAR(*space.playback_scale(walk_only, 2.0f), 1.33, 5e-3);
+  EXPECT_NEAR(*space.playback_scale(walk_only, 2.0f), 4.0 / 3.0, 1e-6);
+}
+
 TEST(BlendSpace2D, NineSampleWeightsAreOppositeTriangleAreas) {
   const BlendSpace2D space(nine_samples());
   // The triangle (forward run, forward walk, right run) is one of the Delaunay triangles.

@@ -109,6 +109,27 @@ TEST(Transition, OffsetVelocityTowardZeroIsKeptAndAwayFromZeroIsClamped) {
   }
 }
 
+TEST(Transition, KneeSettlesOntoTheIkBendWithoutOvershoot) {
+  // A playing clip holds the knee at 20°; foot IK asks for 75.5° (cos θ = 0.25). With x0 = 20° −
+  // 75.5°, v0 = 0 and T = 0.2 s the offset is x0·(1 − 10s³ + 15s⁴ − 6s⁵), whose factor is 1,
+  // 0.896, 0.5, 0.104, 0 at s = 0, ¼, ½, ¾, 1: the knee goes 20°, 25.8°, 47.8°, 69.8°, 75.5°.
+  const double ik_bend = degrees(std::acos(0.25));
+  const InertializationCurve c = InertializationCurve::make(20.0 - ik_bend, 0.0, 0.2);
+  EXPECT_DOUBLE_EQ(c.blend_time, 0.2);
+  const double s[5] = {0, 0.25, 0.5, 0.75, 1}, factor[5] = {1, 0.896, 0.5, 0.104, 0};
+  // The hand figures are worked from the rounded 75.5° and 3-decimal factors: 25.8 is 0.053 above
+  // the exact 25.747, so they are checked to ±0.06 and the exact curve through the factor.
+  const double knee[5] = {20.0, 25.8, 47.8, 69.8, 75.5};
+  for (int i = 0; i < 5; ++i) {
+    const double smoother =
+        1 - 10 * std::pow(s[i], 3) + 15 * std::pow(s[i], 4) - 6 * std::pow(s[i], 5);
+    EXPECT_NEAR(c.value(0.2 * s[i]), c.x0 * smoother, 1e-12) << s[i];
+    EXPECT_NEAR(smoother, factor[i], 5e-4) << s[i];
+    EXPECT_NEAR(ik_bend + c.value(0.2 * s[i]), knee[i], 0.06) << s[i];
+    EXPECT_LE(ik_bend + c.value(0.2 * s[i]), ik_bend);  // never past the IK bend
+  }
+}
+
 TEST(Transition, InertializationNeverOvershootsWhenClamped) {
   // Random offsets and velocities: with the clamps the offset keeps x0's sign, its magnitude
   // never grows, and it lands on 0 at the (possibly shortened) blend time — while a velocity
