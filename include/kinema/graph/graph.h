@@ -1,5 +1,5 @@
 // kinema/graph/graph.h — animation graphs: parameters, blend trees and state machines, loaded
-// from a JSON file (seed 000 §25.4 "state machines, again"; seed 003 §14.8).
+// from a JSON file (docs/graph.md).
 //
 // An AnimGraph is the immutable, shareable definition: the skeleton every clip plays on, the
 // clips (built into RuntimeClips, with their root motion extracted), the named parameters and
@@ -190,7 +190,7 @@ struct GraphCondition {
 
 enum class TransitionBlend : std::uint8_t {
   Crossfade,    ///< evaluates both states and blends them over the duration
-  Inertialize,  ///< switches at once and decays the offset to zero (quintic, seed §25.4)
+  Inertialize,  ///< switches at once and decays the offset to zero (quintic, Bollo 2018)
 };
 
 /// State index of "any state" transitions.
