@@ -1,5 +1,5 @@
-// State machines at run time: choosing transitions, crossfades and inertialization (seed 000
-// §25.4). See the semantics in kinema/graph/graph_instance.h.
+// State machines at run time: choosing transitions, crossfades and inertialization (Bollo, GDC
+// 2018). See the semantics in kinema/graph/graph_instance.h.
 //
 // What is on screen is the machine's "configuration": the current state alone, a crossfade
 // from a live state (or a frozen snapshot of the previous screen pose) to the current state, or

@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-// The foot-sliding metric of the result (seed 000 §25.4): how far planted feet drift in the
+// The foot-sliding metric of the result (blend/root_motion.h): how far planted feet drift in the
 // world, which is what a bad blend or root motion shows as skating. Empty when no humanoid feet
 // are found.
 static std::string foot_sliding_summary(const Asset& asset, const Clip& clip, double fps) {

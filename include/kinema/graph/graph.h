@@ -177,7 +177,7 @@ struct GraphCondition {
 
 enum class TransitionBlend : std::uint8_t {
   Crossfade,    ///< evaluates both states and blends them over the duration
-  Inertialize,  ///< switches at once and decays the offset to zero (quintic, seed §25.4)
+  Inertialize,  ///< switches at once and decays the offset to zero (quintic, Bollo 2018)
 };
 
 /// State index of "any state" transitions.
