@@ -22,6 +22,7 @@
 #include "kinema/core/file.h"
 #include "kinema/core/units.h"
 #include "kinema/graph/graph.h"
+#include "kinema/graph/graph_builder.h"
 #include "kinema/graph/graph_instance.h"
 #include "kinema/graph/graph_play.h"
 #include "kinema/ik/ccd.h"

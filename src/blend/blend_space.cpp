@@ -1,4 +1,4 @@
-// kinema/blend/blend_space.cpp — 1D/2D blend spaces and phase synchronization (seed 000 §25.4).
+// kinema/blend/blend_space.cpp — 1D/2D blend spaces and phase synchronization.
 #include "kinema/blend/blend_space.h"
 
 #include <algorithm>

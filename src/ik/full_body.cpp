@@ -1,5 +1,5 @@
 // Full-body IK: prioritized, weighted, adaptively damped least squares over every goal at once
-// (seed 000 §25.6). See kinema/ik/full_body.h.
+// (Buss 2004; Wampler 1986; Nakamura & Hanafusa 1986). See kinema/ik/full_body.h.
 #include "kinema/ik/full_body.h"
 
 #include <Eigen/Dense>

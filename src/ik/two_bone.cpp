@@ -1,4 +1,4 @@
-// Analytic two-bone IK in seed 002's solve plane.
+// Analytic two-bone IK in the solve plane of root, target and up vector (law of cosines).
 #include "kinema/ik/two_bone.h"
 
 #include <algorithm>
@@ -107,7 +107,7 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
   }
   const double total = l1 + l2, shortest = std::abs(l1 - l2);
 
-  // Solve plane (seed 002): X along T − R, Z = X × (U − R), Y = Z × X.
+  // Solve plane: X along T − R, Z = X × (U − R), Y = Z × X.
   const Vec3 to_target = in.target - in.root;
   double d = length(to_target);
   Vec3 x;

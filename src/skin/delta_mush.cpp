@@ -1,4 +1,4 @@
-// Delta mush and the offline LBS weight bake (seed 000 §25.3).
+// Delta mush (Mancewicz et al. 2014) and the offline LBS weight bake.
 #include "kinema/skin/delta_mush.h"
 
 #include <Eigen/Dense>

@@ -1,4 +1,4 @@
-// Pose-space deformation: RBF interpolation over example poses (seed 000 §25.3).
+// Pose-space deformation: RBF interpolation over example poses (Lewis et al. 2000).
 #include "kinema/skin/psd.h"
 
 #include <Eigen/Dense>

@@ -1,5 +1,5 @@
 // kinema/match/search.h — exact nearest-neighbour search over a motion-matching feature database
-// (seed 000 §25.5).
+// (Clavet, GDC 2016).
 //
 // A motion-matching query is a feature vector (future trajectory, foot positions, velocities, …)
 // and the answer is the database frame whose features are nearest to it. The database
