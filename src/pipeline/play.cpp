@@ -40,20 +40,20 @@ PlayResult play_graph_file(const PlayRequest& request, const Progress& progress)
   std::error_code ec;
   if (fs::is_directory(request.graph, ec))
     throw Error(request.graph, "", "is a folder; give a graph .json file");
-  const AnimGraph graph = load_anim_graph(request.graph, request.load);
-  for (const GraphClip& clip : graph.clips())
+  const BuiltGraph built = load_anim_graph(request.graph, request.load);
+  for (const GraphClipSource& clip : built.clips)
     if (same_file(clip.path, request.out))
       throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");
 
   const std::string stage = "playing " + fs::path(request.graph).filename().string();
   options.progress = [&](int done, int total) { report(progress, stage, done, total); };
   PlayResult result;
-  Asset played = play_graph(graph, options, &result.report);
+  Asset played = play_graph(built, options, &result.report);
   // A VRM needs a humanoid map: guess it from joint names when the clips' file has none.
   if (extension_of(request.out) == "vrm" && !played.humanoid) played.humanoid = humanoid_of(played);
   save_asset(played, request.out);
   result.duration = played.clips[0].duration;
-  result.root_motion = graph.root_motion().enabled;
+  result.root_motion = built.graph.root_motion().enabled;
   result.foot_sliding = foot_sliding_of(played, played.clips[0], request.fps);
   return result;
 }

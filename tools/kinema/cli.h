@@ -1,26 +1,22 @@
-// tools/kinema/cli.h — what the `kinema` verbs share: global options, exit codes, progress
-// reporting, humanoid lookup and small formatting helpers.
+// tools/kinema/cli.h — what the `kinema` verbs share: global options, exit codes, progress bars,
+// the printers several verbs use, and small formatting helpers.
 //
 // Each verb lives in its own verb_<name>.cpp and registers itself with register_<name>(), which
-// adds a CLI11 subcommand and returns the function that runs it after parsing. Verbs report
-// failures by throwing: kinema::Error (bad input, I/O: exit 2) or UsageError (exit 1); main()
-// turns every exception into a message on stderr and an exit code.
+// adds a CLI11 subcommand and returns the function that runs it after parsing: the function
+// turns the options into a request, calls one library job (kinema/pipeline/*.h) and prints the
+// result. Verbs report failures by throwing: kinema::Error (bad input, I/O: exit 2) or
+// kinema::UsageError (exit 1); main() turns every exception into a message on stderr and an exit
+// code.
 #pragma once
 
-#include <cstdio>
 #include <functional>
 #include <iosfwd>
 #include <memory>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "kinema/character/asset.h"
 #include "kinema/core/error.h"
-#include "kinema/ik/foot_placement_clip.h"
 #include "kinema/io/asset_file.h"
-#include "kinema/io/terrain.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"

@@ -1,0 +1,123 @@
+// kinema/pipeline/demo.h — `kinema demo` as a library call: a tour of what kinema does, on the
+// bundled data (a CMU walk, a skinned VRM character, the pab walk and run, stairs and a slope) or
+// on a caller's MOTION [CHARACTER].
+//
+// Steps, in order: load both files; convert the motion to GLB and back to BVH and measure what
+// the round trip moved (refused past 1 mm); retarget the motion onto the character by humanoid
+// bone names (GLB, and VRM 1.0 for a VRM character); and with the bundled data, play the
+// walk/run locomotion graph (the play job), build a motion-matching database and drive it along
+// a scripted stick (the match jobs), place the walk's feet on stairs and a slope (the feet job);
+// then compress the motion within 0.01 cm and render contact sheets of what was made. Every
+// step reports to an observer as it starts and when it is done, so a caller can show it as it
+// goes; the jobs never print.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kinema/character/compare.h"
+#include "kinema/compress/compress.h"
+#include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/match.h"
+#include "kinema/pipeline/play.h"
+
+namespace kinema::pipeline {
+
+struct DemoRequest {
+  std::string motion;     ///< any file with a clip
+  std::string character;  ///< a character to retarget onto, or empty
+  /// The bundled data folder when the demo runs on it (enables the graph, motion-matching and
+  /// foot-placement steps, whose files are there); empty for a caller's files.
+  std::string bundled_data;
+  std::string out_dir = "kinema-demo-out";  ///< created when missing
+  LoadOptions load;
+};
+
+/// The request for the bundled data in `folder`: walk.bvh and the first of character.glb,
+/// character.vrm, character.gltf. Throws kinema::Error when walk.bvh is not there.
+DemoRequest demo_on_bundled_data(const std::string& folder);
+
+// ---- what the demo reports, step by step -------------------------------------------------
+
+/// The demo runs on the bundled data (reported first, only then).
+struct DemoBundledData {
+  std::string folder;
+};
+/// A file loaded: "motion" or "character".
+struct DemoLoad {
+  std::string role, path;
+  const Asset* asset = nullptr;  ///< when done; valid during the report
+};
+/// MOTION → GLB → BVH, and the largest joint movement each leg of the trip caused.
+struct DemoRoundTrip {
+  std::string motion, glb, bvh;
+  JointDistance glb_error, bvh_error;  ///< when done
+  double tolerance = 1e-3;             ///< metres: past it the demo stops with an error
+};
+/// The motion retargeted onto the character.
+struct DemoRetarget {
+  std::string motion, character;  ///< character empty: skipped, none given
+  std::string skipped;            ///< why it was skipped (no humanoid), else empty
+  size_t motion_bones = 0, character_bones = 0;
+  bool motion_guessed = false, character_guessed = false;  ///< maps guessed from joint names
+  std::string glb, vrm;           ///< written (vrm only for a VRM character)
+  const Asset* result = nullptr;  ///< the character with the motion; valid during the report
+};
+/// The locomotion graph played (bundled data).
+struct DemoGraph {
+  std::string skipped_folder;  ///< the graph is missing from this folder: skipped
+  PlayRequest request;
+  PlayResult result;  ///< when done
+};
+struct DemoMatchBuild {
+  MatchBuildRequest request;
+  MatchBuildResult result;  ///< when done
+};
+struct DemoMatchRun {
+  MatchRunRequest request;
+  MatchRunResult result;  ///< when done
+};
+/// The walk's feet placed on one ground (bundled data).
+struct DemoFeet {
+  std::string ground_file;     ///< its name in the bundled data
+  std::string description;     ///< what the ground is
+  std::string skipped_folder;  ///< the ground is missing from this folder: skipped
+  FeetRequest request;
+  FeetResult result;  ///< when done
+};
+struct DemoCompression {
+  std::string motion, kmc;
+  CompressionStats stats;  ///< when done
+};
+/// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
+struct DemoSheet {
+  std::string png, what;
+  std::string gl_renderer;  ///< what drew it
+  std::string skipped;      ///< why there is no picture (no EGL driver), else empty
+};
+/// What was written, in order.
+struct DemoProduced {
+  std::string out_dir;
+  std::vector<std::string> files;
+};
+
+struct DemoEvent {
+  enum class Phase { Started, Done };
+  Phase phase = Phase::Done;
+  /// DemoSheet with Phase::Started announces the render step (before its first sheet).
+  std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoGraph, DemoMatchBuild,
+               DemoMatchRun, DemoFeet, DemoCompression, DemoSheet, DemoProduced>
+      step;
+};
+
+/// Runs the demo, calling `observer` as each step starts and ends, and `progress` for the long
+/// ones. Returns the files written. Throws UsageError for a request that would write over an
+/// input; kinema::Error for unreadable files, a motion without a clip, a round trip that loses
+/// joints or moves one past the tolerance, and the errors of the jobs it runs.
+std::vector<std::string> run_demo(const DemoRequest& request,
+                                  const std::function<void(const DemoEvent&)>& observer,
+                                  const Progress& progress = {});
+
+}  // namespace kinema::pipeline

@@ -1,0 +1,383 @@
+// `kinema demo` as a library call (kinema/pipeline/demo.h): each step is a function that reports
+// to the observer as it starts and when it is done.
+#include "kinema/pipeline/demo.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+
+#include "kinema/character/humanoid.h"
+#include "kinema/core/error.h"
+#include "kinema/core/file.h"
+#include "kinema/io/bvh.h"
+#include "kinema/io/gltf.h"
+#include "kinema/io/kmc.h"
+#include "kinema/pipeline/inspect.h"
+#include "kinema/render/clip_render.h"
+#include "kinema/retarget/retarget.h"
+
+namespace kinema::pipeline {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The stick the motion-matching step follows: walk, run, walk veering 45° left.
+constexpr const char* kStickPath = R"({"duration": 9, "keys": [
+  {"time": 0, "direction": [0, 1], "speed": 1.5},
+  {"time": 3, "direction": [0, 1], "speed": 4.0},
+  {"time": 6, "direction": [0.7, 0.7], "speed": 1.5}]}
+)";
+
+/// What one demo run shares between its steps.
+class Demo {
+ public:
+  Demo(const DemoRequest& request, const std::function<void(const DemoEvent&)>& observer,
+       const Progress& progress)
+      : rq_(request), observer_(observer), progress_(progress), out_dir_(request.out_dir) {}
+
+  std::vector<std::string> run();
+
+ private:
+  template <class Step>
+  void report(DemoEvent::Phase phase, const Step& step) const {
+    if (observer_) observer_(DemoEvent{phase, step});
+  }
+  /// `name` in the output folder, refused when it is an input (kinema demo walk.glb -o . would).
+  std::string output(const std::string& name) const;
+  /// Marks `path` written.
+  void produced(const std::string& path) { produced_.push_back(path); }
+  bool bundled() const { return !rq_.bundled_data.empty(); }
+  fs::path bundled_file(const char* name) const { return fs::path(rq_.bundled_data) / name; }
+
+  Asset load(const std::string& role, const std::string& path);
+  void round_trip();
+  void retarget();
+  void graph();
+  void motion_matching();
+  void feet();
+  void compression();
+  void render();
+
+  const DemoRequest& rq_;
+  const std::function<void(const DemoEvent&)>& observer_;
+  const Progress& progress_;
+  fs::path out_dir_;
+  std::string stem_;
+  Asset motion_;
+  std::optional<Asset> character_, retargeted_;
+  std::vector<std::string> produced_;
+};
+
+std::string Demo::output(const std::string& name) const {
+  const std::string out = (out_dir_ / name).string();
+  for (const std::string& in : {rq_.motion, rq_.character})
+    if (!in.empty() && same_file(in, out))
+      throw UsageError("the demo would write " + out +
+                       ", which is an input; choose another -o folder");
+  return out;
+}
+
+Asset Demo::load(const std::string& role, const std::string& path) {
+  DemoLoad step{role, path, nullptr};
+  report(DemoEvent::Phase::Started, step);
+  Asset asset = load_input(path, rq_.load);
+  step.asset = &asset;
+  report(DemoEvent::Phase::Done, step);
+  return asset;
+}
+
+void Demo::round_trip() {
+  DemoRoundTrip step{rq_.motion, output(stem_ + ".glb"), output(stem_ + "_roundtrip.bvh"), {}, {}};
+  report(DemoEvent::Phase::Started, step);
+  GltfWriteOptions gltf_options;
+  gltf_options.binary = true;
+  gltf_options.clips = {0};
+  write_gltf(motion_, step.glb, gltf_options);
+  produced(step.glb);
+  const Asset via_glb = read_gltf(step.glb);
+  if (via_glb.clips.empty()) throw Error(step.glb, "", "the written GLB has no animation");
+  BvhWriteOptions bvh_options;
+  if (motion_.source.format == "bvh") bvh_options.unit_in_meters = motion_.source.unit_in_meters;
+  // GLB stores key times, not a rate: write the BVH at the rate of the keys (the motion's).
+  bvh_options.frame_rate = frame_rate_of(via_glb.clips[0]);
+  write_bvh(via_glb, step.bvh, bvh_options);
+  produced(step.bvh);
+  BvhReadOptions read_options;
+  read_options.unit_in_meters = bvh_options.unit_in_meters;
+  const Asset back = read_bvh(step.bvh, read_options);
+  if (back.clips.empty()) throw Error(step.bvh, "", "the written BVH has no animation");
+
+  step.glb_error = max_joint_distance(motion_, 0, via_glb, 0, [&](int done, int total) {
+    pipeline::report(progress_, "checking GLB", done, total);
+  });
+  step.bvh_error = max_joint_distance(motion_, 0, back, 0, [&](int done, int total) {
+    pipeline::report(progress_, "checking BVH", done, total);
+  });
+  report(DemoEvent::Phase::Done, step);
+  const int joints = motion_.skeleton.joint_count();
+  const JointDistance& glb = step.glb_error;
+  const JointDistance& bvh = step.bvh_error;
+  if (glb.joints < joints || bvh.joints < joints)
+    throw Error(glb.joints < joints ? step.glb : step.bvh, "",
+                "the round trip lost joints (" + std::to_string(std::min(glb.joints, bvh.joints)) +
+                    " of " + std::to_string(joints) + " found by name)");
+  if (!(glb.max <= step.tolerance && bvh.max <= step.tolerance)) {
+    char moved[64];
+    const double worst = std::max(glb.max, bvh.max);
+    std::snprintf(moved, sizeof moved, "%.3g m (%.3g mm)", worst, worst * 1000);
+    throw Error(
+        glb.max > step.tolerance ? step.glb : step.bvh, "",
+        std::string("round trip moved a joint by ") + moved + ", more than the 1 mm tolerance");
+  }
+}
+
+void Demo::retarget() {
+  DemoRetarget step;
+  step.motion = rq_.motion;
+  step.character = character_ ? rq_.character : "";
+  report(DemoEvent::Phase::Started, step);
+  if (!character_) return report(DemoEvent::Phase::Done, step);
+  const std::string char_stem = fs::path(rq_.character).stem().string();
+  step.glb = output(char_stem + "_" + stem_ + ".glb");
+  const auto hm = humanoid_of(motion_, &step.motion_guessed);
+  const auto hc = humanoid_of(*character_, &step.character_guessed);
+  if (!hm)
+    step.skipped = rq_.motion + ": joint names do not map to humanoid bones";
+  else if (!hc)
+    step.skipped = rq_.character + ": no humanoid bone map (not a VRM) and names do not map";
+  if (!step.skipped.empty()) {
+    step.glb.clear();
+    return report(DemoEvent::Phase::Done, step);
+  }
+  step.motion_bones = hm->bones.size();
+  step.character_bones = hc->bones.size();
+  Clip moved = retarget_humanoid(motion_, 0, *character_);
+  if (moved.name.empty()) moved.name = stem_;
+  Asset result = *character_;
+  result.clips.clear();
+  result.clips.push_back(std::move(moved));
+  GltfWriteOptions options;
+  options.binary = true;
+  write_gltf(result, step.glb, options);
+  produced(step.glb);
+  // A VRM character also goes out as a VRM 1.0 avatar with the motion on it.
+  if (character_->source.format.rfind("vrm", 0) == 0 && character_->humanoid) {
+    step.vrm = output(char_stem + "_" + stem_ + ".vrm");
+    GltfWriteOptions vrm_options;
+    vrm_options.binary = true;
+    vrm_options.vrm = true;
+    write_gltf(result, step.vrm, vrm_options);
+    produced(step.vrm);
+  }
+  retargeted_ = std::move(result);
+  step.result = &*retargeted_;
+  report(DemoEvent::Phase::Done, step);
+}
+
+/// Blend walk and run through the animation graph: the play job, the speed ramping from a walk to
+/// a run.
+void Demo::graph() {
+  DemoGraph step;
+  step.request.graph = bundled_file("locomotion.graph.json").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(step.request.graph, ec)) {
+    step.skipped_folder = rq_.bundled_data;
+    return report(DemoEvent::Phase::Done, step);
+  }
+  step.request.out = output("locomotion.glb");
+  step.request.params = {"speed=0:1.5,3:4.5"};
+  step.request.seconds = 4;
+  step.request.fps = 30;
+  step.request.load = rq_.load;
+  report(DemoEvent::Phase::Started, step);
+  step.result = play_graph_file(step.request, progress_);
+  produced(step.request.out);
+  report(DemoEvent::Phase::Done, step);
+}
+
+/// A database of the walk and run, mirrored and re-timed, then a scripted stick followed with
+/// search, inertialized transitions and foot locking: the match jobs.
+void Demo::motion_matching() {
+  const fs::path walk = bundled_file("pab_walk.glb"), run = bundled_file("pab_run.glb");
+  std::error_code ec;
+  if (!fs::is_regular_file(walk, ec) || !fs::is_regular_file(run, ec)) return;
+  DemoMatchBuild build;
+  build.request.inputs = {walk.string(), run.string()};
+  build.request.out = output("locomotion.kmm");
+  build.request.database.mirror = true;
+  build.request.database.speeds = {0.9, 1.0, 1.1};
+  build.request.load = rq_.load;
+  report(DemoEvent::Phase::Started, build);
+  build.result = build_match_database(build.request, progress_);
+  produced(build.request.out);
+  report(DemoEvent::Phase::Done, build);
+
+  const std::string path = output("stick_path.json");
+  write_file_atomically(path, kStickPath);
+  produced(path);
+  DemoMatchRun run_step;
+  run_step.request.database = build.request.out;
+  run_step.request.path = path;
+  run_step.request.out = output("motion_matching.glb");
+  run_step.request.controller.foot_locking = true;
+  run_step.request.controller.clamp_angle = 30 * 3.14159265358979323846 / 180;
+  report(DemoEvent::Phase::Started, run_step);
+  run_step.result = run_match_along_path(run_step.request, progress_);
+  produced(run_step.request.out);
+  report(DemoEvent::Phase::Done, run_step);
+}
+
+/// The walk's feet on stairs and on a slope (the terrain is laid out along the bundled walk's
+/// path): the feet job, the body following the ground.
+void Demo::feet() {
+  struct Terrain {
+    const char* file;
+    const char* out;
+    const char* what;
+  };
+  static constexpr Terrain kTerrains[] = {
+      {"stairs.obj", "walk_stairs.glb", "5 steps of 0.15 m rise and 0.30 m run (OBJ mesh)"},
+      {"slope.png", "walk_slope.glb", "a 0.25 m ramp over 2 m (16-bit PNG height map)"}};
+  for (const Terrain& t : kTerrains) {
+    DemoFeet step;
+    step.ground_file = t.file;
+    step.description = t.what;
+    const fs::path ground = bundled_file(t.file);
+    std::error_code ec;
+    if (!fs::is_regular_file(ground, ec)) {
+      step.skipped_folder = rq_.bundled_data;
+      report(DemoEvent::Phase::Done, step);
+      continue;
+    }
+    step.request.in = rq_.motion;
+    step.request.ground = ground.string();
+    step.request.out = output(t.out);
+    step.request.options.follow_ground = true;
+    step.request.load = rq_.load;
+    report(DemoEvent::Phase::Started, step);
+    step.result = place_feet(step.request, progress_);
+    produced(step.request.out);
+    report(DemoEvent::Phase::Done, step);
+  }
+}
+
+/// The motion within 0.01 cm (a guaranteed bound at virtual vertices 3 cm from every joint),
+/// written as a .kmc.
+void Demo::compression() {
+  DemoCompression step{rq_.motion, output(stem_ + ".kmc"), {}};
+  report(DemoEvent::Phase::Started, step);
+  CompressedAnimation animation;
+  animation.skeleton = motion_.skeleton;
+  animation.source = fs::path(rq_.motion).filename().string();
+  animation.source_unit_in_meters = motion_.source.unit_in_meters;
+  animation.source_unit_name = motion_.source.unit_name;
+  const CompressOptions options;
+  animation.max_error = options.max_error;
+  animation.vertex_distance = options.vertex_distance;
+  animation.clips.push_back(compress(motion_.clips[0], motion_.skeleton, options, &step.stats));
+  write_animation_file(animation, step.kmc);
+  produced(step.kmc);
+  report(DemoEvent::Phase::Done, step);
+}
+
+/// Contact sheets of the skinned character walking (LBS and DQS), the motion-matched walk and run
+/// and the walk on the stairs, rendered headless (EGL: a GPU when there is one, else llvmpipe).
+void Demo::render() {
+  struct Sheet {
+    const Asset* asset;
+    std::string name;
+    SkinningMethod skinning;
+    std::string what;
+  };
+  std::vector<Sheet> sheets;
+  if (retargeted_ && !retargeted_->meshes.empty()) {
+    sheets.push_back({&*retargeted_, "character_walk_lbs.png", SkinningMethod::Lbs,
+                      "the character's skinned mesh, linear blend skinning"});
+    sheets.push_back({&*retargeted_, "character_walk_dqs.png", SkinningMethod::Dqs,
+                      "the same frames, dual-quaternion skinning"});
+  }
+  const auto written = [&](const fs::path& p) {
+    return std::find(produced_.begin(), produced_.end(), p.string()) != produced_.end();
+  };
+  std::optional<Asset> matched, stairs;
+  if (const fs::path p = out_dir_ / "motion_matching.glb"; written(p)) {
+    matched = load_asset(p.string());
+    sheets.push_back({&*matched, "motion_matching.png", SkinningMethod::Lbs,
+                      "the motion-matched walk and run, bones as capsules"});
+  }
+  if (const fs::path p = out_dir_ / "walk_stairs.glb"; written(p)) {
+    stairs = load_asset(p.string());
+    sheets.push_back({&*stairs, "walk_stairs.png", SkinningMethod::Lbs,
+                      "the walk after foot placement on the stairs, bones as capsules"});
+  }
+  if (!sheets.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
+  for (const Sheet& sheet : sheets) {
+    if (sheet.asset->clips.empty()) continue;
+    ClipRenderOptions options;
+    options.target.width = 320;
+    options.target.height = 240;
+    options.camera = CameraMode::Follow;
+    options.skinning = sheet.skinning;
+    DemoSheet step{output(sheet.name), sheet.what, "", ""};
+    try {
+      step.gl_renderer = render_contact_sheet_to_png(*sheet.asset, 0, 6, options, step.png);
+      produced(step.png);
+    } catch (const Error& e) {
+      // No OpenGL here (no EGL driver): the rest of the demo stands; say why there is no picture.
+      step.skipped = e.what();
+      step.png = sheet.name;
+    }
+    report(DemoEvent::Phase::Done, step);
+  }
+}
+
+std::vector<std::string> Demo::run() {
+  std::error_code ec;
+  fs::create_directories(out_dir_, ec);
+  if (ec || !fs::is_directory(out_dir_))
+    throw Error(rq_.out_dir, "", "cannot create the output folder: " + ec.message());
+  if (bundled()) report(DemoEvent::Phase::Done, DemoBundledData{rq_.bundled_data});
+  motion_ = load("motion", rq_.motion);
+  if (motion_.clips.empty()) throw Error(rq_.motion, "", "has no animation to demonstrate");
+  if (!rq_.character.empty()) character_ = load("character", rq_.character);
+  stem_ = fs::path(rq_.motion).stem().string();
+
+  round_trip();
+  retarget();
+  if (bundled()) {
+    graph();
+    motion_matching();
+    feet();
+  }
+  compression();
+  render();
+  report(DemoEvent::Phase::Done, DemoProduced{out_dir_.string(), produced_});
+  return produced_;
+}
+
+}  // namespace
+
+DemoRequest demo_on_bundled_data(const std::string& folder) {
+  const fs::path dir(folder);
+  DemoRequest request;
+  request.bundled_data = folder;
+  request.motion = (dir / "walk.bvh").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(request.motion, ec))
+    throw Error(request.motion, "", "demo motion not found (set KINEMA_DEMO_DATA to the folder)");
+  for (const char* name : {"character.glb", "character.vrm", "character.gltf"})
+    if (fs::is_regular_file(dir / name, ec)) {
+      request.character = (dir / name).string();
+      break;
+    }
+  return request;
+}
+
+std::vector<std::string> run_demo(const DemoRequest& request,
+                                  const std::function<void(const DemoEvent&)>& observer,
+                                  const Progress& progress) {
+  return Demo(request, observer, progress).run();
+}
+
+}  // namespace kinema::pipeline
