@@ -165,6 +165,8 @@ class BoundedTreeSearch {
   size_t nodes() const { return child_.size() / 8; }
 
  private:
+  struct Walk;  // one search's state and steps (search_tree.cpp)
+
   BruteForceSearch blocks_;      // the same block storage, in tree order
   search_detail::PcaBasis pca_;  // the principal axes the boxes are expressed in
   // Node n's 8 children: boxes lo/hi at [n][dim][child], refs ≥ 0 = node, < 0 = block ~ref,
