@@ -50,7 +50,7 @@ std::vector<Transform> resample_frames(const Clip& clip, const Skeleton& skeleto
   clip.validate(skeleton.joint_count(), clip.name);
   if (!std::isfinite(clip.duration) || !(clip.duration > 0))
     throw Error(clip.name, "duration", "a compressed clip needs a positive, finite duration");
-  rate = sample_rate > 0 ? sample_rate : (clip.sample_rate > 0 ? clip.sample_rate : 30.0);
+  rate = sample_rate > 0 ? sample_rate : sample_rate_or(clip);
   if (!std::isfinite(rate) || rate <= 0)
     throw Error(clip.name, "sample_rate", "sample rate must be finite and positive");
   const int n = skeleton.joint_count();

@@ -324,10 +324,6 @@ Keyframes<V> read_keys(const Key* keys, unsigned count, double tps, Convert conv
   return out;
 }
 
-void add_spacings(const std::vector<double>& times, std::vector<double>& spacings) {
-  for (size_t i = 1; i < times.size(); ++i) spacings.push_back(times[i] - times[i - 1]);
-}
-
 Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, const NodeTable& t,
                     const std::vector<int>& old_to_new, int joint_count, SourceInfo& info) {
   Clip clip;
@@ -335,7 +331,6 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
   double tps = anim.mTicksPerSecond;
   if (!(tps > 0) || !std::isfinite(tps)) tps = 25.0;
   clip.tracks.resize(static_cast<size_t>(joint_count));
-  std::vector<double> spacings;
   double last_key = 0;
   bool dropped = false;
   for (unsigned c = 0; c < anim.mNumChannels; ++c) {
@@ -358,25 +353,14 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
     track.scale = read_keys<aiVectorKey, Vec3>(
         ch->mScalingKeys, ch->mNumScalingKeys, tps,
         [&](const aiVector3D& v) { return basis.scale_vector(to_vec3(v)); }, dropped);
-    for (const auto* times :
-         {&track.translation.times, &track.rotation.times, &track.scale.times}) {
-      add_spacings(*times, spacings);
+    for (const auto* times : {&track.translation.times, &track.rotation.times, &track.scale.times})
       if (!times->empty()) last_key = std::max(last_key, times->back());
-    }
   }
   if (dropped)
     info.warnings.push_back("clip '" + clip.name + "': keys with non-increasing times dropped");
   clip.duration = std::max(anim.mDuration / tps, last_key);
   if (!std::isfinite(clip.duration) || clip.duration < 0) clip.duration = last_key;
-  if (!spacings.empty()) {  // nominal rate from the closest keys (sparse channels have gaps)
-    const double dt = *std::min_element(spacings.begin(), spacings.end());
-    if (dt > 0) {
-      double rate = 1.0 / dt;
-      const double rounded = std::round(rate);
-      if (rounded > 0 && std::abs(rate - rounded) <= 1e-3 * rounded) rate = rounded;
-      clip.sample_rate = rate;
-    }
-  }
+  clip.sample_rate = infer_frame_rate(clip);  // 0 for adaptive keys (between frames)
   return clip;
 }
 

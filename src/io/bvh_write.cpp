@@ -174,7 +174,7 @@ std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
     throw Error(file, "", "BVH unit must be a positive finite number of metres");
 
   double rate = options.frame_rate;
-  if (rate == 0) rate = (clip && clip->sample_rate > 0) ? clip->sample_rate : 30.0;
+  if (rate == 0) rate = clip ? sample_rate_or(*clip) : kDefaultSampleRate;
   if (!std::isfinite(rate) || !(rate > 0)) throw Error(file, "", "BVH frame rate must be positive");
   const double duration = clip ? clip->duration : 0.0;
   if (!std::isfinite(duration) || duration < 0)

@@ -273,29 +273,6 @@ Interpolation interpolation_of(const std::string& s, const Reader& r, const std:
   r.fail(place + "/interpolation", "unknown interpolation '" + s + "'");
 }
 
-/// 1/spacing when every key time of the clip lies on one uniform grid, else 0. The spacing is
-/// taken from the channel with the most keys (first to last key), so float rounding of the
-/// stored times does not accumulate.
-double estimate_rate(const std::vector<std::vector<double>>& inputs) {
-  const std::vector<double>* longest = nullptr;
-  double t0 = std::numeric_limits<double>::infinity();
-  for (const auto& times : inputs) {
-    if (!longest || times.size() > longest->size()) longest = &times;
-    if (!times.empty()) t0 = std::min(t0, times.front());
-  }
-  if (!longest || longest->size() < 3) return 0;
-  const double dt = (longest->back() - longest->front()) / static_cast<double>(longest->size() - 1);
-  if (!(dt > 1e-6) || !std::isfinite(dt)) return 0;
-  for (const auto& times : inputs)
-    for (double t : times) {
-      const double k = (t - t0) / dt;
-      if (std::abs(k - std::round(k)) > 1e-2) return 0;
-    }
-  const double rate = 1.0 / dt;
-  // Snap to a whole rate only within float-rounding distance (120.0048 fps stays as it is).
-  return std::abs(rate - std::round(rate)) < 1e-6 * rate ? std::round(rate) : rate;
-}
-
 }  // namespace
 
 Asset read_gltf(const std::string& path) {
@@ -645,7 +622,6 @@ Asset read_gltf(const std::string& path) {
     Clip clip;
     clip.name = ga.name.empty() ? "animation_" + std::to_string(ai) : ga.name;
     clip.tracks.resize(static_cast<size_t>(asset.skeleton.joint_count()));
-    std::vector<std::vector<double>> inputs;
     for (size_t ci = 0; ci < ga.channels.size(); ++ci) {
       const auto& ch = ga.channels[ci];
       const std::string cplace = aplace + "/channels/" + std::to_string(ci);
@@ -723,9 +699,8 @@ Asset read_gltf(const std::string& path) {
         r.fail(cplace + "/target/path", "unknown path '" + path + "'");
       }
       clip.duration = std::max(clip.duration, times.back());
-      inputs.push_back(times);
     }
-    clip.sample_rate = estimate_rate(inputs);
+    clip.sample_rate = infer_frame_rate(clip);
     clip.validate(asset.skeleton.joint_count(), path);
     asset.clips.push_back(std::move(clip));
   }
