@@ -96,10 +96,9 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
     const uint8_t k = d[at + j];
     if (k & 0xC0) r.fail(at + j, "invalid channel kind byte");
     for (int ch = 0; ch < 3; ++ch) {
-      const int kind = (k >> (2 * ch)) & 3;
-      if (kind == 3) r.fail(at + j, "invalid channel kind");
-      n_anim += kind == kAnimated;
-      n_const += kind == kConstant;
+      if (((k >> (2 * ch)) & 3) == 3) r.fail(at + j, "invalid channel kind");
+      n_anim += kind_in_byte(k, ch) == TrackKind::Animated;
+      n_const += kind_in_byte(k, ch) == TrackKind::Constant;
     }
   }
   if (n_anim != animated) r.fail(36, "animated track count does not match the channel kinds");
@@ -111,7 +110,7 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
   for (uint32_t j = 0; j < joints; ++j) {
     Transformf x;
     for (int ch = 0; ch < 3; ++ch) {
-      if (((d[kinds_at + j] >> (2 * ch)) & 3) != kConstant) continue;
+      if (kind_in_byte(d[kinds_at + j], ch) != TrackKind::Constant) continue;
       const int comps = ch == kRotation ? 4 : 3;
       r.need(at, 4 * size_t(comps), "a constant track");
       float v[4];
@@ -132,7 +131,7 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
   c.tracks_.reserve(animated);
   for (uint32_t j = 0; j < joints; ++j)
     for (int ch = 0; ch < 3; ++ch) {
-      if (((d[kinds_at + j] >> (2 * ch)) & 3) != kAnimated) continue;
+      if (kind_in_byte(d[kinds_at + j], ch) != TrackKind::Animated) continue;
       const int comps = ch == kRotation ? 4 : 3;
       r.need(at, 8 * size_t(comps), "a clip range");
       for (int i = 0; i < comps; ++i) {
@@ -218,10 +217,10 @@ size_t CompressedClip::memory_bytes() const {
          rotation_lanes_.capacity() * sizeof(uint32_t);
 }
 
-int CompressedClip::kind(int joint, int channel) const {
-  if (joint < 0 || joint >= joint_count_ || channel < 0 || channel > 2) return -1;
+std::optional<TrackKind> CompressedClip::kind(int joint, int channel) const {
+  if (joint < 0 || joint >= joint_count_ || channel < 0 || channel > 2) return std::nullopt;
   const auto* d = reinterpret_cast<const uint8_t*>(bytes_.data());
-  return (d[kHeaderBytes + name_.size() + size_t(joint)] >> (2 * channel)) & 3;
+  return kind_in_byte(d[kHeaderBytes + name_.size() + size_t(joint)], channel);
 }
 
 int CompressedClip::bit_rate(int segment, int track) const {

@@ -73,7 +73,7 @@ std::vector<Transform> resample_frames(const Clip& clip, const Skeleton& skeleto
 TrackClassification classify_tracks(std::span<const Transform> poses, int joint_count) {
   TrackClassification c;
   const size_t n = size_t(std::max(joint_count, 0));
-  c.kinds.assign(n * 3, 0);
+  c.kinds.assign(n * 3, TrackKind::Identity);
   if (n == 0) return c;
   const size_t frames = poses.size() / n;
   for (size_t j = 0; j < n; ++j)
@@ -101,12 +101,14 @@ TrackClassification classify_tracks(std::span<const Transform> poses, int joint_
           is_constant = is_constant && v == value(0, i);
         }
       }
-      const int kind = is_identity ? 0 : is_constant ? 1 : 2;
+      const TrackKind kind = is_identity   ? TrackKind::Identity
+                             : is_constant ? TrackKind::Constant
+                                           : TrackKind::Animated;
       c.kinds[j * 3 + size_t(ch)] = kind;
       const size_t bytes = size_t(comps) * 4;
-      if (kind == 0) ++c.identity;
-      if (kind == 1) ++c.constant, c.constant_bytes += bytes;
-      if (kind == 2) ++c.animated, c.animated_bytes_per_frame += bytes;
+      if (kind == TrackKind::Identity) ++c.identity;
+      if (kind == TrackKind::Constant) ++c.constant, c.constant_bytes += bytes;
+      if (kind == TrackKind::Animated) ++c.animated, c.animated_bytes_per_frame += bytes;
     }
   return c;
 }
