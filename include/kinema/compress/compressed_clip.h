@@ -92,6 +92,7 @@ class CompressedClip {
 
  private:
   friend class CompressedClipDecoder;
+  friend class CompressedClipLoader;
   struct Track {
     int32_t joint;
     int32_t channel;  // 0 T, 1 R, 2 S
