@@ -222,8 +222,9 @@ void KinemaCrowd1000(benchmark::State& state) {
 // whose state is a phase-synchronized, speed-matched walk/run blend space with root motion),
 // speed sweeping 1.5 → 4.5 m/s; update(1/60 s) + evaluate() into a local pose.
 void KinemaGraphLocomotion(benchmark::State& state) {
-  static const AnimGraph graph =
+  static const BuiltGraph built =
       load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+  const AnimGraph& graph = built.graph;
   GraphInstance instance(graph);
   const ParamHandle speed = instance.parameter("speed");
   std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));

@@ -1,4 +1,4 @@
-// Deformers on top of skinning (seed 000 §25.3): delta mush per frame on a real mesh, RBF
+// Deformers on top of skinning: delta mush per frame on a real mesh, RBF
 // (pose-space deformation) evaluation, corrective shapes, and the offline weight bake.
 //
 //   ./build/native/kinema_deform_bench --benchmark_counters_tabular=true

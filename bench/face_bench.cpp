@@ -1,4 +1,4 @@
-// bench/face_bench.cpp — faces and crowds (seed 000 §25.7–25.8): blend shapes on Godette's face
+// bench/face_bench.cpp — faces and crowds: blend shapes on Godette's face
 // (15 targets, dense and sparse), the FACS combination evaluation, the bounded blendshape solve
 // per frame (52 shapes × 300 tracked points from a random basis, and Godette's 15 real targets),
 // float → half conversion and a whole VAT bake of RiggedFigure's clip.

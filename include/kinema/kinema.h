@@ -20,6 +20,7 @@
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/graph/graph.h"
+#include "kinema/graph/graph_builder.h"
 #include "kinema/graph/graph_instance.h"
 #include "kinema/graph/graph_play.h"
 #include "kinema/ik/ccd.h"

@@ -1,4 +1,4 @@
-// Root motion and foot sliding (seed 000 §25.4). See kinema/blend/root_motion.h.
+// Root motion and foot sliding. See kinema/blend/root_motion.h.
 #include "kinema/blend/root_motion.h"
 
 #include <algorithm>

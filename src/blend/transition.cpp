@@ -1,4 +1,4 @@
-// Crossfade and inertialization (seed 000 §25.4). See kinema/blend/transition.h.
+// Crossfade and inertialization (Bollo, GDC 2018). See kinema/blend/transition.h.
 #include "kinema/blend/transition.h"
 
 #include <algorithm>

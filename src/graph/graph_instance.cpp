@@ -6,7 +6,7 @@
 #include <cstring>
 #include <limits>
 
-#include "graph_runtime.h"
+#include "graph_instance_internal.h"
 #include "ground_motion.h"
 #include "kinema/core/error.h"
 
@@ -89,7 +89,7 @@ void GraphInstance::reset() noexcept {
   time_ = 0;
   root_motion_ = RootDelta{};
   world_ = RootDelta{};
-  if (graph_->root() >= 0) GraphRuntime::restart(*this, graph_->root());
+  if (graph_->root() >= 0) GraphEvaluator::restart(*this, graph_->root());
 }
 
 // ---- parameters ----------------------------------------------------------------------------
@@ -189,7 +189,7 @@ bool GraphInstance::update(float dt) noexcept {
     s.active = false;
     s.last_transition = -1;
   }
-  root_motion_ = GraphRuntime::advance(*this, graph_->root(), dt);
+  root_motion_ = GraphEvaluator::advance(*this, graph_->root(), dt);
   apply_root_motion(root_motion_, world_.translation, world_.yaw);
   time_ += dt;
   return true;
@@ -197,7 +197,7 @@ bool GraphInstance::update(float dt) noexcept {
 
 bool GraphInstance::evaluate(std::span<SoaTransform> out) noexcept {
   if (out.size() != static_cast<size_t>(graph_->soa_count())) return false;
-  const std::span<const SoaTransform> pose = GraphRuntime::evaluate(*this, graph_->root(), true);
+  const std::span<const SoaTransform> pose = GraphEvaluator::evaluate(*this, graph_->root(), true);
   std::memcpy(out.data(), pose.data(), pose.size_bytes());
   return true;
 }
@@ -270,7 +270,7 @@ const std::vector<int>& clips_of(const GraphNode& d) {
 
 }  // namespace
 
-void GraphRuntime::restart(GraphInstance& g, int node) {
+void GraphEvaluator::restart(GraphInstance& g, int node) {
   GraphInstance::NodeState& st = state(g, node);
   const GraphNode& d = def(g, node);
   st.normalized = 0;
@@ -321,7 +321,7 @@ void GraphRuntime::restart(GraphInstance& g, int node) {
   }
 }
 
-RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
+RootDelta GraphEvaluator::advance(GraphInstance& g, int node, float dt) {
   GraphInstance::NodeState& st = state(g, node);
   const GraphNode& d = def(g, node);
   const AnimGraph& graph = *g.graph_;
@@ -419,7 +419,7 @@ RootDelta GraphRuntime::advance(GraphInstance& g, int node, float dt) {
   return RootDelta{};
 }
 
-std::span<const SoaTransform> GraphRuntime::evaluate(GraphInstance& g, int node, bool record) {
+std::span<const SoaTransform> GraphEvaluator::evaluate(GraphInstance& g, int node, bool record) {
   GraphInstance::NodeState& st = state(g, node);
   const GraphNode& d = def(g, node);
   const AnimGraph& graph = *g.graph_;
@@ -496,22 +496,6 @@ std::span<const SoaTransform> GraphRuntime::evaluate(GraphInstance& g, int node,
       return evaluate_machine(g, node, record);
   }
   return out;
-}
-
-void GraphClipCache::reset(const GraphClip& clip) {
-  if (clip.compressed)
-    compressed.reset(*clip.compressed);
-  else
-    runtime.reset(clip.runtime);
-}
-
-bool sample(const GraphClip& clip, float time, GraphClipCache& cache, std::span<SoaTransform> out) {
-  return clip.compressed ? sample(*clip.compressed, time, cache.compressed, out)
-                         : sample(clip.runtime, time, cache.runtime, out);
-}
-
-bool sample(const GraphClip& clip, float time, std::span<SoaTransform> out) {
-  return clip.compressed ? sample(*clip.compressed, time, out) : sample(clip.runtime, time, out);
 }
 
 }  // namespace kinema

@@ -151,7 +151,13 @@ std::string machine_label(const AnimGraph& graph, const MachineStatus& s) {
 
 // ---- playing and baking --------------------------------------------------------------------
 
-Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport* report) {
+Asset play_graph(const BuiltGraph& built, const PlayOptions& options, PlayReport* report) {
+  const AnimGraph& graph = built.graph;
+  if (built.character.skeleton.joint_count() != graph.joint_count())
+    throw Error(graph.file(), "",
+                "the character's skeleton is not the graph's (" +
+                    std::to_string(built.character.skeleton.joint_count()) +
+                    " joints, the graph has " + std::to_string(graph.joint_count()) + ")");
   if (!(options.seconds > 0) || !std::isfinite(options.seconds))
     throw Error("", "", "the length to play must be a positive number of seconds");
   if (!(options.fps > 0) || !std::isfinite(options.fps))
@@ -178,11 +184,12 @@ Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport*
   const double step = 1.0 / options.fps;
 
   // The root ancestor of the root-motion joint is where the world placement goes.
-  const Skeleton& skeleton = graph.skeleton();
+  const std::span<const int16_t> parents = graph.runtime_skeleton().parents();
   int placed = -1;
   if (graph.root_motion().enabled && options.root_motion == RootMotionOutput::Bake) {
     placed = graph.root_motion().joint;
-    while (placed >= 0 && skeleton.parent(placed) >= 0) placed = skeleton.parent(placed);
+    while (placed >= 0 && parents[static_cast<size_t>(placed)] >= 0)
+      placed = parents[static_cast<size_t>(placed)];
   }
 
   Clip clip;
@@ -256,7 +263,7 @@ Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport*
   if (placed >= 0) r.final_placement = instance.world();
   if (report) *report = std::move(r);
 
-  Asset result = graph.skeleton_asset();
+  Asset result = built.character;
   result.clips.clear();
   result.clips.push_back(std::move(clip));
   return result;

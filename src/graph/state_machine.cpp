@@ -1,5 +1,5 @@
-// State machines at run time: choosing transitions, crossfades and inertialization (seed 000
-// §25.4). See the semantics in kinema/graph/graph_instance.h.
+// State machines at run time: choosing transitions, crossfades and inertialization (Bollo, GDC
+// 2018). See the semantics in kinema/graph/graph_instance.h.
 //
 // What is on screen is the machine's "configuration": the current state alone, a crossfade
 // from a live state (or a frozen snapshot of the previous screen pose) to the current state, or
@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "graph_runtime.h"
+#include "graph_instance_internal.h"
 
 namespace kinema {
 
@@ -41,7 +41,7 @@ void copy_pose(std::span<const SoaTransform> from, std::span<SoaTransform> to) {
 
 }  // namespace
 
-void GraphRuntime::restart_machine(GraphInstance& g, int node) {
+void GraphEvaluator::restart_machine(GraphInstance& g, int node) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);
@@ -60,7 +60,7 @@ void GraphRuntime::restart_machine(GraphInstance& g, int node) {
   restart(g, sm.states[static_cast<size_t>(sm.initial)].node);
 }
 
-RootDelta GraphRuntime::advance_machine(GraphInstance& g, int node, float dt) {
+RootDelta GraphEvaluator::advance_machine(GraphInstance& g, int node, float dt) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);
@@ -110,8 +110,8 @@ RootDelta GraphRuntime::advance_machine(GraphInstance& g, int node, float dt) {
   return motion;
 }
 
-void GraphRuntime::start_transition(GraphInstance& g, int node, int index, float dt) {
-  using R = GraphRuntime;
+void GraphEvaluator::start_transition(GraphInstance& g, int node, int index, float dt) {
+  using R = GraphEvaluator;
   GraphInstance::NodeState& st = R::state(g, node);
   const StateMachineNode& sm = std::get<StateMachineNode>(R::def(g, node).data);
   const GraphTransition& t = sm.transitions[static_cast<size_t>(index)];
@@ -157,8 +157,8 @@ void GraphRuntime::start_transition(GraphInstance& g, int node, int index, float
   m.pending_duration = t.duration;
 }
 
-std::span<const SoaTransform> GraphRuntime::evaluate_machine(GraphInstance& g, int node,
-                                                             bool record) {
+std::span<const SoaTransform> GraphEvaluator::evaluate_machine(GraphInstance& g, int node,
+                                                               bool record) {
   GraphInstance::NodeState& st = state(g, node);
   GraphInstance::Machine& m = g.machine_state_[static_cast<size_t>(st.machine)];
   const StateMachineNode& sm = std::get<StateMachineNode>(def(g, node).data);

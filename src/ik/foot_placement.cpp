@@ -1,4 +1,4 @@
-// kinema/ik/foot_placement.cpp — foot placement on uneven ground (seed 000 §25.6).
+// kinema/ik/foot_placement.cpp — foot placement on uneven ground.
 #include "kinema/ik/foot_placement.h"
 
 #include <algorithm>

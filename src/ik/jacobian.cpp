@@ -359,6 +359,135 @@ bool tree_valid(const IkTree& tree, std::span<const IkJoint> joints, std::span<c
   return true;
 }
 
+// moves[k][j]: joint j moves effector k (it lies on the path from the base to k's joint).
+using EffectorPaths = std::array<std::array<bool, kMaxIkChainJoints>, kMaxIkTreeEffectors>;
+
+EffectorPaths effector_paths(const IkTree& tree, std::span<const IkTreeEffector> effectors) {
+  EffectorPaths moves{};
+  for (std::size_t k = 0; k < effectors.size(); ++k)
+    for (int j = static_cast<int>(effectors[k].joint); j >= 0;
+         j = tree.parents[static_cast<std::size_t>(j)])
+      moves[k][static_cast<std::size_t>(j)] = true;
+  return moves;
+}
+
+// Per effector: the root of its path (a point no joint moves), the reach along the path (the
+// tip plus every offset up to that root) and where the solve aims.
+struct TreeAims {
+  std::array<Vec3, kMaxIkTreeEffectors> root{}, aim{};
+  std::array<double, kMaxIkTreeEffectors> reach{};
+  double max_reach = 0;
+};
+
+TreeAims tree_aims(const IkTree& tree, std::span<const IkTreeEffector> effectors,
+                   double tolerance) {
+  TreeAims a;
+  for (std::size_t k = 0; k < effectors.size(); ++k) {
+    a.reach[k] = length(effectors[k].tip);
+    std::size_t j = effectors[k].joint;
+    while (tree.parents[j] >= 0) {
+      a.reach[k] += length(tree.offsets[j]);
+      j = static_cast<std::size_t>(tree.parents[j]);
+    }
+    a.root[k] = tree.base_position + rotate(normalize(tree.base_rotation), tree.offsets[j]);
+    a.aim[k] = aim_point(a.root[k], a.reach[k], effectors[k].target, tolerance);
+    a.max_reach = std::max(a.max_reach, a.reach[k]);
+  }
+  return a;
+}
+
+// The Jacobian J of the effectors' tips (three rows each, model space) over every DOF, and the
+// task error e: each tip's error towards its aim, clamped to `max_error`.
+void tree_jacobian(std::span<const IkJoint> joints, const TreePose& pose, std::size_t effectors,
+                   const EffectorPaths& moves, const std::array<Vec3, kMaxIkTreeEffectors>& aim,
+                   double max_error, JMat& J, EVec& e) {
+  J.setZero();
+  for (std::size_t k = 0; k < effectors; ++k) {
+    Vec3 ek = aim[k] - pose.tips[k];
+    const double len = length(ek);
+    if (len > max_error) ek = ek * (max_error / len);
+    e(3 * static_cast<int>(k)) = ek.x;
+    e(3 * static_cast<int>(k) + 1) = ek.y;
+    e(3 * static_cast<int>(k) + 2) = ek.z;
+  }
+  int c = 0;
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    auto column = [&](const Vec3& axis) {
+      for (std::size_t k = 0; k < effectors; ++k) {
+        if (!moves[k][i]) continue;
+        const Vec3 v = cross(axis, pose.tips[k] - pose.points[i]);
+        J(3 * static_cast<int>(k), c) = v.x;
+        J(3 * static_cast<int>(k) + 1, c) = v.y;
+        J(3 * static_cast<int>(k) + 2, c) = v.z;
+      }
+      ++c;
+    };
+    if (joints[i].type == IkJointType::kHinge) {
+      column(rotate(pose.model[i], normalize(joints[i].axis)));
+    } else {
+      column(Vec3::unit_x());
+      column(Vec3::unit_y());
+      column(Vec3::unit_z());
+    }
+  }
+}
+
+// Turns the joints of `w` by Δθ in joint order, using the pose's parent rotations (taken before
+// this step), each then limited.
+void apply_tree_step(const IkTree& tree, std::span<const IkJoint> joints, const TreePose& pose,
+                     const TVec& dtheta, IkLimitHook limits, std::span<Quat> w) {
+  int c = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (joints[i].type == IkJointType::kHinge) {
+      w[i] = normalize(w[i] * Quat::from_axis_angle(joints[i].axis, dtheta(c++)));
+    } else {
+      const Vec3 rv{dtheta(c), dtheta(c + 1), dtheta(c + 2)};
+      c += 3;
+      const int p = tree.parents[i];
+      const Quat parent =
+          p < 0 ? normalize(tree.base_rotation) : pose.model[static_cast<std::size_t>(p)];
+      w[i] = normalize(conjugate(parent) * from_rotation_vector(rv) * parent * w[i]);
+    }
+    w[i] = limits(i, w[i]);
+  }
+}
+
+// Effector k's target is out of reach: turns the joints on its path that move no other
+// effector, root first, each bone towards the target; kept only when the effector ends closer.
+// `work` holds the joints' local rotations and `pose` their forward kinematics; both are updated.
+void reach_towards(const IkTree& tree, std::span<const IkJoint> joints,
+                   std::span<const IkTreeEffector> effectors, std::size_t k,
+                   const EffectorPaths& moves, IkLimitHook limits,
+                   std::array<Quat, kMaxIkChainJoints>& work, TreePose& pose) {
+  const std::span<Quat> w(work.data(), joints.size());
+  std::array<std::size_t, kMaxIkChainJoints> path{};
+  std::size_t m = 0;
+  for (int j = static_cast<int>(effectors[k].joint); j >= 0;
+       j = tree.parents[static_cast<std::size_t>(j)])
+    path[m++] = static_cast<std::size_t>(j);
+  std::reverse(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(m));
+  const std::array<Quat, kMaxIkChainJoints> before = work;
+  const double before_err = distance(pose.tips[k], effectors[k].target);
+  for (std::size_t idx = 0; idx < m; ++idx) {
+    const std::size_t j = path[idx];
+    bool exclusive = true;
+    for (std::size_t o = 0; o < effectors.size(); ++o)
+      exclusive = exclusive && (o == k || !moves[o][j]);
+    if (!exclusive) continue;
+    const Vec3 next = idx + 1 < m ? pose.points[path[idx + 1]] : pose.tips[k];
+    const int p = tree.parents[j];
+    const Quat parent =
+        p < 0 ? normalize(tree.base_rotation) : pose.model[static_cast<std::size_t>(p)];
+    w[j] = limits(j, turn_towards(joints[j], w[j], parent, pose.model[j], next - pose.points[j],
+                                  effectors[k].target - pose.points[j]));
+    tree_fk(tree, w, effectors, pose);
+  }
+  if (!(distance(pose.tips[k], effectors[k].target) <= before_err)) {
+    work = before;
+    tree_fk(tree, w, effectors, pose);
+  }
+}
+
 }  // namespace
 
 IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints,
@@ -369,29 +498,9 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
   if (!tree_valid(tree, joints, local, effectors, s)) return result;
   const std::size_t n = local.size(), ne = effectors.size();
   const int rows = static_cast<int>(3 * ne), dof = static_cast<int>(jacobian_dof(joints));
-  // ancestor[k][j]: joint j moves effector k.
-  std::array<std::array<bool, kMaxIkChainJoints>, kMaxIkTreeEffectors> moves{};
-  for (std::size_t k = 0; k < ne; ++k)
-    for (int j = static_cast<int>(effectors[k].joint); j >= 0;
-         j = tree.parents[static_cast<std::size_t>(j)])
-      moves[k][static_cast<std::size_t>(j)] = true;
-  // Per effector: the root of its path (a point no joint moves), the reach along the path (the
-  // tip plus every offset up to that root) and where the solve aims.
-  std::array<Vec3, kMaxIkTreeEffectors> root{}, aim{};
-  std::array<double, kMaxIkTreeEffectors> reach{};
-  double max_reach = 0;
-  for (std::size_t k = 0; k < ne; ++k) {
-    reach[k] = length(effectors[k].tip);
-    std::size_t j = effectors[k].joint;
-    while (tree.parents[j] >= 0) {
-      reach[k] += length(tree.offsets[j]);
-      j = static_cast<std::size_t>(tree.parents[j]);
-    }
-    root[k] = tree.base_position + rotate(normalize(tree.base_rotation), tree.offsets[j]);
-    aim[k] = aim_point(root[k], reach[k], effectors[k].target, s.settings.tolerance);
-    max_reach = std::max(max_reach, reach[k]);
-  }
-  const double max_error = error_clamp(s, max_reach);
+  const EffectorPaths moves = effector_paths(tree, effectors);
+  const TreeAims aims = tree_aims(tree, effectors, s.settings.tolerance);
+  const double max_error = error_clamp(s, aims.max_reach);
   std::array<Quat, kMaxIkChainJoints> work;
   for (std::size_t i = 0; i < n; ++i) work[i] = limits(i, normalize(local[i]));
   const std::span<Quat> w(work.data(), n);
@@ -402,92 +511,23 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
     for (std::size_t k = 0; k < ne; ++k) e = std::max(e, distance(pose.tips[k], goals[k]));
     return e;
   };
-  double err = max_error_to(aim);
+  double err = max_error_to(aims.aim);
   int it = 0;
   while (err > s.settings.tolerance && it < s.settings.max_iterations) {
     JMat J(rows, dof);
-    J.setZero();
     EVec e(rows);
-    for (std::size_t k = 0; k < ne; ++k) {
-      Vec3 ek = aim[k] - pose.tips[k];
-      const double len = length(ek);
-      if (len > max_error) ek = ek * (max_error / len);
-      e(3 * static_cast<int>(k)) = ek.x;
-      e(3 * static_cast<int>(k) + 1) = ek.y;
-      e(3 * static_cast<int>(k) + 2) = ek.z;
-    }
-    int c = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto column = [&](const Vec3& axis) {
-        for (std::size_t k = 0; k < ne; ++k) {
-          if (!moves[k][i]) continue;
-          const Vec3 v = cross(axis, pose.tips[k] - pose.points[i]);
-          J(3 * static_cast<int>(k), c) = v.x;
-          J(3 * static_cast<int>(k) + 1, c) = v.y;
-          J(3 * static_cast<int>(k) + 2, c) = v.z;
-        }
-        ++c;
-      };
-      if (joints[i].type == IkJointType::kHinge) {
-        column(rotate(pose.model[i], normalize(joints[i].axis)));
-      } else {
-        column(Vec3::unit_x());
-        column(Vec3::unit_y());
-        column(Vec3::unit_z());
-      }
-    }
+    tree_jacobian(joints, pose, ne, moves, aims.aim, max_error, J, e);
     TVec dtheta;
     if (!solve_dtheta(J, e, s, dtheta)) break;
     ++it;
-    // Apply in joint order using the pose's parent rotations (taken before this step).
-    c = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (joints[i].type == IkJointType::kHinge) {
-        w[i] = normalize(w[i] * Quat::from_axis_angle(joints[i].axis, dtheta(c++)));
-      } else {
-        const Vec3 rv{dtheta(c), dtheta(c + 1), dtheta(c + 2)};
-        c += 3;
-        const int p = tree.parents[i];
-        const Quat parent =
-            p < 0 ? normalize(tree.base_rotation) : pose.model[static_cast<std::size_t>(p)];
-        w[i] = normalize(conjugate(parent) * from_rotation_vector(rv) * parent * w[i]);
-      }
-      w[i] = limits(i, w[i]);
-    }
+    apply_tree_step(tree, joints, pose, dtheta, limits, w);
     tree_fk(tree, w, effectors, pose);
-    err = max_error_to(aim);
+    err = max_error_to(aims.aim);
   }
   if (it == 0 && err > s.settings.tolerance && s.settings.max_iterations > 0) return result;
-  for (std::size_t k = 0; k < ne; ++k) {
-    if (it == 0 || aim[k] == effectors[k].target) continue;
-    // Unreachable: turn the joints on this effector's path that move no other effector, root
-    // first, each bone towards the target; kept only when the effector ends closer.
-    std::array<std::size_t, kMaxIkChainJoints> path{};
-    std::size_t m = 0;
-    for (int j = static_cast<int>(effectors[k].joint); j >= 0;
-         j = tree.parents[static_cast<std::size_t>(j)])
-      path[m++] = static_cast<std::size_t>(j);
-    std::reverse(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(m));
-    const std::array<Quat, kMaxIkChainJoints> before = work;
-    const double before_err = distance(pose.tips[k], effectors[k].target);
-    for (std::size_t idx = 0; idx < m; ++idx) {
-      const std::size_t j = path[idx];
-      bool exclusive = true;
-      for (std::size_t o = 0; o < ne; ++o) exclusive = exclusive && (o == k || !moves[o][j]);
-      if (!exclusive) continue;
-      const Vec3 next = idx + 1 < m ? pose.points[path[idx + 1]] : pose.tips[k];
-      const int p = tree.parents[j];
-      const Quat parent =
-          p < 0 ? normalize(tree.base_rotation) : pose.model[static_cast<std::size_t>(p)];
-      w[j] = limits(j, turn_towards(joints[j], w[j], parent, pose.model[j], next - pose.points[j],
-                                    effectors[k].target - pose.points[j]));
-      tree_fk(tree, w, effectors, pose);
-    }
-    if (!(distance(pose.tips[k], effectors[k].target) <= before_err)) {
-      work = before;
-      tree_fk(tree, w, effectors, pose);
-    }
-  }
+  for (std::size_t k = 0; k < ne; ++k)
+    if (it > 0 && !(aims.aim[k] == effectors[k].target))
+      reach_towards(tree, joints, effectors, k, moves, limits, work, pose);
   for (std::size_t i = 0; i < n; ++i) local[i] = work[i];
   std::array<Vec3, kMaxIkTreeEffectors> targets{};
   for (std::size_t k = 0; k < ne; ++k) targets[k] = effectors[k].target;
@@ -499,7 +539,8 @@ IkResult jacobian_solve_tree(const IkTree& tree, std::span<const IkJoint> joints
   } else {
     result.status = IkStatus::kMaxIterations;
     for (std::size_t k = 0; k < ne; ++k)
-      if (distance(root[k], effectors[k].target) > reach[k]) result.status = IkStatus::kUnreachable;
+      if (distance(aims.root[k], effectors[k].target) > aims.reach[k])
+        result.status = IkStatus::kUnreachable;
   }
   return result;
 }

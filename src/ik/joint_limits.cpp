@@ -1,4 +1,4 @@
-// Joint limits: hinge clamp and swing-twist cone/twist projection (seed 000 §25.6).
+// Joint limits: hinge clamp and swing-twist cone/twist projection.
 #include "kinema/ik/joint_limits.h"
 
 #include <algorithm>

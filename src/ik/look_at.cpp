@@ -1,4 +1,4 @@
-// Look-at spread over a chain with per-joint cones (seed 000 §25.6).
+// Look-at spread over a chain with per-joint cones.
 #include "kinema/ik/look_at.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Analytic two-bone IK in seed 002's solve plane.
+// Analytic two-bone IK in the solve plane of root, target and up vector (law of cosines).
 #include "kinema/ik/two_bone.h"
 
 #include <algorithm>
@@ -87,6 +87,134 @@ bool finite_input(const TwoBoneInput& in) {
          (!in.match_end_rotation || (is_finite(in.end_rotation) && is_finite(in.target_rotation)));
 }
 
+// The solve plane: X along T − R, Z = X × (U − R), Y = Z × X (the side the elbow bends to), and
+// the distance d from the root to the target (0 when the target is on the root, where X keeps
+// the current reach direction). Without a usable pole the plane the chain bends in now, and if
+// that too is a line any plane containing X (`pole_fallback` is then set).
+struct SolvePlane {
+  Vec3 x, y, z;
+  double d;
+};
+
+SolvePlane solve_plane(const TwoBoneInput& in, const Vec3& bone1, double scale,
+                       bool& pole_fallback) {
+  const Vec3 to_target = in.target - in.root;
+  double d = length(to_target);
+  Vec3 x;
+  if (d > 1e-12 * scale) {
+    x = to_target * (1.0 / d);
+  } else {  // target on the root: keep the current reach direction
+    d = 0;
+    x = normalize(in.end - in.root, normalize(bone1));
+  }
+  Vec3 z = cross(x, in.pole - in.root);
+  double z_length = length(z);
+  if (!(z_length > 1e-9 * scale)) {
+    pole_fallback = true;
+    z = cross(x, bone1);  // the plane the chain bends in now
+    z_length = length(z);
+    if (!(z_length > 1e-9 * scale)) {
+      z = any_perpendicular(x);
+      z_length = length(z);
+    }
+  }
+  z = z * (1.0 / z_length);
+  return {x, cross(z, x), z, d};
+}
+
+// Where the end joint goes, as a distance from the root: d clamped into [|l1 − l2|, l1 + l2],
+// with soft IK near full extension (`softened` when that leaves it short of the clamp).
+double chain_reach(double d, double shortest, double total, double soft_distance, bool& softened) {
+  double reach = std::clamp(d, shortest, total);
+  const double s = std::max(0.0, soft_distance);
+  if (s > 0) {
+    const double start = total - std::min(s, total);
+    if (d > start) {
+      const double soft = start + s * (1.0 - std::exp(-(d - start) / s));
+      softened = soft < reach;
+      reach = std::min(reach, soft);
+    }
+  }
+  return std::max(reach, shortest);
+}
+
+// The new bones' unit directions in the solve plane's (x, y) coordinates: bone 1 is
+// (cos α, ±sin α), α the angle at the root by the law of cosines, and bone 2 runs from the new
+// mid joint l1·(c1, s1) to the new end (reach, 0). `side` picks the sign (the elbow's side).
+struct PlanarBones {
+  double c1, s1, c2, s2;
+};
+
+PlanarBones bend_in_plane(double l1, double l2, double reach, double scale, double side) {
+  // Guard reach = 0 (l1 = l2, target on the root).
+  double cos_a = 0;
+  if (reach > 1e-12 * scale) {
+    cos_a = std::clamp((l1 * l1 + reach * reach - l2 * l2) / (2.0 * l1 * reach), -1.0, 1.0);
+  }
+  const double sin_a = std::sqrt(std::max(0.0, 1.0 - cos_a * cos_a));
+  const double c1 = cos_a, s1 = side * sin_a;
+  double c2 = reach - l1 * c1, s2 = -l1 * s1;
+  const double len2 = std::sqrt(c2 * c2 + s2 * s2);
+  if (len2 > 0) {
+    c2 *= 1.0 / len2;
+    s2 *= 1.0 / len2;
+  } else {
+    c2 = 1;
+    s2 = 0;
+  }
+  return {c1, s1, c2, s2};
+}
+
+// The full-weight model-space deltas: `root` takes the old (bone, bend normal) frame to the new
+// one, so a hinge stays a hinge; `mid` (applied after `root`) then only bends about the new
+// normal. The new bend normal is new_bone1 × new_bone2 = (c1·s2 − s1·c2)·z (x × y = z).
+struct ChainDeltas {
+  Quat root, mid;
+};
+
+ChainDeltas full_weight_deltas(const Vec3& bone1, const Vec3& bone2, double l1, double l2,
+                               const Vec3& z, const PlanarBones& b, const Vec3& new_bone1,
+                               const Vec3& new_bone2) {
+  const Vec3 a0 = bone1 * (1.0 / l1), u0 = bone2 * (1.0 / l2);
+  const Vec3 n0 = cross(a0, u0);
+  const double n0_length = length(n0), n1_length = b.c1 * b.s2 - b.s1 * b.c2;
+  ChainDeltas out;
+  if (n0_length > 1e-9 && std::abs(n1_length) > 1e-9) {
+    const Vec3 n1 = n1_length > 0 ? z : -z;
+    out.root = frame_rotation(a0, n0 * (1.0 / n0_length), new_bone1, n1);
+    // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
+    // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
+    // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
+    const double cos_b0 = dot(a0, u0), sin_b0 = n0_length;
+    const double cos_b1 = b.c1 * b.c2 + b.s1 * b.s2, sin_b1 = std::abs(n1_length);
+    out.mid =
+        axis_angle_of(n1, sin_b1 * cos_b0 - cos_b1 * sin_b0, cos_b1 * cos_b0 + sin_b1 * sin_b0);
+  } else {
+    out.root = from_to(a0, new_bone1);
+    out.mid = from_to(rotate(out.root, bone2), new_bone2);  // bend only
+  }
+  return out;
+}
+
+// The result's deltas: the full-weight ones blended with FK by `w` (each slerped from identity),
+// the mid delta composed with the root's, and the end delta turned towards the target rotation
+// when the input asks for it.
+void weighted_deltas(const ChainDeltas& full, double w, const TwoBoneInput& in, TwoBoneResult& r) {
+  if (w >= 1) {  // the common case, inline; the mid delta is normalized once, after the product
+    r.root_delta = normalize(full.root.w < 0 ? -full.root : full.root);
+    r.mid_delta = normalize((full.mid.w < 0 ? -full.mid : full.mid) * r.root_delta);
+  } else {
+    r.root_delta = weighted(full.root, w);
+    r.mid_delta = normalize(weighted(full.mid, w) * r.root_delta);
+  }
+  r.end_delta = r.mid_delta;
+  if (in.match_end_rotation) {
+    const Quat old_end = normalize(in.end_rotation);
+    const Quat carried = r.mid_delta * old_end;
+    r.end_delta = normalize(slerp(carried, normalize(in.target_rotation), w) * conjugate(old_end));
+  }
+}
+
 }  // namespace
 
 TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
@@ -107,108 +235,20 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
   }
   const double total = l1 + l2, shortest = std::abs(l1 - l2);
 
-  // Solve plane (seed 002): X along T − R, Z = X × (U − R), Y = Z × X.
-  const Vec3 to_target = in.target - in.root;
-  double d = length(to_target);
-  Vec3 x;
-  if (d > 1e-12 * scale) {
-    x = to_target * (1.0 / d);
-  } else {  // target on the root: keep the current reach direction
-    d = 0;
-    x = normalize(in.end - in.root, normalize(bone1));
-  }
-  Vec3 z = cross(x, in.pole - in.root);
-  double z_length = length(z);
-  if (!(z_length > 1e-9 * scale)) {
-    r.pole_fallback = true;
-    z = cross(x, bone1);  // the plane the chain bends in now
-    z_length = length(z);
-    if (!(z_length > 1e-9 * scale)) {
-      z = any_perpendicular(x);
-      z_length = length(z);
-    }
-  }
-  z = z * (1.0 / z_length);
-  const Vec3 y = cross(z, x);
-
-  // Reach: clamp into [|l1 − l2|, l1 + l2], with soft IK near full extension.
-  double reach = std::clamp(d, shortest, total);
+  const SolvePlane plane = solve_plane(in, bone1, scale, r.pole_fallback);
   bool softened = false;
-  const double s = std::max(0.0, in.soft_distance);
-  if (s > 0) {
-    const double start = total - std::min(s, total);
-    if (d > start) {
-      const double soft = start + s * (1.0 - std::exp(-(d - start) / s));
-      softened = soft < reach;
-      reach = std::min(reach, soft);
-    }
-  }
-  reach = std::max(reach, shortest);
-
-  // Law of cosines for the angle at the root; guard reach = 0 (l1 = l2, target on the root).
-  double cos_a = 0;
-  if (reach > 1e-12 * scale) {
-    cos_a = std::clamp((l1 * l1 + reach * reach - l2 * l2) / (2.0 * l1 * reach), -1.0, 1.0);
-  }
-  const double sin_a = std::sqrt(std::max(0.0, 1.0 - cos_a * cos_a));
-  const double side = in.elbow_side < 0 ? -1.0 : 1.0;
-  // The new bones in the plane's (x, y) coordinates: bone 1 is (cos α, ±sin α) (unit), bone 2
-  // runs from the new mid joint l1·(cos α, ±sin α) to the new end (reach, 0).
-  const double c1 = cos_a, s1 = side * sin_a;
-  double c2 = reach - l1 * c1, s2 = -l1 * s1;
-  const double len2 = std::sqrt(c2 * c2 + s2 * s2);
-  if (len2 > 0) {
-    c2 *= 1.0 / len2;
-    s2 *= 1.0 / len2;
-  } else {
-    c2 = 1;
-    s2 = 0;
-  }
-  const Vec3 new_bone1 = x * c1 + y * s1;
-  const Vec3 new_bone2 = x * c2 + y * s2;
-  r.mid_bend = std::acos(std::clamp(c1 * c2 + s1 * s2, -1.0, 1.0));
-
-  // Root delta: old (bone, bend normal) frame → new one, so a hinge stays a hinge. The new bend
-  // normal is new_bone1 × new_bone2 = (c1·s2 − s1·c2)·z (x × y = z).
-  // The mid delta then only bends about the new normal.
-  const Vec3 a0 = bone1 * (1.0 / l1), u0 = bone2 * (1.0 / l2);
-  const Vec3 n0 = cross(a0, u0);
-  const double n0_length = length(n0), n1_length = c1 * s2 - s1 * c2;
-  Quat root_delta, mid_local;
-  if (n0_length > 1e-9 && std::abs(n1_length) > 1e-9) {
-    const Vec3 n1 = n1_length > 0 ? z : -z;
-    root_delta = frame_rotation(a0, n0 * (1.0 / n0_length), new_bone1, n1);
-    // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
-    // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
-    // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
-    const double cos_b0 = dot(a0, u0), sin_b0 = n0_length;
-    const double cos_b1 = c1 * c2 + s1 * s2, sin_b1 = std::abs(n1_length);
-    mid_local =
-        axis_angle_of(n1, sin_b1 * cos_b0 - cos_b1 * sin_b0, cos_b1 * cos_b0 + sin_b1 * sin_b0);
-  } else {
-    root_delta = from_to(a0, new_bone1);
-    mid_local = from_to(rotate(root_delta, bone2), new_bone2);  // bend only
-  }
-
-  // Blend with FK by weight: each delta slerped from identity.
-  const double w = std::clamp(in.weight, 0.0, 1.0);
-  if (w >= 1) {  // the common case, inline; the mid delta is normalized once, after the product
-    r.root_delta = normalize(root_delta.w < 0 ? -root_delta : root_delta);
-    r.mid_delta = normalize((mid_local.w < 0 ? -mid_local : mid_local) * r.root_delta);
-  } else {
-    r.root_delta = weighted(root_delta, w);
-    r.mid_delta = normalize(weighted(mid_local, w) * r.root_delta);
-  }
-  r.end_delta = r.mid_delta;
-  if (in.match_end_rotation) {
-    const Quat old_end = normalize(in.end_rotation);
-    const Quat carried = r.mid_delta * old_end;
-    r.end_delta = normalize(slerp(carried, normalize(in.target_rotation), w) * conjugate(old_end));
-  }
+  const double reach = chain_reach(plane.d, shortest, total, in.soft_distance, softened);
+  const PlanarBones b = bend_in_plane(l1, l2, reach, scale, in.elbow_side < 0 ? -1.0 : 1.0);
+  const Vec3 new_bone1 = plane.x * b.c1 + plane.y * b.s1;
+  const Vec3 new_bone2 = plane.x * b.c2 + plane.y * b.s2;
+  r.mid_bend = std::acos(std::clamp(b.c1 * b.c2 + b.s1 * b.s2, -1.0, 1.0));
+  const ChainDeltas full =
+      full_weight_deltas(bone1, bone2, l1, l2, plane.z, b, new_bone1, new_bone2);
+  weighted_deltas(full, std::clamp(in.weight, 0.0, 1.0), in, r);
   r.mid_position = in.root + rotate(r.root_delta, bone1);
   r.end_position = r.mid_position + rotate(r.mid_delta, bone2);
 
-  const bool reachable = d >= shortest && d <= total;
+  const bool reachable = plane.d >= shortest && plane.d <= total;
   r.status = !reachable ? TwoBoneStatus::kUnreachable
                         : (softened ? TwoBoneStatus::kSoftened : TwoBoneStatus::kReached);
   r.reached = r.status == TwoBoneStatus::kReached;

@@ -3,11 +3,11 @@
 
 namespace kinema {
 
-AnimGraph load_anim_graph(const std::string& path, const LoadOptions& load,
-                          GraphLoadOptions options) {
+BuiltGraph load_anim_graph(const std::string& path, const LoadOptions& load,
+                           GraphBuildOptions options) {
   options.load_file = [load](const std::string& clip_path) { return load_asset(clip_path, load); };
   options.clips_are_files = true;
-  return AnimGraph::load(path, options);
+  return build_graph_file(path, options);
 }
 
 }  // namespace kinema

@@ -233,6 +233,171 @@ bool same_skeleton(const Skeleton& a, const Skeleton& b) {
   return true;
 }
 
+/// The feature groups of the layout (kinema/match/database.h) with their options' weights, in
+/// order, scale 1 until normalization. Returns the dimensions of a frame.
+uint32_t feature_groups(const DatabaseOptions& options, std::vector<FeatureGroup>& groups) {
+  const uint32_t T = uint32_t(options.trajectory_times.size());
+  uint32_t offset = 0;
+  const auto group = [&](const std::string& name, uint32_t dims, float weight) {
+    groups.push_back({name, offset, dims, weight, 1});
+    offset += dims;
+  };
+  group("left_foot_position", 3, options.weight_foot_position);
+  group("right_foot_position", 3, options.weight_foot_position);
+  group("left_foot_velocity", 3, options.weight_foot_velocity);
+  group("right_foot_velocity", 3, options.weight_foot_velocity);
+  group("hip_velocity", 3, options.weight_hip_velocity);
+  group("trajectory_position", 2 * T, options.weight_trajectory_position);
+  group("trajectory_direction", 2 * T, options.weight_trajectory_direction);
+  for (const ExtraFeature& e : options.extra) group(e.name, uint32_t(e.dims), e.weight);
+  return offset;
+}
+
+/// The clips' tag names in order of first appearance; throws past 64 (one bit each).
+std::vector<std::string> tag_names_of(std::span<const ClipSource> clips) {
+  std::vector<std::string> names;
+  for (const ClipSource& s : clips)
+    for (const TagRange& t : s.tags)
+      if (std::find(names.begin(), names.end(), t.tag) == names.end()) names.push_back(t.tag);
+  if (names.size() > kMaxTags)
+    throw Error("", "tags", std::to_string(names.size()) + " tag names; at most 64");
+  return names;
+}
+
+/// For stored poses: checks that every clip is on the first clip's skeleton with the same
+/// feature joints, and keeps that skeleton and those joints in `db`. Returns the mirror map of
+/// the skeleton's joints when the clips are also mirrored, else nothing.
+std::vector<int> pose_skeleton(std::span<const ClipSource> clips, const DatabaseOptions& options,
+                               Database& db) {
+  for (size_t i = 1; i < clips.size(); ++i)
+    if (!same_skeleton(*clips[i].skeleton, *clips[0].skeleton))
+      throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
+                  "its skeleton differs from clip \"" + clips[0].name +
+                      "\"'s (joint names or parents): poses can be stored for one skeleton "
+                      "only (retarget the clips onto one skeleton, or store features only)");
+  db.skeleton = *clips[0].skeleton;
+  db.joints = clips[0].joints;
+  for (size_t i = 1; i < clips.size(); ++i) {
+    const FeatureJoints& a = clips[i].joints;
+    if (a.hips != db.joints.hips || a.left_foot != db.joints.left_foot ||
+        a.right_foot != db.joints.right_foot)
+      throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
+                  "its feature joints differ from the first clip's on the same skeleton");
+  }
+  return options.mirror ? mirror_joints(db.skeleton) : std::vector<int>{};
+}
+
+/// Clip `source` played at `speed`, mirrored or not, as database frames from `first_frame` on:
+/// one frame every 1/fps seconds of scaled time from the start time to the clip's end.
+DatabaseClip clip_variant(const ClipSource& src, size_t source, bool mirrored, double speed,
+                          uint32_t first_frame, double fps) {
+  DatabaseClip c;
+  c.name = src.name;
+  c.source = uint32_t(source);
+  c.mirrored = mirrored;
+  c.speed = float(speed);
+  c.start_time = src.start_time;
+  c.first_frame = first_frame;
+  const double span = (src.clip->duration - src.start_time) * fps / c.speed;
+  c.frame_count = uint32_t(std::floor(span + 1e-6)) + 1;
+  return c;
+}
+
+/// The built-in features of frame k (the layout's first 15 + 4·T numbers, raw units) into `f`:
+/// feet positions and velocities and the hips' velocity in the frame's root frame, then the
+/// future root positions and facings at the trajectory times.
+void put_motion_features(const std::vector<JointFrame>& joints, const std::vector<RootFrame>& roots,
+                         uint32_t k, const DatabaseOptions& options, float* f) {
+  const uint32_t T = uint32_t(options.trajectory_times.size());
+  const RootFrame& root = roots[k];
+  const auto put3 = [&](size_t at, const Vec3& v) {
+    f[at] = float(v.x), f[at + 1] = float(v.y), f[at + 2] = float(v.z);
+  };
+  put3(0, to_root(root, joints[k].left_foot - root.position));
+  put3(3, to_root(root, joints[k].right_foot - root.position));
+  put3(6, to_root(root, velocity(joints, k, &JointFrame::left_foot, options.fps)));
+  put3(9, to_root(root, velocity(joints, k, &JointFrame::right_foot, options.fps)));
+  put3(12, to_root(root, velocity(joints, k, &JointFrame::hips, options.fps)));
+  for (uint32_t i = 0; i < T; ++i) {
+    const RootFrame future = root_at(roots, k + options.trajectory_times[i] * options.fps);
+    const Vec3 p = to_root(root, future.position - root.position);
+    const Vec3 d = to_root(root, future.facing);
+    f[15 + 2 * i] = float(p.x), f[16 + 2 * i] = float(p.z);
+    f[15 + 2 * T + 2 * i] = float(d.x), f[16 + 2 * T + 2 * i] = float(d.z);
+  }
+}
+
+/// The tags whose ranges hold source time t, as bits of `tag_names`.
+uint64_t tags_at(const ClipSource& src, const std::vector<std::string>& tag_names, double t) {
+  uint64_t tags = 0;
+  for (const TagRange& tr : src.tags)
+    if (t >= tr.start - 1e-9 && t <= tr.end + 1e-9)
+      tags |= uint64_t(1) << (std::find(tag_names.begin(), tag_names.end(), tr.tag) -
+                              tag_names.begin());
+  return tags;
+}
+
+/// Adds clip variant `c` of `src` to the database: its frames' raw features (appended to `raw`,
+/// D numbers a frame), tags and searchable flags, its root frames, its poses (with
+/// options.store_poses) and the clip itself. Throws on a feature that is not finite.
+void add_clip_variant(const ClipSource& src, const DatabaseClip& c, const DatabaseOptions& options,
+                      const std::vector<int>& mirror, double exclusion, size_t D,
+                      std::vector<float>& raw, Database& db) {
+  const std::vector<JointFrame> joints =
+      sample_joints(src, c, options.fps, mirror, options.store_poses ? &db.poses : nullptr);
+  const std::vector<RootFrame> roots =
+      root_frames(joints, src.joints.left_upper_leg >= 0, options.root_smoothing * options.fps);
+  const size_t base = raw.size();
+  raw.resize(base + size_t(c.frame_count) * D);
+  for (uint32_t k = 0; k < c.frame_count; ++k) {
+    float* f = raw.data() + base + size_t(k) * D;
+    put_motion_features(joints, roots, k, options, f);
+    size_t at = 15 + 4 * options.trajectory_times.size();
+    const double t = source_time_of(src, c, k, options.fps);
+    for (const ExtraFeature& e : options.extra) {
+      e.compute(*src.skeleton, *src.clip, t, c.mirrored, std::span<float>(f + at, size_t(e.dims)));
+      at += size_t(e.dims);
+    }
+    for (size_t d = 0; d < D; ++d)
+      if (!std::isfinite(f[d]))
+        throw Error("", clip_place(c) + ", frame " + std::to_string(k),
+                    "feature " + std::to_string(d) + " is not a finite number");
+    db.features.tags.push_back(tags_at(src, db.tag_names, t));
+    const double remaining = (c.frame_count - 1 - k) / options.fps;
+    db.features.searchable.push_back(remaining + 1e-9 >= exclusion ? 1 : 0);
+  }
+  for (const RootFrame& r : roots)
+    db.roots.push_back(
+        {float(r.position.x), float(r.position.z), float(r.facing.x), float(r.facing.z)});
+  db.clips.push_back(c);
+}
+
+/// The database's normalized, weighted features from the raw ones (D numbers a frame): the
+/// per-dimension mean, one scale per group (the mean of its dimensions' standard deviations).
+void normalize_features(const std::vector<float>& raw, size_t D, Database& db) {
+  const size_t n = raw.size() / D;
+  std::vector<double> mean(D, 0), var(D, 0);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t d = 0; d < D; ++d) mean[d] += raw[k * D + d];
+  for (double& m : mean) m /= double(n);
+  for (size_t k = 0; k < n; ++k)
+    for (size_t d = 0; d < D; ++d) {
+      const double e = raw[k * D + d] - mean[d];
+      var[d] += e * e;
+    }
+  db.mean.assign(mean.begin(), mean.end());
+  for (FeatureGroup& g : db.groups) {
+    double sum = 0;
+    for (uint32_t d = g.offset; d < g.offset + g.dims; ++d) sum += std::sqrt(var[d] / double(n));
+    const double scale = sum / g.dims;
+    g.scale = scale > 1e-12 ? float(scale) : 1.0f;
+  }
+  db.features.values.resize(raw.size());
+  for (size_t k = 0; k < n; ++k)
+    db.normalize(std::span<const float>(raw.data() + k * D, D),
+                 std::span<float>(db.features.values.data() + k * D, D));
+}
+
 }  // namespace
 
 std::span<const Transformf> Database::pose(uint32_t frame) const {
@@ -281,145 +446,29 @@ Database build_database(std::span<const ClipSource> clips, const DatabaseOptions
   Database db;
   db.fps = options.fps;
   db.trajectory_times = options.trajectory_times;
-  const uint32_t T = uint32_t(options.trajectory_times.size());
-  uint32_t offset = 0;
-  const auto group = [&](const std::string& name, uint32_t dims, float weight) {
-    db.groups.push_back({name, offset, dims, weight, 1});
-    offset += dims;
-  };
-  group("left_foot_position", 3, options.weight_foot_position);
-  group("right_foot_position", 3, options.weight_foot_position);
-  group("left_foot_velocity", 3, options.weight_foot_velocity);
-  group("right_foot_velocity", 3, options.weight_foot_velocity);
-  group("hip_velocity", 3, options.weight_hip_velocity);
-  group("trajectory_position", 2 * T, options.weight_trajectory_position);
-  group("trajectory_direction", 2 * T, options.weight_trajectory_direction);
-  for (const ExtraFeature& e : options.extra) group(e.name, uint32_t(e.dims), e.weight);
-  const size_t D = offset;
+  const size_t D = feature_groups(options, db.groups);
   db.features.dims = D;
-
-  // Tag names in order of first appearance.
-  for (const ClipSource& s : clips)
-    for (const TagRange& t : s.tags)
-      if (std::find(db.tag_names.begin(), db.tag_names.end(), t.tag) == db.tag_names.end())
-        db.tag_names.push_back(t.tag);
-  if (db.tag_names.size() > kMaxTags)
-    throw Error("", "tags", std::to_string(db.tag_names.size()) + " tag names; at most 64");
-
-  std::vector<int> mirror;
-  if (options.store_poses) {
-    for (size_t i = 1; i < clips.size(); ++i)
-      if (!same_skeleton(*clips[i].skeleton, *clips[0].skeleton))
-        throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
-                    "its skeleton differs from clip \"" + clips[0].name +
-                        "\"'s (joint names or parents): poses can be stored for one skeleton "
-                        "only (retarget the clips onto one skeleton, or store features only)");
-    db.skeleton = *clips[0].skeleton;
-    db.joints = clips[0].joints;
-    for (size_t i = 1; i < clips.size(); ++i) {
-      const FeatureJoints& a = clips[i].joints;
-      if (a.hips != db.joints.hips || a.left_foot != db.joints.left_foot ||
-          a.right_foot != db.joints.right_foot)
-        throw Error("", "clip " + std::to_string(i) + " \"" + clips[i].name + "\"",
-                    "its feature joints differ from the first clip's on the same skeleton");
-    }
-    if (options.mirror) mirror = mirror_joints(db.skeleton);
-  }
+  db.tag_names = tag_names_of(clips);
+  const std::vector<int> mirror =
+      options.store_poses ? pose_skeleton(clips, options, db) : std::vector<int>{};
   const double exclusion =
       options.end_exclusion < 0 ? options.trajectory_times.back() : options.end_exclusion;
   std::vector<float> raw;
   for (size_t si = 0; si < clips.size(); ++si) {
-    const ClipSource& src = clips[si];
     for (const bool mirrored : {false, true}) {
       if (mirrored && !options.mirror) continue;
       for (const double speed : options.speeds) {
-        DatabaseClip c;
-        c.name = src.name;
-        c.source = uint32_t(si);
-        c.mirrored = mirrored;
-        c.speed = float(speed);
-        c.start_time = src.start_time;
-        c.first_frame = uint32_t(
-            db.clips.empty() ? 0 : db.clips.back().first_frame + db.clips.back().frame_count);
-        const double span = (src.clip->duration - src.start_time) * options.fps / c.speed;
-        c.frame_count = uint32_t(std::floor(span + 1e-6)) + 1;
-        const std::vector<JointFrame> joints =
-            sample_joints(src, c, options.fps, mirror, options.store_poses ? &db.poses : nullptr);
-        const std::vector<RootFrame> roots = root_frames(joints, src.joints.left_upper_leg >= 0,
-                                                         options.root_smoothing * options.fps);
-        const size_t base = raw.size();
-        raw.resize(base + size_t(c.frame_count) * D);
-        std::vector<float> extra_values;
-        for (uint32_t k = 0; k < c.frame_count; ++k) {
-          float* f = raw.data() + base + size_t(k) * D;
-          const RootFrame& root = roots[k];
-          const auto put3 = [&](size_t at, const Vec3& v) {
-            f[at] = float(v.x), f[at + 1] = float(v.y), f[at + 2] = float(v.z);
-          };
-          put3(0, to_root(root, joints[k].left_foot - root.position));
-          put3(3, to_root(root, joints[k].right_foot - root.position));
-          put3(6, to_root(root, velocity(joints, k, &JointFrame::left_foot, options.fps)));
-          put3(9, to_root(root, velocity(joints, k, &JointFrame::right_foot, options.fps)));
-          put3(12, to_root(root, velocity(joints, k, &JointFrame::hips, options.fps)));
-          for (uint32_t i = 0; i < T; ++i) {
-            const RootFrame future = root_at(roots, k + options.trajectory_times[i] * options.fps);
-            const Vec3 p = to_root(root, future.position - root.position);
-            const Vec3 d = to_root(root, future.facing);
-            f[15 + 2 * i] = float(p.x), f[16 + 2 * i] = float(p.z);
-            f[15 + 2 * T + 2 * i] = float(d.x), f[16 + 2 * T + 2 * i] = float(d.z);
-          }
-          size_t at = 15 + 4 * size_t(T);
-          const double t = source_time_of(src, c, k, options.fps);
-          for (const ExtraFeature& e : options.extra) {
-            e.compute(*src.skeleton, *src.clip, t, mirrored,
-                      std::span<float>(f + at, size_t(e.dims)));
-            at += size_t(e.dims);
-          }
-          for (size_t d = 0; d < D; ++d)
-            if (!std::isfinite(f[d]))
-              throw Error("", clip_place(c) + ", frame " + std::to_string(k),
-                          "feature " + std::to_string(d) + " is not a finite number");
-          uint64_t tags = 0;
-          for (const TagRange& tr : src.tags)
-            if (t >= tr.start - 1e-9 && t <= tr.end + 1e-9)
-              tags |= uint64_t(1) << (std::find(db.tag_names.begin(), db.tag_names.end(), tr.tag) -
-                                      db.tag_names.begin());
-          db.features.tags.push_back(tags);
-          const double remaining = (c.frame_count - 1 - k) / options.fps;
-          db.features.searchable.push_back(remaining + 1e-9 >= exclusion ? 1 : 0);
-        }
-        for (const RootFrame& r : roots)
-          db.roots.push_back(
-              {float(r.position.x), float(r.position.z), float(r.facing.x), float(r.facing.z)});
-        db.clips.push_back(c);
+        const uint32_t first_frame =
+            db.clips.empty() ? 0 : db.clips.back().first_frame + db.clips.back().frame_count;
+        const DatabaseClip c =
+            clip_variant(clips[si], si, mirrored, speed, first_frame, options.fps);
+        add_clip_variant(clips[si], c, options, mirror, exclusion, D, raw, db);
       }
     }
     if (progress) progress(si + 1);
   }
   if (db.tag_names.empty()) db.features.tags.clear();
-
-  // Normalization: per-dimension mean, one scale per group (the mean of its dimensions' std).
-  const size_t n = raw.size() / D;
-  std::vector<double> mean(D, 0), var(D, 0);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t d = 0; d < D; ++d) mean[d] += raw[k * D + d];
-  for (double& m : mean) m /= double(n);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t d = 0; d < D; ++d) {
-      const double e = raw[k * D + d] - mean[d];
-      var[d] += e * e;
-    }
-  db.mean.assign(mean.begin(), mean.end());
-  for (FeatureGroup& g : db.groups) {
-    double sum = 0;
-    for (uint32_t d = g.offset; d < g.offset + g.dims; ++d) sum += std::sqrt(var[d] / double(n));
-    const double scale = sum / g.dims;
-    g.scale = scale > 1e-12 ? float(scale) : 1.0f;
-  }
-  db.features.values.resize(raw.size());
-  for (size_t k = 0; k < n; ++k)
-    db.normalize(std::span<const float>(raw.data() + k * D, D),
-                 std::span<float>(db.features.values.data() + k * D, D));
+  normalize_features(raw, D, db);
   return db;
 }
 

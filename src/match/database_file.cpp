@@ -71,12 +71,11 @@ std::string serialize_database(const Database& db) {
   return detail::with_header(kMagic, database_format_version, w.out);
 }
 
-Database deserialize_database(std::string_view bytes, const std::string& file) {
-  const std::string_view payload =
-      detail::checked_payload(bytes, kMagic, database_format_version, file,
-                              "kinema motion-matching database", " (rebuild the database)");
-  ByteReader r(payload, kHeaderBytes, file);
-  Database db;
+namespace {
+
+/// The layout: fps, trajectory times, feature groups (each following the previous one), the
+/// per-dimension means, the tag names. Returns the dimensions of a frame.
+size_t read_layout(ByteReader& r, Database& db, const std::string& file) {
   db.fps = r.get<double>("fps");
   if (!(db.fps > 0) || !std::isfinite(db.fps)) r.fail("fps is not a positive number");
   const size_t T = r.get_count("trajectory time count", sizeof(double), 64);
@@ -102,6 +101,11 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
   for (size_t d = 0; d < D; ++d) db.mean.push_back(r.get_finite("feature mean"));
   const size_t tag_count = r.get_count("tag count", 4, 64);
   for (size_t i = 0; i < tag_count; ++i) db.tag_names.push_back(r.get_string("tag name"));
+  return D;
+}
+
+/// The clip variants, each starting where the previous one ends. Returns their frames.
+size_t read_clips(ByteReader& r, Database& db, const std::string& file) {
   const size_t clip_count = r.get_count("clip count", 29, uint64_t(1) << 24);
   uint32_t next = 0;
   for (size_t i = 0; i < clip_count; ++i) {
@@ -120,8 +124,11 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
     next += c.frame_count;
     db.clips.push_back(c);
   }
-  const size_t n = r.get_count("frame count", D * sizeof(float) + 1, uint64_t(1) << 31);
-  if (n != next || n == 0) r.fail("the frame count does not match the clips");
+  return next;
+}
+
+/// The n frames' features (D finite numbers each), tags, searchable flags and root frames.
+void read_frames(ByteReader& r, size_t n, size_t D, Database& db, const std::string& file) {
   db.features.dims = D;
   const size_t values_at = r.offset();
   r.get_array(db.features.values, n * D);
@@ -147,34 +154,53 @@ Database deserialize_database(std::string_view bytes, const std::string& file) {
                   "the root frame of frame " + std::to_string(i) +
                       " is not a finite position with a unit facing");
   }
+}
+
+/// The skeleton, its feature joints and the n frames' poses, when the database has them.
+void read_poses(ByteReader& r, size_t n, Database& db, const std::string& file) {
   const size_t joints = r.get_count("joint count", 50, 65535);
-  if (joints > 0) {
-    int32_t feature_joints[7];
-    for (int32_t& j : feature_joints) {
-      j = r.get<int32_t>("feature joint");
-      if (j < -1 || j >= int32_t(joints)) r.fail("a feature joint is outside the skeleton");
-    }
-    db.joints = {feature_joints[0], feature_joints[1], feature_joints[2], feature_joints[3],
-                 feature_joints[4], feature_joints[5], feature_joints[6]};
-    if (db.joints.hips < 0 || db.joints.left_foot < 0 || db.joints.right_foot < 0)
-      r.fail("the hips and feet joints are missing");
-    db.skeleton = detail::get_skeleton_joints(r, joints, file);
-    const size_t count = n * joints;
-    if (r.left() != count * sizeof(Transformf))
-      r.fail("the poses do not match the frame and joint counts");
-    const size_t poses_at = r.offset();
-    r.get_array(db.poses, count);
-    for (size_t i = 0; i < count; ++i) {
-      const Transformf& t = db.poses[i];
-      for (const float x :
-           {t.translation.x, t.translation.y, t.translation.z, t.rotation.x, t.rotation.y,
-            t.rotation.z, t.rotation.w, t.scale.x, t.scale.y, t.scale.z})
-        if (!std::isfinite(x))
-          throw Error(file, "byte " + std::to_string(kHeaderBytes + poses_at + 40 * i),
-                      "joint " + std::to_string(i % joints) + " of frame " +
-                          std::to_string(i / joints) + " has a non-finite pose");
-    }
+  if (joints == 0) return;
+  int32_t feature_joints[7];
+  for (int32_t& j : feature_joints) {
+    j = r.get<int32_t>("feature joint");
+    if (j < -1 || j >= int32_t(joints)) r.fail("a feature joint is outside the skeleton");
   }
+  db.joints = {feature_joints[0], feature_joints[1], feature_joints[2], feature_joints[3],
+               feature_joints[4], feature_joints[5], feature_joints[6]};
+  if (db.joints.hips < 0 || db.joints.left_foot < 0 || db.joints.right_foot < 0)
+    r.fail("the hips and feet joints are missing");
+  db.skeleton = detail::get_skeleton_joints(r, joints, file);
+  const size_t count = n * joints;
+  if (r.left() != count * sizeof(Transformf))
+    r.fail("the poses do not match the frame and joint counts");
+  const size_t poses_at = r.offset();
+  r.get_array(db.poses, count);
+  for (size_t i = 0; i < count; ++i) {
+    const Transformf& t = db.poses[i];
+    for (const float x :
+         {t.translation.x, t.translation.y, t.translation.z, t.rotation.x, t.rotation.y,
+          t.rotation.z, t.rotation.w, t.scale.x, t.scale.y, t.scale.z})
+      if (!std::isfinite(x))
+        throw Error(file, "byte " + std::to_string(kHeaderBytes + poses_at + 40 * i),
+                    "joint " + std::to_string(i % joints) + " of frame " +
+                        std::to_string(i / joints) + " has a non-finite pose");
+  }
+}
+
+}  // namespace
+
+Database deserialize_database(std::string_view bytes, const std::string& file) {
+  const std::string_view payload =
+      detail::checked_payload(bytes, kMagic, database_format_version, file,
+                              "kinema motion-matching database", " (rebuild the database)");
+  ByteReader r(payload, kHeaderBytes, file);
+  Database db;
+  const size_t D = read_layout(r, db, file);
+  const size_t frames_of_clips = read_clips(r, db, file);
+  const size_t n = r.get_count("frame count", D * sizeof(float) + 1, uint64_t(1) << 31);
+  if (n != frames_of_clips || n == 0) r.fail("the frame count does not match the clips");
+  read_frames(r, n, D, db, file);
+  read_poses(r, n, db, file);
   if (r.left() != 0) r.fail("unexpected bytes after the end of the database");
   return db;
 }

@@ -1,5 +1,5 @@
-// src/render/shaders.cpp — the GLSL programs. The skinning vertex shader follows seed 000 §25.2
-// (skinPositionDQ: dual quaternions stored as two vec4 (x, y, z, w) per joint, rotation written
+// src/render/shaders.cpp — the GLSL programs. The skinning vertex shader is the usual DQS shader
+// (Kavan et al. 2008: dual quaternions stored as two vec4 (x, y, z, w) per joint, rotation written
 // p + 2u×(u×p + w·p)) and its LBS counterpart with 3×4 palettes (three vec4 rows per joint),
 // extended to 8 influences, normals and the pre-scale stage so that it matches skin_lbs /
 // skin_dqs (src/skin/skinning.cpp) operation for operation.
@@ -76,7 +76,7 @@ vec3 rotateByQuat(vec4 q, vec3 v) {  // v + 2w(u x v) + 2u x (u x v), as kinema:
   return v + q.w * t + cross(q.xyz, t);
 }
 
-// Dual quaternion skinning (seed 000 §25.2, skinPositionDQ) with 8 influences and normals.
+// Dual quaternion skinning (Kavan et al. 2008) with 8 influences and normals.
 void skinDqs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
   vec3 pos = position, nrm = normal;
   if (uPrescale) {

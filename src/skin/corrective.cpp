@@ -1,4 +1,4 @@
-// Pose-driven corrective shapes and the inversion of posed sculpts (seed 000 §25.3).
+// Pose-driven corrective shapes and the inversion of posed sculpts (Lewis et al. 2000).
 #include "kinema/skin/corrective.h"
 
 #include <Eigen/Dense>

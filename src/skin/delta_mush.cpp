@@ -1,7 +1,7 @@
-// Delta mush and the offline LBS weight bake (seed 000 §25.3).
+// Delta mush (Mancewicz et al. 2014): the bind (weld, neighbours, smoothing, frames, deltas)
+// and the deformation. The offline LBS weight bake from it is in lbs_weight_bake.cpp.
 #include "kinema/skin/delta_mush.h"
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -96,18 +96,8 @@ Vec3f node_positions(const DeltaMushBind& bind, std::span<const Vec3f> src, std:
   return origin;
 }
 
-}  // namespace
-
-Vec3f delta_mush_frame_point(const Vec3f& smoothed, const Vec3f& tangent, const Vec3f& normal,
-                             const Vec3f& local_delta) {
-  const Vec3f bitangent = cross(normal, tangent);
-  return smoothed + tangent * local_delta.x + bitangent * local_delta.y + normal * local_delta.z;
-}
-
-size_t delta_mush_scratch_size(const DeltaMushBind& bind) { return 3 * bind.node_count; }
-
-DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const uint32_t> indices,
-                               const DeltaMushSettings& settings) {
+void check_delta_mush_input(std::span<const Vec3f> positions, std::span<const uint32_t> indices,
+                            const DeltaMushSettings& settings) {
   const std::string place = "delta mush";
   if (settings.iterations < 0)
     throw Error({}, place, "iterations must be ≥ 0 (" + std::to_string(settings.iterations) + ")");
@@ -127,12 +117,13 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
       throw Error({}, "index " + std::to_string(i),
                   "vertex " + std::to_string(indices[i]) + " is outside the mesh (" +
                       std::to_string(n) + " vertices)");
+}
 
-  DeltaMushBind bind;
-  bind.settings = settings;
-  bind.vertex_count = n;
-
-  // Weld: sweep the vertices sorted by x, joining each to an earlier node within weld_distance.
+// Welds the vertices into smoothing nodes (bind.node_of, node_count, node_vertex_start,
+// node_vertices): a sweep of the vertices sorted by x joins each to an earlier node within
+// weld_distance (none when it is negative).
+void weld_nodes(std::span<const Vec3f> positions, float weld, DeltaMushBind& bind) {
+  const size_t n = positions.size();
   bind.node_of.assign(n, kNone);
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -143,8 +134,7 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
     if (p.z != q.z) return p.z < q.z;
     return a < b;
   });
-  std::vector<Vec3f> node_pos;
-  const float weld = settings.weld_distance;
+  size_t k = 0;
   for (size_t s = 0; s < n; ++s) {
     const uint32_t v = order[s];
     uint32_t node = kNone;
@@ -157,24 +147,22 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
           break;
         }
       }
-    if (node == kNone) {
-      node = static_cast<uint32_t>(node_pos.size());
-      node_pos.push_back(positions[v]);
-    }
+    if (node == kNone) node = static_cast<uint32_t>(k++);
     bind.node_of[v] = node;
   }
-  const size_t k = node_pos.size();
   bind.node_count = k;
   bind.node_vertex_start.assign(k + 1, 0);
   for (uint32_t node : bind.node_of) ++bind.node_vertex_start[node + 1];
   for (size_t i = 0; i < k; ++i) bind.node_vertex_start[i + 1] += bind.node_vertex_start[i];
   bind.node_vertices.resize(n);
-  {
-    std::vector<uint32_t> fill(bind.node_vertex_start.begin(), bind.node_vertex_start.end() - 1);
-    for (uint32_t v = 0; v < n; ++v) bind.node_vertices[fill[bind.node_of[v]]++] = v;
-  }
+  std::vector<uint32_t> fill(bind.node_vertex_start.begin(), bind.node_vertex_start.end() - 1);
+  for (uint32_t v = 0; v < n; ++v) bind.node_vertices[fill[bind.node_of[v]]++] = v;
+}
 
-  // Triangles over nodes (dropping ones that weld collapsed) and unique neighbour lists.
+// The triangles over nodes (dropping the ones the weld collapsed) and each node's unique
+// neighbours (bind.triangles, neighbour_start, neighbours).
+void connect_nodes(std::span<const uint32_t> indices, DeltaMushBind& bind) {
+  const size_t k = bind.node_count;
   std::vector<std::pair<uint32_t, uint32_t>> edges;
   for (size_t t = 0; t < indices.size(); t += 3) {
     const uint32_t a = bind.node_of[indices[t]], b = bind.node_of[indices[t + 1]],
@@ -193,14 +181,14 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
   for (size_t i = 0; i < k; ++i) bind.neighbour_start[i + 1] += bind.neighbour_start[i];
   bind.neighbours.reserve(edges.size());
   for (const auto& e : edges) bind.neighbours.push_back(e.second);
+}
 
-  // Smooth the bind mesh, pick each node's frame edge, store the deltas.
-  std::vector<Vec3f> scratch(3 * k);
-  const std::span<Vec3f> all(scratch);
-  const Vec3f origin = node_positions(bind, positions, all.subspan(0, k));
-  const std::span<Vec3f> smoothed = smooth(bind, all.subspan(0, k), all.subspan(k, k));
-  const std::span<Vec3f> normals = all.subspan(2 * k, k);
-  node_normals(bind, smoothed, normals);
+// Each node's frame edge on the smoothed bind mesh (bind.frame_neighbour): the neighbour whose
+// edge is the most perpendicular to the node's normal, none where every edge is (nearly) along
+// it or the normal is zero.
+void pick_frame_neighbours(std::span<const Vec3f> smoothed, std::span<const Vec3f> normals,
+                           DeltaMushBind& bind) {
+  const size_t k = bind.node_count;
   bind.frame_neighbour.assign(k, kNone);
   for (size_t i = 0; i < k; ++i) {
     const float nlen = length(normals[i]);
@@ -218,7 +206,37 @@ DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const
       }
     }
   }
-  bind.deltas.resize(n);
+}
+
+}  // namespace
+
+Vec3f delta_mush_frame_point(const Vec3f& smoothed, const Vec3f& tangent, const Vec3f& normal,
+                             const Vec3f& local_delta) {
+  const Vec3f bitangent = cross(normal, tangent);
+  return smoothed + tangent * local_delta.x + bitangent * local_delta.y + normal * local_delta.z;
+}
+
+size_t delta_mush_scratch_size(const DeltaMushBind& bind) { return 3 * bind.node_count; }
+
+DeltaMushBind build_delta_mush(std::span<const Vec3f> positions, std::span<const uint32_t> indices,
+                               const DeltaMushSettings& settings) {
+  check_delta_mush_input(positions, indices, settings);
+  DeltaMushBind bind;
+  bind.settings = settings;
+  bind.vertex_count = positions.size();
+  weld_nodes(positions, settings.weld_distance, bind);
+  connect_nodes(indices, bind);
+
+  // Smooth the bind mesh, pick each node's frame edge, store the deltas in the frames.
+  const size_t k = bind.node_count;
+  std::vector<Vec3f> scratch(3 * k);
+  const std::span<Vec3f> all(scratch);
+  const Vec3f origin = node_positions(bind, positions, all.subspan(0, k));
+  const std::span<Vec3f> smoothed = smooth(bind, all.subspan(0, k), all.subspan(k, k));
+  const std::span<Vec3f> normals = all.subspan(2 * k, k);
+  node_normals(bind, smoothed, normals);
+  pick_frame_neighbours(smoothed, normals, bind);
+  bind.deltas.resize(positions.size());
   for (size_t i = 0; i < k; ++i) {
     const Frame f = frame_at(bind, smoothed, normals, i);
     for (uint32_t s = bind.node_vertex_start[i]; s < bind.node_vertex_start[i + 1]; ++s) {
@@ -257,228 +275,6 @@ bool delta_mush_deform(const DeltaMushBind& bind, std::span<const Vec3f> deforme
     }
   }
   return true;
-}
-
-// ---- offline weight bake --------------------------------------------------------------------
-
-namespace {
-
-// Minimizes ½ wᵀG w − hᵀw over the simplex {w ≥ 0, Σw = 1}: an active-set method in the manner of
-// Lawson–Hanson's NNLS, starting from the best single joint. G is symmetric positive semidefinite
-// (a tiny ridge keeps the equality-constrained subproblems solvable when columns coincide).
-Eigen::VectorXd simplex_least_squares(const Eigen::MatrixXd& g, const Eigen::VectorXd& h) {
-  const Eigen::Index c = g.rows();
-  Eigen::VectorXd w = Eigen::VectorXd::Zero(c);
-  if (c == 0) return w;
-  Eigen::Index best = 0;
-  for (Eigen::Index j = 1; j < c; ++j)
-    if (0.5 * g(j, j) - h(j) < 0.5 * g(best, best) - h(best)) best = j;
-  w(best) = 1;
-  std::vector<char> in(size_t(c), 0);
-  in[size_t(best)] = 1;
-  const double ridge = 1e-12 * std::max(1.0, g.diagonal().maxCoeff());
-  const double tol = 1e-12 * std::max(1.0, h.cwiseAbs().maxCoeff() + g.cwiseAbs().maxCoeff());
-  for (int iter = 0; iter < 4 * int(c) + 20; ++iter) {
-    std::vector<Eigen::Index> free;
-    for (Eigen::Index j = 0; j < c; ++j)
-      if (in[size_t(j)]) free.push_back(j);
-    const Eigen::Index f = Eigen::Index(free.size());
-    Eigen::MatrixXd kkt = Eigen::MatrixXd::Zero(f + 1, f + 1);
-    Eigen::VectorXd rhs(f + 1);
-    for (Eigen::Index a = 0; a < f; ++a) {
-      for (Eigen::Index b = 0; b < f; ++b) kkt(a, b) = g(free[size_t(a)], free[size_t(b)]);
-      kkt(a, a) += ridge;
-      kkt(a, f) = kkt(f, a) = 1;
-      rhs(a) = h(free[size_t(a)]);
-    }
-    rhs(f) = 1;
-    const Eigen::VectorXd sol = kkt.fullPivLu().solve(rhs);
-    const Eigen::VectorXd z = sol.head(f);
-    if (!z.allFinite()) break;
-    if (z.minCoeff() > 0) {
-      for (Eigen::Index a = 0; a < f; ++a) w(free[size_t(a)]) = z(a);
-      // Optimal when no excluded joint has a gradient below the free joints' common one.
-      const Eigen::VectorXd grad = g * w - h;
-      const double level = -sol(f);  // grad_i = −μ on the free set
-      Eigen::Index add = -1;
-      double most = -tol;
-      for (Eigen::Index j = 0; j < c; ++j)
-        if (!in[size_t(j)] && grad(j) - level < most) {
-          most = grad(j) - level;
-          add = j;
-        }
-      if (add < 0) break;
-      in[size_t(add)] = 1;
-      continue;
-    }
-    // Step from w toward z until a free weight reaches 0, and drop it.
-    double alpha = 1;
-    for (Eigen::Index a = 0; a < f; ++a) {
-      const double wi = w(free[size_t(a)]);
-      if (z(a) <= 0) alpha = std::min(alpha, wi / (wi - z(a)));
-    }
-    for (Eigen::Index a = 0; a < f; ++a) {
-      const Eigen::Index j = free[size_t(a)];
-      w(j) += alpha * (z(a) - w(j));
-      if (w(j) <= 1e-14) {
-        w(j) = 0;
-        in[size_t(j)] = 0;
-      }
-    }
-  }
-  w = w.cwiseMax(0.0);
-  const double sum = w.sum();
-  if (sum > 0) w /= sum;
-  return w;
-}
-
-}  // namespace
-
-WeightBake bake_lbs_weights(const SkinMeshView& mesh, std::span<const uint32_t> indices,
-                            std::span<const std::vector<Affine3x4f>> poses,
-                            const DeltaMushSettings& mush, const WeightBakeSettings& settings) {
-  const std::string place = "weight bake";
-  if (poses.empty()) throw Error({}, place, "no sample poses");
-  if (settings.max_influences < 1 || settings.max_influences > 8)
-    throw Error({}, place, "max influences must be 1…8");
-  if (settings.candidate_rings < 0) throw Error({}, place, "candidate rings must be ≥ 0");
-  const size_t joints = poses[0].size();
-  for (size_t p = 0; p < poses.size(); ++p) {
-    if (poses[p].size() != joints)
-      throw Error({}, "pose " + std::to_string(p),
-                  std::to_string(poses[p].size()) + " palette entries, pose 0 has " +
-                      std::to_string(joints));
-    for (const Affine3x4f& s : poses[p])
-      for (float x : s.m)
-        if (!std::isfinite(x)) throw Error({}, "pose " + std::to_string(p), "palette is NaN");
-  }
-  if (auto issue = check_skin_mesh(mesh, joints))
-    throw Error({}, "vertex " + std::to_string(issue->vertex), issue->reason);
-  const size_t n = mesh.vertex_count(), np = poses.size();
-  const size_t k_in = size_t(mesh.influences);
-  const DeltaMushBind bind = build_delta_mush(mesh.positions, indices, mush);
-
-  // LBS with the mesh's own weights, and the delta-mushed targets, for every pose.
-  std::vector<Vec3f> lbs(n * np), target(n * np), scratch(delta_mush_scratch_size(bind));
-  const SkinMeshView positions_only{mesh.positions,  {},          {},
-                                    mesh.influences, mesh.joints, mesh.weights};
-  for (size_t p = 0; p < np; ++p) {
-    const std::span<Vec3f> l(lbs.data() + p * n, n), t(target.data() + p * n, n);
-    if (!skin_lbs(positions_only, poses[p], {l, {}, {}}) || !delta_mush_deform(bind, l, scratch, t))
-      throw Error({}, "pose " + std::to_string(p), "skinning or delta mush failed");
-  }
-
-  WeightBake out;
-  const int m = settings.max_influences;
-  out.influences = m;
-  out.joints.assign(n * size_t(m), 0);
-  out.weights.assign(n * size_t(m), 0.0f);
-  std::vector<uint32_t> ring, next;
-  std::vector<char> seen_node(bind.node_count, 0);
-  std::vector<int> cand;
-  for (size_t v = 0; v < n; ++v) {
-    // Candidates: the joints weighting this vertex and the nodes within candidate_rings.
-    ring.assign(1, bind.node_of[v]);
-    std::vector<uint32_t> visited = ring;
-    seen_node[ring[0]] = 1;
-    for (int r = 0; r < settings.candidate_rings; ++r) {
-      next.clear();
-      for (uint32_t node : ring)
-        for (uint32_t e = bind.neighbour_start[node]; e < bind.neighbour_start[node + 1]; ++e) {
-          const uint32_t nb = bind.neighbours[e];
-          if (!seen_node[nb]) {
-            seen_node[nb] = 1;
-            next.push_back(nb);
-            visited.push_back(nb);
-          }
-        }
-      ring.swap(next);
-    }
-    cand.clear();
-    for (uint32_t node : visited) {
-      seen_node[node] = 0;
-      for (uint32_t s = bind.node_vertex_start[node]; s < bind.node_vertex_start[node + 1]; ++s) {
-        const size_t u = bind.node_vertices[s];
-        for (size_t i = u * k_in; i < u * k_in + k_in; ++i)
-          if (mesh.weights[i] > 0) cand.push_back(mesh.joints[i]);
-      }
-    }
-    std::sort(cand.begin(), cand.end());
-    cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
-    const Eigen::Index c = Eigen::Index(cand.size());
-
-    // Columns S_j^p v over all poses, the targets, and the original weights on the candidates.
-    Eigen::MatrixXd cols(3 * Eigen::Index(np), c);
-    Eigen::VectorXd y(3 * Eigen::Index(np));
-    for (size_t p = 0; p < np; ++p) {
-      for (Eigen::Index j = 0; j < c; ++j) {
-        const Vec3f q = poses[p][size_t(cand[size_t(j)])].transform_point(mesh.positions[v]);
-        for (int a = 0; a < 3; ++a) cols(3 * Eigen::Index(p) + a, j) = q[a];
-      }
-      for (int a = 0; a < 3; ++a) y(3 * Eigen::Index(p) + a) = target[p * n + v][a];
-    }
-    Eigen::VectorXd w0 = Eigen::VectorXd::Zero(c);
-    int used0 = 0;
-    for (size_t i = v * k_in; i < v * k_in + k_in; ++i)
-      if (mesh.weights[i] > 0) {
-        const auto it = std::lower_bound(cand.begin(), cand.end(), int(mesh.joints[i]));
-        w0(it - cand.begin()) += mesh.weights[i];
-      }
-    for (Eigen::Index j = 0; j < c; ++j) used0 += w0(j) > 0;
-    const Eigen::MatrixXd g = cols.transpose() * cols;
-    const Eigen::VectorXd h = cols.transpose() * y;
-    Eigen::VectorXd w = simplex_least_squares(g, h);
-    std::vector<Eigen::Index> order(static_cast<size_t>(c));
-    std::iota(order.begin(), order.end(), Eigen::Index(0));
-    std::sort(order.begin(), order.end(), [&](auto a, auto b) { return w(a) > w(b); });
-    if (c > m && w(order[size_t(m)]) > 0) {
-      // Too many influences: keep the largest m and refit on them.
-      Eigen::MatrixXd gs(m, m);
-      Eigen::VectorXd hs(m);
-      for (int a = 0; a < m; ++a) {
-        hs(a) = h(order[size_t(a)]);
-        for (int b = 0; b < m; ++b) gs(a, b) = g(order[size_t(a)], order[size_t(b)]);
-      }
-      const Eigen::VectorXd ws = simplex_least_squares(gs, hs);
-      w.setZero();
-      for (int a = 0; a < m; ++a) w(order[size_t(a)]) = ws(a);
-      std::sort(order.begin(), order.end(), [&](auto a, auto b) { return w(a) > w(b); });
-    }
-    const double err_fit = (cols * w - y).squaredNorm(), err0 = (cols * w0 - y).squaredNorm();
-    if (settings.keep_if_worse && used0 <= m && err0 <= err_fit) {
-      w = w0;
-      std::sort(order.begin(), order.end(), [&](auto a, auto b) { return w(a) > w(b); });
-      ++out.vertices_kept;
-    }
-    float sum = 0;
-    for (int a = 0; a < m && a < c; ++a) sum += float(w(order[size_t(a)]));
-    for (int a = 0; a < m && a < c; ++a) {
-      const size_t slot = v * size_t(m) + size_t(a);
-      out.joints[slot] = uint16_t(cand[size_t(order[size_t(a)])]);
-      out.weights[slot] = float(w(order[size_t(a)])) / sum;
-    }
-  }
-
-  // Errors before and after, measured with the float skinning path itself.
-  const SkinMeshView baked{mesh.positions, {}, {}, m, out.joints, out.weights};
-  std::vector<Vec3f> after(n);
-  double sum_before = 0, sum_after = 0;
-  for (size_t p = 0; p < np; ++p) {
-    if (!skin_lbs(baked, poses[p], {after, {}, {}}))
-      throw Error({}, place, "skinning with the baked weights failed");
-    for (size_t v = 0; v < n; ++v) {
-      const double eb = distance(lbs[p * n + v], target[p * n + v]);
-      const double ea = distance(after[v], target[p * n + v]);
-      sum_before += eb * eb;
-      sum_after += ea * ea;
-      out.max_before = std::max(out.max_before, eb);
-      out.max_after = std::max(out.max_after, ea);
-    }
-  }
-  const double count = double(n * np);
-  out.rms_before = count > 0 ? std::sqrt(sum_before / count) : 0;
-  out.rms_after = count > 0 ? std::sqrt(sum_after / count) : 0;
-  return out;
 }
 
 }  // namespace kinema

@@ -1,4 +1,4 @@
-// Pose-space deformation: RBF interpolation over example poses (seed 000 §25.3).
+// Pose-space deformation: RBF interpolation over example poses (Lewis et al. 2000).
 #include "kinema/skin/psd.h"
 
 #include <Eigen/Dense>
@@ -69,6 +69,122 @@ bool pose_ok(PoseMetric metric, size_t dims, std::span<const float> pose) {
   return true;
 }
 
+constexpr const char* kPlace = "RBF";
+
+// Checks the settings and the examples (n poses of `ps` floats, n × outputs values, all finite).
+// Returns n.
+size_t check_examples(size_t dimensions, size_t ps, std::span<const float> example_poses,
+                      std::span<const float> example_values, size_t outputs,
+                      const RbfSettings& settings) {
+  if (dimensions == 0) throw Error({}, kPlace, "poses have 0 dimensions");
+  if (outputs == 0) throw Error({}, kPlace, "examples have 0 output values");
+  if (!(settings.sigma > 0) || !std::isfinite(settings.sigma))
+    throw Error({}, kPlace, "kernel width σ must be positive and finite");
+  if (!(settings.regularization >= 0) || !std::isfinite(settings.regularization))
+    throw Error({}, kPlace, "regularization must be ≥ 0 and finite");
+  if (example_poses.empty()) throw Error({}, kPlace, "no example poses");
+  if (example_poses.size() % ps != 0)
+    throw Error({}, kPlace,
+                std::to_string(example_poses.size()) + " pose floats is not a multiple of " +
+                    std::to_string(ps) + " per pose");
+  const size_t n = example_poses.size() / ps;
+  if (example_values.size() != n * outputs)
+    throw Error({}, kPlace,
+                std::to_string(example_values.size()) + " example values for " + std::to_string(n) +
+                    " examples × " + std::to_string(outputs) + " outputs");
+  for (size_t i = 0; i < n; ++i) {
+    const auto pose = example_poses.subspan(i * ps, ps);
+    if (!pose_ok(settings.metric, dimensions, pose))
+      throw Error({}, "example " + std::to_string(i),
+                  settings.metric == PoseMetric::Quaternion
+                      ? "pose is NaN, infinite or has a zero quaternion"
+                      : "pose is NaN or infinite");
+    for (size_t o = 0; o < outputs; ++o)
+      if (!std::isfinite(example_values[i * outputs + o]))
+        throw Error({}, "example " + std::to_string(i),
+                    "value " + std::to_string(o) + " is NaN or infinite");
+  }
+  return n;
+}
+
+// The distances between the n example poses. Coincident centres make two identical rows: without
+// regularization, say which, rather than "singular".
+Eigen::MatrixXd example_distances(size_t dimensions, size_t n, size_t ps,
+                                  std::span<const float> example_poses,
+                                  const RbfSettings& settings) {
+  Eigen::MatrixXd dist(n, n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j <= i; ++j) {
+      const double d = pose_distance(settings.metric, dimensions, example_poses.subspan(i * ps, ps),
+                                     example_poses.subspan(j * ps, ps));
+      dist(Eigen::Index(i), Eigen::Index(j)) = dist(Eigen::Index(j), Eigen::Index(i)) = d;
+      if (j < i && d <= 1e-9 * settings.sigma && settings.regularization == 0)
+        throw Error({}, "examples " + std::to_string(j) + " and " + std::to_string(i),
+                    "the same pose twice (duplicate RBF centres make the system singular)");
+    }
+  return dist;
+}
+
+// The system matrix: the kernel values Φ (+ the ridge on the diagonal) and, with the linear term
+// (lin = features + 1 > 0), the saddle-point border [1, x(θ_i)] on the right and below.
+Eigen::MatrixXd rbf_matrix(const Eigen::MatrixXd& dist, size_t dimensions, size_t ps, size_t lin,
+                           std::span<const float> example_poses, const RbfSettings& settings) {
+  const size_t n = size_t(dist.rows());
+  const Eigen::Index m = Eigen::Index(n + lin);
+  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(m, m);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j)
+      a(Eigen::Index(i), Eigen::Index(j)) =
+          kernel_value(settings.kernel, dist(Eigen::Index(i), Eigen::Index(j)), settings.sigma) +
+          (i == j ? settings.regularization : 0.0);
+  if (lin > 0)
+    for (size_t i = 0; i < n; ++i) {
+      const auto ii = Eigen::Index(i);
+      a(ii, Eigen::Index(n)) = a(Eigen::Index(n), ii) = 1.0;
+      features_of(settings.metric, dimensions, example_poses.subspan(i * ps, ps),
+                  [&](size_t d, double x) {
+                    const auto col = Eigen::Index(n + 1 + d);
+                    a(ii, col) = a(col, ii) = x;
+                  });
+    }
+  return a;
+}
+
+// Solves a x = rhs, refusing an ill-conditioned system (rcond: the reciprocal condition number
+// estimate it was judged by).
+Eigen::MatrixXd solve_rbf(const Eigen::MatrixXd& a, const Eigen::MatrixXd& rhs, size_t lin,
+                          const RbfSettings& settings, double& rcond) {
+  Eigen::MatrixXd x;
+  if (lin == 0) {
+    // Φ (+ ridge) is symmetric positive definite for distinct centres: LDLᵀ.
+    Eigen::LDLT<Eigen::MatrixXd> ldlt(a);
+    rcond = ldlt.info() == Eigen::Success ? ldlt.rcond() : 0.0;
+    if (!(rcond >= settings.min_rcond) || !ldlt.isPositive())
+      throw Error({}, kPlace,
+                  "the kernel matrix is singular or ill-conditioned (reciprocal condition " +
+                      std::to_string(rcond) +
+                      "): examples too close for σ = " + std::to_string(settings.sigma) +
+                      "; use a smaller σ, drop near-duplicate examples or add regularization");
+    x = ldlt.solve(rhs);
+  } else {
+    // The saddle-point system is indefinite: LU with full pivoting (rank-revealing).
+    Eigen::FullPivLU<Eigen::MatrixXd> lu(a);
+    const Eigen::PartialPivLU<Eigen::MatrixXd> plu(a);
+    rcond = lu.isInvertible() ? plu.rcond() : 0.0;
+    if (!(rcond >= settings.min_rcond))
+      throw Error({}, kPlace,
+                  "the RBF system with the linear term is singular or ill-conditioned "
+                  "(reciprocal condition " +
+                      std::to_string(rcond) +
+                      "): the example poses do not span the pose features (need " +
+                      std::to_string(lin) + " in general position) or are too close");
+    x = lu.solve(rhs);
+  }
+  if (!x.allFinite())
+    throw Error({}, kPlace, "the RBF solve produced NaN or infinite coefficients");
+  return x;
+}
+
 }  // namespace
 
 size_t RbfInterpolator::pose_size() const {
@@ -87,108 +203,25 @@ double RbfInterpolator::distance(std::span<const float> a, std::span<const float
 RbfInterpolator RbfInterpolator::build(size_t dimensions, std::span<const float> example_poses,
                                        std::span<const float> example_values, size_t outputs,
                                        const RbfSettings& settings) {
-  const std::string place = "RBF";
   RbfInterpolator r;
   r.dimensions_ = dimensions;
   r.outputs_ = outputs;
   r.settings_ = settings;
-  if (dimensions == 0) throw Error({}, place, "poses have 0 dimensions");
-  if (outputs == 0) throw Error({}, place, "examples have 0 output values");
-  if (!(settings.sigma > 0) || !std::isfinite(settings.sigma))
-    throw Error({}, place, "kernel width σ must be positive and finite");
-  if (!(settings.regularization >= 0) || !std::isfinite(settings.regularization))
-    throw Error({}, place, "regularization must be ≥ 0 and finite");
   const size_t ps = r.pose_size();
-  if (example_poses.empty()) throw Error({}, place, "no example poses");
-  if (example_poses.size() % ps != 0)
-    throw Error({}, place,
-                std::to_string(example_poses.size()) + " pose floats is not a multiple of " +
-                    std::to_string(ps) + " per pose");
-  const size_t n = example_poses.size() / ps;
+  const size_t n = check_examples(dimensions, ps, example_poses, example_values, outputs, settings);
   r.examples_ = n;
-  if (example_values.size() != n * outputs)
-    throw Error({}, place,
-                std::to_string(example_values.size()) + " example values for " + std::to_string(n) +
-                    " examples × " + std::to_string(outputs) + " outputs");
-  for (size_t i = 0; i < n; ++i) {
-    const auto pose = example_poses.subspan(i * ps, ps);
-    if (!pose_ok(settings.metric, dimensions, pose))
-      throw Error({}, "example " + std::to_string(i),
-                  settings.metric == PoseMetric::Quaternion
-                      ? "pose is NaN, infinite or has a zero quaternion"
-                      : "pose is NaN or infinite");
-    for (size_t o = 0; o < outputs; ++o)
-      if (!std::isfinite(example_values[i * outputs + o]))
-        throw Error({}, "example " + std::to_string(i),
-                    "value " + std::to_string(o) + " is NaN or infinite");
-  }
-  // Coincident centres make two identical rows: say which, rather than "singular".
-  Eigen::MatrixXd dist(n, n);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j <= i; ++j) {
-      const double d = pose_distance(settings.metric, dimensions, example_poses.subspan(i * ps, ps),
-                                     example_poses.subspan(j * ps, ps));
-      dist(Eigen::Index(i), Eigen::Index(j)) = dist(Eigen::Index(j), Eigen::Index(i)) = d;
-      if (j < i && d <= 1e-9 * settings.sigma && settings.regularization == 0)
-        throw Error({}, "examples " + std::to_string(j) + " and " + std::to_string(i),
-                    "the same pose twice (duplicate RBF centres make the system singular)");
-    }
-
-  const size_t f = r.feature_count();
-  const size_t lin = settings.linear_term ? f + 1 : 0;
+  const Eigen::MatrixXd dist = example_distances(dimensions, n, ps, example_poses, settings);
+  const size_t lin = settings.linear_term ? r.feature_count() + 1 : 0;
   if (settings.linear_term && n < lin)
-    throw Error({}, place,
+    throw Error({}, kPlace,
                 "the linear term needs at least " + std::to_string(lin) + " examples (" +
                     std::to_string(n) + " given)");
-  const Eigen::Index m = Eigen::Index(n + lin);
-  Eigen::MatrixXd a = Eigen::MatrixXd::Zero(m, m);
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j)
-      a(Eigen::Index(i), Eigen::Index(j)) =
-          kernel_value(settings.kernel, dist(Eigen::Index(i), Eigen::Index(j)), settings.sigma) +
-          (i == j ? settings.regularization : 0.0);
-  if (lin > 0)
-    for (size_t i = 0; i < n; ++i) {
-      const auto ii = Eigen::Index(i);
-      a(ii, Eigen::Index(n)) = a(Eigen::Index(n), ii) = 1.0;
-      features_of(settings.metric, dimensions, example_poses.subspan(i * ps, ps),
-                  [&](size_t d, double x) {
-                    const auto col = Eigen::Index(n + 1 + d);
-                    a(ii, col) = a(col, ii) = x;
-                  });
-    }
-  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(m, Eigen::Index(outputs));
+  const Eigen::MatrixXd a = rbf_matrix(dist, dimensions, ps, lin, example_poses, settings);
+  Eigen::MatrixXd rhs = Eigen::MatrixXd::Zero(a.rows(), Eigen::Index(outputs));
   for (size_t i = 0; i < n; ++i)
     for (size_t o = 0; o < outputs; ++o)
       rhs(Eigen::Index(i), Eigen::Index(o)) = example_values[i * outputs + o];
-
-  Eigen::MatrixXd x;
-  if (lin == 0) {
-    // Φ (+ ridge) is symmetric positive definite for distinct centres: LDLᵀ.
-    Eigen::LDLT<Eigen::MatrixXd> ldlt(a);
-    r.rcond_ = ldlt.info() == Eigen::Success ? ldlt.rcond() : 0.0;
-    if (!(r.rcond_ >= settings.min_rcond) || !ldlt.isPositive())
-      throw Error({}, place,
-                  "the kernel matrix is singular or ill-conditioned (reciprocal condition " +
-                      std::to_string(r.rcond_) +
-                      "): examples too close for σ = " + std::to_string(settings.sigma) +
-                      "; use a smaller σ, drop near-duplicate examples or add regularization");
-    x = ldlt.solve(rhs);
-  } else {
-    // The saddle-point system is indefinite: LU with full pivoting (rank-revealing).
-    Eigen::FullPivLU<Eigen::MatrixXd> lu(a);
-    const Eigen::PartialPivLU<Eigen::MatrixXd> plu(a);
-    r.rcond_ = lu.isInvertible() ? plu.rcond() : 0.0;
-    if (!(r.rcond_ >= settings.min_rcond))
-      throw Error({}, place,
-                  "the RBF system with the linear term is singular or ill-conditioned "
-                  "(reciprocal condition " +
-                      std::to_string(r.rcond_) +
-                      "): the example poses do not span the pose features (need " +
-                      std::to_string(lin) + " in general position) or are too close");
-    x = lu.solve(rhs);
-  }
-  if (!x.allFinite()) throw Error({}, place, "the RBF solve produced NaN or infinite coefficients");
+  const Eigen::MatrixXd x = solve_rbf(a, rhs, lin, settings, r.rcond_);
 
   r.poses_.assign(example_poses.begin(), example_poses.end());
   r.coefficients_.resize(n * outputs);

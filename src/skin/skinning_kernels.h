@@ -110,17 +110,18 @@ void dqs_parallel(const KernelMesh& mesh, const DqsKernelPalette& palette, const
                   size_t grain);
 
 #if KINEMA_SKIN_AVX2
-/// The AVX2 + FMA kernels (skinning_avx2.cpp), eight vertices at a time, for stored vertices
-/// [begin, end) of group `g`; only on CPUs with AVX2 and FMA. DQS: pure (no pre-scale, no mix).
+/// The AVX2 + FMA kernels (skinning_lbs_avx2.cpp, skinning_dqs_avx2.cpp), eight vertices at a
+/// time, for stored vertices [begin, end) of group `g`; only on CPUs with AVX2 and FMA. DQS: pure
+/// (no pre-scale, no mix).
 void lbs_group_avx2(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
                     const KernelGroup& g, size_t begin, size_t end);
 void dqs_group_avx2(const KernelMesh& mesh, const DualQuatf* dual_quats, const KernelOut& out,
                     const KernelGroup& g, size_t begin, size_t end);
 
 /// LBS of positions alone, or with normals and tangents by the blended matrix, has its own AVX2
-/// kernel: one vertex per step in AoS from a copy of the palette as columns (ozz's layout), which
-/// needs no transposition.
-/// 16 floats per joint (`columns` 32-byte aligned, room for `joints` · 16 floats).
+/// kernel (skinning_columns_avx2.cpp): one vertex per step in AoS from a copy of the palette as
+/// columns (ozz's layout), which needs no transposition. 16 floats per joint (`columns` 32-byte
+/// aligned, room for `joints` · 16 floats).
 void column_palette_avx2(const Affine3x4f* palette, size_t joints, float* columns);
 /// Skins stored vertices [begin, end) (any groups) from column_palette_avx2's copy: positions,
 /// and normals and tangents by the blended 3×3 part as they are (LbsNormals::blended_matrix).

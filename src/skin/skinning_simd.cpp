@@ -4,7 +4,7 @@
 // up to a positive factor, tangent), DQS's normalization and rotation, and the renormalization
 // run lane by lane. SSE4.1 on x86-64-v2 (FMA when the compiler targets it); a plain C++ 4-vector
 // elsewhere. The one-vertex kernels (Cols, apply_lbs, dqs_group) serve DQS with a pre-scale stage
-// or an LBS/DQS mix. run_range hands LBS and pure DQS to the AVX2 kernels (skinning_avx2.cpp)
+// or an LBS/DQS mix. run_range hands LBS and pure DQS to the AVX2 kernels (the *_avx2.cpp files)
 // where the CPU has AVX2 + FMA.
 #include <atomic>
 #include <cmath>

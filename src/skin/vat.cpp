@@ -76,6 +76,8 @@ namespace {
 
 constexpr size_t kMaxDataBytes = size_t(1) << 30;
 
+/// One skinned mesh of the bake with its per-frame scratch: palettes, and with blend shapes the
+/// targets, their weights and the morphed positions.
 struct MeshWork {
   const Mesh* mesh = nullptr;
   const Skin* skin = nullptr;
@@ -87,66 +89,73 @@ struct MeshWork {
   std::vector<double> weights_d;
   std::vector<float> weights;
   std::vector<Vec3f> morphed;
-  uint32_t first = 0;
+  uint32_t first = 0;  ///< the mesh's first vertex in the texture
 };
 
-}  // namespace
-
-VatBake bake_vat(const Asset& asset, const VatBakeOptions& options, const std::string& file) {
+/// The clip to bake (options.clip), checked.
+const Clip& bake_clip(const Asset& asset, const VatBakeOptions& options, const std::string& file) {
   if (asset.clips.empty()) throw Error(file, "", "no animation clip to bake");
   if (options.clip < 0 || static_cast<size_t>(options.clip) >= asset.clips.size())
     throw Error(file, "clip " + std::to_string(options.clip),
                 "out of range (" + std::to_string(asset.clips.size()) + " clips)");
-  const Clip& clip = asset.clips[static_cast<size_t>(options.clip)];
+  return asset.clips[static_cast<size_t>(options.clip)];
+}
+
+/// Frames per second of the bake: options.fps, else the clip's rate, else 30.
+double bake_fps(const Clip& clip, const VatBakeOptions& options, const std::string& file) {
   if (options.fps != 0 && !(options.fps > 0 && std::isfinite(options.fps)))
     throw Error(file, "fps", "must be positive and finite (0: the clip's rate)");
-  const double fps =
-      options.fps > 0
-          ? options.fps
-          : (clip.sample_rate > 0 && std::isfinite(clip.sample_rate) ? clip.sample_rate : 30.0);
-  if (!std::isfinite(clip.duration) || clip.duration < 0)
-    throw Error(file, "clip " + clip.name, "duration is not valid");
+  return options.fps > 0
+             ? options.fps
+             : (clip.sample_rate > 0 && std::isfinite(clip.sample_rate) ? clip.sample_rate : 30.0);
+}
 
-  VatBake bake;
-  bake.clip = clip.name;
-  bake.fps = fps;
-  bake.duration = clip.duration;
-  bake.skinning = options.skinning;
-  bake.encoding = options.encoding;
+/// The bake's work for mesh `mi` (skinned, with positions), its skin and blend shapes checked.
+MeshWork mesh_work(const Asset& asset, size_t mi, const Clip& clip, const VatBakeOptions& options,
+                   const std::string& file) {
+  const Mesh& mesh = asset.meshes[mi];
+  if (static_cast<size_t>(mesh.skin) >= asset.skins.size())
+    throw Error(file, "mesh " + mesh.name, "skin index out of range");
+  MeshWork w;
+  w.mesh = &mesh;
+  w.skin = &asset.skins[static_cast<size_t>(mesh.skin)];
+  if (w.skin->inverse_bind.size() != w.skin->joints.size())
+    throw Error(file, "skin " + w.skin->name, "inverse bind count differs from the joint count");
+  for (int j : w.skin->joints)
+    if (j < 0 || j >= asset.skeleton.joint_count())
+      throw Error(file, "skin " + w.skin->name, "joint index out of range");
+  const SkinMeshView view{mesh.positions, {}, {}, mesh.influences, mesh.joints, mesh.weights};
+  validate_skin_mesh(view, w.skin->joints.size(), file, mesh.name);
+  w.palette.resize(w.skin->joints.size());
+  w.dual_quats.resize(w.skin->joints.size());
+  w.prescale.resize(w.skin->joints.size());
+  if (options.morphs && !mesh.morph_targets.empty()) {
+    make_blend_shape_set(mesh, 0.0f, file);  // validates the targets (throws)
+    w.morphs = morph_target_views(mesh);
+    w.weights_d.assign(mesh.morph_targets.size(), 0.0);
+    for (size_t k = 0; k < w.weights_d.size() && k < mesh.default_weights.size(); ++k)
+      w.weights_d[k] = mesh.default_weights[k];
+    for (const MorphTrack& t : clip.morph_tracks)
+      if (t.mesh == static_cast<int>(mi) &&
+          t.target_count == static_cast<int>(mesh.morph_targets.size()))
+        w.track = &t;
+    w.weights.resize(w.weights_d.size());
+    w.morphed.resize(mesh.vertex_count());
+  }
+  return w;
+}
 
+/// The work of every skinned mesh of the asset, one after another in the texture (their ranges
+/// recorded in bake.meshes, their total in bake.vertex_count).
+std::vector<MeshWork> meshes_to_bake(const Asset& asset, const Clip& clip,
+                                     const VatBakeOptions& options, const std::string& file,
+                                     VatBake& bake) {
   std::vector<MeshWork> work;
   uint32_t total = 0;
   for (size_t mi = 0; mi < asset.meshes.size(); ++mi) {
     const Mesh& mesh = asset.meshes[mi];
     if (mesh.skin < 0 || mesh.influences <= 0 || mesh.positions.empty()) continue;
-    if (static_cast<size_t>(mesh.skin) >= asset.skins.size())
-      throw Error(file, "mesh " + mesh.name, "skin index out of range");
-    MeshWork w;
-    w.mesh = &mesh;
-    w.skin = &asset.skins[static_cast<size_t>(mesh.skin)];
-    if (w.skin->inverse_bind.size() != w.skin->joints.size())
-      throw Error(file, "skin " + w.skin->name, "inverse bind count differs from the joint count");
-    for (int j : w.skin->joints)
-      if (j < 0 || j >= asset.skeleton.joint_count())
-        throw Error(file, "skin " + w.skin->name, "joint index out of range");
-    const SkinMeshView view{mesh.positions, {}, {}, mesh.influences, mesh.joints, mesh.weights};
-    validate_skin_mesh(view, w.skin->joints.size(), file, mesh.name);
-    w.palette.resize(w.skin->joints.size());
-    w.dual_quats.resize(w.skin->joints.size());
-    w.prescale.resize(w.skin->joints.size());
-    if (options.morphs && !mesh.morph_targets.empty()) {
-      make_blend_shape_set(mesh, 0.0f, file);  // validates the targets (throws)
-      w.morphs = morph_target_views(mesh);
-      w.weights_d.assign(mesh.morph_targets.size(), 0.0);
-      for (size_t k = 0; k < w.weights_d.size() && k < mesh.default_weights.size(); ++k)
-        w.weights_d[k] = mesh.default_weights[k];
-      for (const MorphTrack& t : clip.morph_tracks)
-        if (t.mesh == static_cast<int>(mi) &&
-            t.target_count == static_cast<int>(mesh.morph_targets.size()))
-          w.track = &t;
-      w.weights.resize(w.weights_d.size());
-      w.morphed.resize(mesh.vertex_count());
-    }
+    MeshWork w = mesh_work(asset, mi, clip, options, file);
     w.first = total;
     if (mesh.vertex_count() > std::numeric_limits<uint32_t>::max() - total)
       throw Error(file, "mesh " + mesh.name, "too many vertices");
@@ -155,53 +164,67 @@ VatBake bake_vat(const Asset& asset, const VatBakeOptions& options, const std::s
     work.push_back(std::move(w));
   }
   if (work.empty()) throw Error(file, "", "no skinned mesh to bake");
-
-  const double frames_d = std::round(clip.duration * fps) + 1.0;
-  if (frames_d * double(total) * 8.0 > double(kMaxDataBytes))
-    throw Error(file, "",
-                "the texture would exceed 1 GiB (" + std::to_string(total) + " vertices × " +
-                    std::to_string(frames_d) + " frames)");
-  const uint32_t frames = static_cast<uint32_t>(frames_d);
   bake.vertex_count = total;
-  bake.frame_count = frames;
+  return work;
+}
 
+/// One mesh skinned at time t into `out`: blend shapes first (weights from its track, else its
+/// defaults), then LBS or DQS with the palette of the model-space pose `model`.
+void skin_mesh_at(MeshWork& w, std::span<const Mat4> model, double t, VatSkinning skinning,
+                  std::span<Vec3f> out, const std::string& file) {
+  const Mesh& mesh = *w.mesh;
+  std::span<const Vec3f> positions = mesh.positions;
+  if (!w.morphs.empty()) {
+    if (w.track) sample(*w.track, t, w.weights_d);
+    for (size_t k = 0; k < w.weights.size(); ++k) w.weights[k] = float(w.weights_d[k]);
+    apply_blend_shapes(mesh.positions, {}, w.morphs, w.weights, w.morphed, {});
+    positions = w.morphed;
+  }
+  const SkinMeshView view{positions, {}, {}, mesh.influences, mesh.joints, mesh.weights};
+  bool ok = skinning_palette(model, w.skin->joints, w.skin->inverse_bind, w.palette);
+  if (ok && skinning == VatSkinning::Dqs) {
+    bool scaled = false;
+    ok = dual_quat_palette(w.palette, w.dual_quats, w.prescale, &scaled) &&
+         skin_dqs(view,
+                  {w.dual_quats, scaled ? std::span<const Affine3x4f>(w.prescale)
+                                        : std::span<const Affine3x4f>()},
+                  {out, {}, {}});
+  } else if (ok) {
+    ok = skin_lbs(view, w.palette, {out, {}, {}});
+  }
+  if (!ok) throw Error(file, "mesh " + mesh.name, "skinning failed (sizes do not match)");
+}
+
+/// Every vertex's skinned position at every frame (frame-major, bake.vertex_count a frame), in
+/// float: what the texture encodes.
+std::vector<Vec3f> skin_frames(const Asset& asset, const Clip& clip, const VatBake& bake,
+                               std::vector<MeshWork>& work, VatSkinning skinning,
+                               const std::string& file) {
   const Skeleton& sk = asset.skeleton;
   const size_t joints = static_cast<size_t>(sk.joint_count());
+  const uint32_t total = bake.vertex_count;
   std::vector<Transform> local(joints);
   std::vector<Mat4> model_d(joints);
-  std::vector<Vec3f> exact(size_t(frames) * total);
-  for (uint32_t f = 0; f < frames; ++f) {
-    const double t = std::min(double(f) / fps, clip.duration);
+  std::vector<Vec3f> exact(size_t(bake.frame_count) * total);
+  for (uint32_t f = 0; f < bake.frame_count; ++f) {
+    const double t = std::min(double(f) / bake.fps, clip.duration);
     if (!sample_pose(clip, sk, t, WrapMode::Clamp, local) ||
         !local_to_model(sk.parents(), local, model_d))
       throw Error(file, "clip " + clip.name, "cannot sample the pose");
-    for (MeshWork& w : work) {
-      const Mesh& mesh = *w.mesh;
-      std::span<const Vec3f> positions = mesh.positions;
-      if (!w.morphs.empty()) {
-        if (w.track) sample(*w.track, t, w.weights_d);
-        for (size_t k = 0; k < w.weights.size(); ++k) w.weights[k] = float(w.weights_d[k]);
-        apply_blend_shapes(mesh.positions, {}, w.morphs, w.weights, w.morphed, {});
-        positions = w.morphed;
-      }
-      const SkinMeshView view{positions, {}, {}, mesh.influences, mesh.joints, mesh.weights};
-      std::span<Vec3f> out(exact.data() + size_t(f) * total + w.first, mesh.vertex_count());
-      bool ok = skinning_palette(model_d, w.skin->joints, w.skin->inverse_bind, w.palette);
-      if (ok && options.skinning == VatSkinning::Dqs) {
-        bool scaled = false;
-        ok = dual_quat_palette(w.palette, w.dual_quats, w.prescale, &scaled) &&
-             skin_dqs(view,
-                      {w.dual_quats, scaled ? std::span<const Affine3x4f>(w.prescale)
-                                            : std::span<const Affine3x4f>()},
-                      {out, {}, {}});
-      } else if (ok) {
-        ok = skin_lbs(view, w.palette, {out, {}, {}});
-      }
-      if (!ok) throw Error(file, "mesh " + mesh.name, "skinning failed (sizes do not match)");
-    }
+    for (MeshWork& w : work)
+      skin_mesh_at(
+          w, model_d, t, skinning,
+          std::span<Vec3f>(exact.data() + size_t(f) * total + w.first, w.mesh->vertex_count()),
+          file);
   }
+  return exact;
+}
 
-  // Bounds, origin, encoding, error.
+/// The bounds of the positions (each checked finite) into the bake, and the origin the texels
+/// are relative to.
+void set_bounds(const std::vector<Vec3f>& exact, VatEncoding encoding, const std::string& file,
+                VatBake& bake) {
+  const uint32_t total = bake.vertex_count;
   Vec3f lo{std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
            std::numeric_limits<float>::max()};
   Vec3f hi = -lo;
@@ -216,7 +239,13 @@ VatBake bake_vat(const Asset& asset, const VatBakeOptions& options, const std::s
   }
   bake.bounds_min = lo;
   bake.bounds_max = hi;
-  bake.origin = options.encoding == VatEncoding::CenterOffset ? (lo + hi) * 0.5f : Vec3f{0, 0, 0};
+  bake.origin = encoding == VatEncoding::CenterOffset ? (lo + hi) * 0.5f : Vec3f{0, 0, 0};
+}
+
+/// The positions relative to bake.origin as half-float RGBA texels (alpha 1), and the error of
+/// the encoding (max and RMS distance of the decoded positions from the exact ones).
+void encode_texels(const std::vector<Vec3f>& exact, const std::string& file, VatBake& bake) {
+  const uint32_t total = bake.vertex_count;
   bake.texels.resize(exact.size() * 4);
   double max_err = 0, sum2 = 0;
   for (size_t i = 0; i < exact.size(); ++i) {
@@ -239,6 +268,33 @@ VatBake bake_vat(const Asset& asset, const VatBakeOptions& options, const std::s
   }
   bake.max_error_m = max_err;
   bake.rms_error_m = exact.empty() ? 0.0 : std::sqrt(sum2 / double(exact.size()));
+}
+
+}  // namespace
+
+VatBake bake_vat(const Asset& asset, const VatBakeOptions& options, const std::string& file) {
+  const Clip& clip = bake_clip(asset, options, file);
+  const double fps = bake_fps(clip, options, file);
+  if (!std::isfinite(clip.duration) || clip.duration < 0)
+    throw Error(file, "clip " + clip.name, "duration is not valid");
+
+  VatBake bake;
+  bake.clip = clip.name;
+  bake.fps = fps;
+  bake.duration = clip.duration;
+  bake.skinning = options.skinning;
+  bake.encoding = options.encoding;
+  std::vector<MeshWork> work = meshes_to_bake(asset, clip, options, file, bake);
+  const double frames_d = std::round(clip.duration * fps) + 1.0;
+  if (frames_d * double(bake.vertex_count) * 8.0 > double(kMaxDataBytes))
+    throw Error(file, "",
+                "the texture would exceed 1 GiB (" + std::to_string(bake.vertex_count) +
+                    " vertices × " + std::to_string(frames_d) + " frames)");
+  bake.frame_count = static_cast<uint32_t>(frames_d);
+
+  const std::vector<Vec3f> exact = skin_frames(asset, clip, bake, work, options.skinning, file);
+  set_bounds(exact, options.encoding, file, bake);
+  encode_texels(exact, file, bake);
   return bake;
 }
 

@@ -1,5 +1,6 @@
-// Blend spaces and phase synchronization: seed 000 §25.4 (1D walk/run, 2D nine-sample layout),
-// seed 003 §14.8 (2.5 m/s trot), seed 000 §25.11 exercise 2, plus properties and bad input.
+// Blend spaces and phase synchronization: the worked walk/run numbers of docs/worked_examples.md
+// ("Blend spaces": the 1D walk/run space at 2.0, 2.5 and 3.5 m/s, the 2D nine-sample layout),
+// plus properties and bad input.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -24,7 +25,7 @@ using ::testing::HasSubstr;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// The seed's 1D locomotion space: idle 0, walk 1.5 m/s (1.2 s cycle), run 4.5 m/s (0.8 s cycle).
+// The 1D locomotion space: idle 0, walk 1.5 m/s (1.2 s cycle), run 4.5 m/s (0.8 s cycle).
 // The run starts on the right foot, the walk on the left.
 std::vector<BlendSample1D> locomotion_1d() {
   return {
@@ -46,7 +47,7 @@ enum Nine {
   kLeftRun
 };
 
-// The seed's 2D space: idle at the centre, walks at 1.5 m/s and runs at 4.5 m/s in four
+// The 2D space: idle at the centre, walks at 1.5 m/s and runs at 4.5 m/s in four
 // directions (x = sideways, + right; y = forward).
 std::vector<BlendSample2D> nine_samples() {
   return {
@@ -81,9 +82,9 @@ double sum_of(const std::vector<float>& w) {
   return s;
 }
 
-// ---- seed numbers -----------------------------------------------------------------------------
+// ---- worked examples --------------------------------------------------------------------------
 
-TEST(Seed000_25_4, BlendSpace1DWalkRun) {
+TEST(BlendSpace1D, WalkRunAt2MpsWeightsCycleAndSpeedCorrection) {
   const BlendSpace1D space(locomotion_1d());
   std::vector<float> w(3);
   ASSERT_TRUE(space.weights(2.0f, w));
@@ -115,7 +116,7 @@ TEST(Seed000_25_4, BlendSpace1DWalkRun) {
   EXPECT_NEAR(*space.root_speed(exact), 2.0, 1e-6);
 }
 
-TEST(Seed003_14_8, TrotWeightAndHipAngle) {
+TEST(BlendSpace1D, TrotIsOneThirdRunWithHipAt30Degrees) {
   // 2.5 m/s between walk 1.5 and run 4.5: w = 1/3; hip 20° (walk) and 50° (run) blend to 30°.
   const BlendSpace1D space(locomotion_1d());
   std::vector<float> w(3);
@@ -124,7 +125,7 @@ TEST(Seed003_14_8, TrotWeightAndHipAngle) {
   EXPECT_NEAR(20.0 + w[2] * (50.0 - 20.0), 30.0, 1e-5);
 }
 
-TEST(Seed000_25_11, Exercise2BlendSpace1DAt3_5) {
+TEST(BlendSpace1D, ThreeAndAHalfMpsIsTwoThirdsRun) {
   // w_run = (3.5 − 1.5)/3 = 2/3; T = 1/3·1.2 + 2/3·0.8 = 0.9333 s.
   const BlendSpace1D space(locomotion_1d());
   std::vector<float> w(3);
@@ -134,13 +135,23 @@ TEST(Seed000_25_11, Exercise2BlendSpace1DAt3_5) {
   EXPECT_NEAR(*space.sync().cycle_duration(w), 0.9333, 5e-5);
 }
 
-TEST(Seed000_25_4, BlendSpace2DNineSamples) {
+TEST(BlendSpace1D, WalkMovedAt2MpsNeedsOneThirdFasterPlayback) {
+  // Game code moving the character at 2.0 m/s while the walk covers 1.5 m/s: the feet slide
+  // unless the walk plays 2.0/1.5 = 1.33× faster.
+  const BlendSpace1D space(locomotion_1d());
+  const std::vector<float> walk_only{0.0f, 1.0f, 0.0f};
+  EXPECT_NEAR(*space.root_speed(walk_only), 1.5, 1e-6);
+  EXPECT_NEAR(*space.playback_scale(walk_only, 2.0f), 1.33, 5e-3);
+  EXPECT_NEAR(*space.playback_scale(walk_only, 2.0f), 4.0 / 3.0, 1e-6);
+}
+
+TEST(BlendSpace2D, NineSampleWeightsAreOppositeTriangleAreas) {
   const BlendSpace2D space(nine_samples());
-  // The seed's triangle (forward run, forward walk, right run) is one of the Delaunay triangles.
-  const std::set<std::uint32_t> seed_tri = {kFwdRun, kFwdWalk, kRightRun};
+  // The triangle (forward run, forward walk, right run) is one of the Delaunay triangles.
+  const std::set<std::uint32_t> run_walk_tri = {kFwdRun, kFwdWalk, kRightRun};
   bool found = false;
   for (const auto& t : space.triangles())
-    found |= std::set<std::uint32_t>(t.begin(), t.end()) == seed_tri;
+    found |= std::set<std::uint32_t>(t.begin(), t.end()) == run_walk_tri;
   EXPECT_TRUE(found);
 
   // p = (1.0, 2.5): areas 3.0, 2.25, 1.5 of 6.75 → 0.444, 0.333, 0.222.
@@ -165,7 +176,7 @@ TEST(Seed000_25_4, BlendSpace2DNineSamples) {
   EXPECT_EQ(sparse[2].sample, std::uint32_t(kRightRun));
 }
 
-TEST(Seed000_25_4, NineSampleTriangulationIsMirrorSymmetric) {
+TEST(BlendSpace2D, NineSampleTriangulationIsMirrorSymmetric) {
   const BlendSpace2D space(nine_samples());
   // 9 points, 4 on the hull: 2·9 − 2 − 4 = 12 triangles.
   ASSERT_EQ(space.triangles().size(), 12u);
@@ -191,10 +202,11 @@ TEST(Seed000_25_4, NineSampleTriangulationIsMirrorSymmetric) {
   }
 }
 
-TEST(Seed000_25_11, Exercise2BlendSpace2D) {
+TEST(BlendSpace2D, BarycentricWeightsReproduceTwoMorePoints) {
   const BlendSpace2D space(nine_samples());
   std::vector<float> w(9);
-  // (0.5, 3.0) is in the seed's triangle: 5/9 forward run, 1/3 forward walk, 1/9 right run.
+  // (0.5, 3.0) is in the same triangle as (1.0, 2.5): 5/9 forward run, 1/3 forward walk, 1/9
+  // right run.
   ASSERT_TRUE(space.weights({0.5f, 3.0f}, w));
   EXPECT_NEAR(w[kFwdRun], 5.0 / 9.0, 1e-6);
   EXPECT_NEAR(w[kFwdWalk], 1.0 / 3.0, 1e-6);

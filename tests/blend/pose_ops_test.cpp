@@ -1,4 +1,5 @@
-// Pose operations (seed 000 §25.4, seed 003 §14.8): N-way blend, masks, additive, layers.
+// Pose operations: N-way blend, masks, additive, layers; the worked numbers are those of
+// docs/worked_examples.md ("Pose blending", "Additive layers and masks").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,8 +34,8 @@ std::vector<SoaTransform> random_pose(std::mt19937& rng, int joints, float sprea
   return pose_of(t);
 }
 
-// Seed 003 §14.8: walk hip 20°, run 50°, 2.5 m/s between 1.5 and 4.5 → w = 1/3 → 30°.
-TEST(PoseOps, Seed003_14_8_BlendWalkRunHip) {
+// Walk hip 20°, run 50°; a 2.5 m/s trot between 1.5 and 4.5 m/s → w = 1/3 → 30°.
+TEST(PoseOps, OneThirdBlendOfWalkAndRunHipIs30Degrees) {
   const auto walk = pose_of({{{}, rot_x(20), {1, 1, 1}}});
   const auto run = pose_of({{{}, rot_x(50), {1, 1, 1}}});
   const auto rest = pose_of({Transformf{}});
@@ -46,8 +47,8 @@ TEST(PoseOps, Seed003_14_8_BlendWalkRunHip) {
   EXPECT_NEAR(angle_x_deg(get_joint(out, 0).rotation), 30.0, 0.1);
 }
 
-// Seed 000 §25.4 (additive): a flinch bends the spine 12° about x; on a run at 20°, w = 0.5 → 26°.
-TEST(PoseOps, Seed000_25_4_AdditiveFlinch) {
+// Additive: a flinch bends the spine 12° about x; on a run at 20°, w = 0.5 → 26°.
+TEST(PoseOps, AdditiveFlinchAddsHalfItsAngleAtWeightHalf) {
   const auto reference = pose_of({{{}, rot_x(0), {1, 1, 1}}});
   const auto flinch = pose_of({{{}, rot_x(12), {1, 1, 1}}});
   const auto run = pose_of({{{0, 1, 0}, rot_x(20), {1, 1, 1}}});
@@ -62,8 +63,8 @@ TEST(PoseOps, Seed000_25_4_AdditiveFlinch) {
   EXPECT_NEAR(angle_x_deg(get_joint(out, 0).rotation), 12.0, 1e-4);
 }
 
-// Seed 000 §25.4 (layers and masks): a spine joint with mask 0.5, run 0°, aim 40° → 20°.
-TEST(PoseOps, Seed000_25_4_MaskedLayerHalfway) {
+// Layers and masks: a spine joint with mask 0.5, run 0°, aim 40° → 20°.
+TEST(PoseOps, MaskHalfMovesTheSpineHalfwayToTheLayer) {
   const auto run = pose_of({{{}, rot_x(0), {1, 1, 1}}, {{}, rot_x(0), {1, 1, 1}}});
   const auto aim = pose_of({{{}, rot_x(40), {1, 1, 1}}, {{}, rot_x(40), {1, 1, 1}}});
   const float mask[] = {0.5f, 0.0f};

@@ -1,4 +1,5 @@
-// Root motion, in-place clips and foot sliding (seed 000 §25.4 "ルートモーション").
+// Root motion, in-place clips and foot sliding (worked numbers: docs/worked_examples.md, "Root
+// motion").
 #include "kinema/blend/root_motion.h"
 
 #include <gtest/gtest.h>
@@ -78,7 +79,7 @@ Rig synthetic_walk() {
   return r;
 }
 
-TEST(RootMotion, Seed000_25_4_WalkMovesAlongPlusZ) {
+TEST(RootMotion, WalkStepsAlongPlusZAndTurnsWithTheCharacter) {
   const Rig r = synthetic_walk();
   const RootMotion m = RootMotion::extract(r.clip, r.skeleton);
   EXPECT_EQ(m.joint(), 0);  // "Hips"
@@ -298,7 +299,7 @@ std::vector<uint8_t> planted_flags(const RootMotion& m) {
   return flags;
 }
 
-TEST(RootMotion, Seed000_25_4_WrongSpeedSlidesHalfAMetrePerSecond) {
+TEST(RootMotion, WrongSpeedSlidesHalfAMetrePerSecond) {
   const Rig r = synthetic_walk();
   const RootMotion m = RootMotion::extract(r.clip, r.skeleton);
   const Clip in_place = make_in_place(r.clip, r.skeleton, m);

@@ -1,4 +1,6 @@
-// Crossfade and inertialization (seed 000 §25.4 "遷移:クロスフェードと慣性化", exercise 3).
+// Crossfade and inertialization (Bollo's quintic offset decay; worked numbers: the elbow switch,
+// the velocity clamp and the knee settling onto an IK pose, docs/worked_examples.md,
+// "Inertialization").
 #include "kinema/blend/transition.h"
 
 #include <gtest/gtest.h>
@@ -42,9 +44,9 @@ double angle_about(const Quatf& q, const Vec3f& axis) {
 
 // ---- the scalar curve ------------------------------------------------------------------------
 
-TEST(Transition, Seed000_25_4_InertializationQuintic) {
+TEST(Transition, InertializationQuinticOfTheElbowSwitch) {
   // Elbow: old clip at 30° moving −45°/s, new clip at 10° moving +15°/s → x0 = 20°, v0 = −60°/s
-  // ("already shrinking, so kept"), T = 0.3 s, V = −18°: x(s) = 20 − 18s − 92s³ + 156s⁴ − 66s⁵.
+  // (already shrinking, so kept), T = 0.3 s, V = −18°: x(s) = 20 − 18s − 92s³ + 156s⁴ − 66s⁵.
   const InertializationCurve c = InertializationCurve::make(20.0, -60.0, 0.3);
   EXPECT_DOUBLE_EQ(c.x0, 20.0);
   EXPECT_DOUBLE_EQ(c.v0, -60.0);
@@ -73,7 +75,7 @@ TEST(Transition, Seed000_25_4_InertializationQuintic) {
     EXPECT_NEAR(r.value(s), 1 - 10 * s * s * s + 15 * std::pow(s, 4) - 6 * std::pow(s, 5), 1e-14);
 }
 
-TEST(Transition, Seed000_25_Exercise3) {
+TEST(Transition, OffsetVelocityTowardZeroIsKeptAndAwayFromZeroIsClamped) {
   // x0 = −12°, v0 = 30°/s (toward zero: kept), T = 0.25 s, V = 7.5°:
   // x(s) = −12 + 7.5s + 75s³ − 120s⁴ + 49.5s⁵.
   const InertializationCurve c = InertializationCurve::make(-12.0, 30.0, 0.25);
@@ -104,6 +106,27 @@ TEST(Transition, Seed000_25_Exercise3) {
     const double t = 0.25 * i / 100;
     EXPECT_GE(d.value(t), -12.0);
     EXPECT_LE(d.value(t), 0.0);
+  }
+}
+
+TEST(Transition, KneeSettlesOntoTheIkBendWithoutOvershoot) {
+  // A playing clip holds the knee at 20°; foot IK asks for 75.5° (cos θ = 0.25). With x0 = 20° −
+  // 75.5°, v0 = 0 and T = 0.2 s the offset is x0·(1 − 10s³ + 15s⁴ − 6s⁵), whose factor is 1,
+  // 0.896, 0.5, 0.104, 0 at s = 0, ¼, ½, ¾, 1: the knee goes 20°, 25.8°, 47.8°, 69.8°, 75.5°.
+  const double ik_bend = degrees(std::acos(0.25));
+  const InertializationCurve c = InertializationCurve::make(20.0 - ik_bend, 0.0, 0.2);
+  EXPECT_DOUBLE_EQ(c.blend_time, 0.2);
+  const double s[5] = {0, 0.25, 0.5, 0.75, 1}, factor[5] = {1, 0.896, 0.5, 0.104, 0};
+  // The hand figures are worked from the rounded 75.5° and 3-decimal factors: 25.8 is 0.053 above
+  // the exact 25.747, so they are checked to ±0.06 and the exact curve through the factor.
+  const double knee[5] = {20.0, 25.8, 47.8, 69.8, 75.5};
+  for (int i = 0; i < 5; ++i) {
+    const double smoother =
+        1 - 10 * std::pow(s[i], 3) + 15 * std::pow(s[i], 4) - 6 * std::pow(s[i], 5);
+    EXPECT_NEAR(c.value(0.2 * s[i]), c.x0 * smoother, 1e-12) << s[i];
+    EXPECT_NEAR(smoother, factor[i], 5e-4) << s[i];
+    EXPECT_NEAR(ik_bend + c.value(0.2 * s[i]), knee[i], 0.06) << s[i];
+    EXPECT_LE(ik_bend + c.value(0.2 * s[i]), ik_bend);  // never past the IK bend
   }
 }
 
@@ -138,7 +161,7 @@ TEST(Transition, InertializationNeverOvershootsWhenClamped) {
   EXPECT_LT(lowest, -0.1);
 }
 
-// ---- the seed's elbow through the joint pipeline ---------------------------------------------
+// ---- the elbow switch through the joint pipeline ----------------------------------------------
 
 // Shoulder → elbow → wrist along +X; the clip turns the elbow about +Z at a constant rate,
 // angle(τ) = a1 + rate·(τ − 1) degrees, so τ = 1 s is "the switch".
@@ -169,7 +192,7 @@ Pose sample_soa(const Clip& clip, const Skeleton& skeleton, double t) {
   return to_soa_pose(local);
 }
 
-TEST(Transition, Seed000_25_4_InertializedElbow) {
+TEST(Transition, InertializerDrivesTheElbowThroughTheQuintic) {
   const Skeleton sk = arm();
   const Clip old_clip = elbow_clip(30.0, -45.0), new_clip = elbow_clip(10.0, 15.0);
   const float dt = 1.0f / 60.0f;
@@ -237,7 +260,7 @@ struct Motion {
 const Vec3f kAxis = normalize(Vec3f{0.3f, 0.8f, 0.5f});
 
 // Every channel's offset velocity points toward zero here and is slow enough not to shorten
-// the blend (|v0|·T < 2.5·|x0|), so the seed's curve is used unchanged and the switch is C¹.
+// the blend (|v0|·T < 2.5·|x0|), so the plain quintic is used unchanged and the switch is C¹.
 Motion old_motion() {
   return {kAxis, [](double t) { return 0.4 - 1.2 * std::sin(2 * t); },
           [](double t) {
@@ -359,7 +382,7 @@ TEST(Transition, NewTransitionDuringATransitionDoesNotPop) {
   EXPECT_FALSE(in.active());
   // Velocity across the second switch, from second-order one-sided differences: where the
   // new offset's velocity points toward zero it is kept (C¹); where it pointed away it was
-  // clamped to 0, so the output leaves with C's own velocity (the seed's rule, no overshoot).
+  // clamped to 0, so the output leaves with C's own velocity (the no-overshoot rule).
   const size_t s0 = switch_frame;
   int kept = 0;
   for (int j = 0; j < 2; ++j)

@@ -1,5 +1,5 @@
-// Blend trees through the graph: the seeds' worked numbers for 1D/2D blend spaces, phase
-// synchronization, speed correction, root motion, additive and layered blends.
+// Blend trees through the graph: the worked numbers of docs/worked_examples.md for 1D/2D blend
+// spaces, phase synchronization, speed correction, root motion, additive and layered blends.
 #include "graph_test_util.h"
 
 namespace kinema {
@@ -29,9 +29,9 @@ struct Player {
   void tick(float dt) { step(g, dt, pose); }
 };
 
-// Seed 003 §14.8: hip 20° in the walk (1.5 m/s), 50° in the run (4.5 m/s); at 2.5 m/s the blend
+// Hip 20° in the walk (1.5 m/s), 50° in the run (4.5 m/s); at 2.5 m/s the blend
 // weight of the run is (2.5 − 1.5)/(4.5 − 1.5) = 1/3, so the hip is 20° + (50° − 20°)/3 = 30°.
-TEST(GraphBlend, Seed003_14_8_BlendTreeHipAngle) {
+TEST(GraphBlend, Blend1DHipAngleAtTrotSpeed) {
   const Skeleton s = make_skeleton();
   Player p(parse_graph(graph_with(R"({"type": "blend1d", "parameter": "speed", "samples": [
                                        {"clip": "walk", "position": 1.5},
@@ -41,17 +41,17 @@ TEST(GraphBlend, Seed003_14_8_BlendTreeHipAngle) {
                                                     angle_clip(s, "run", kLeftUpLeg, 50, 0.8)})}}));
   p.g.set_float("speed", 2.5f);
   p.tick(0.1f);
-  // nlerp (a weighted sum normalized once, as the seed's engines do) lands within 0.05° of it.
+  // nlerp (a weighted sum normalized once, as most engines do) lands within 0.05° of it.
   EXPECT_NEAR(angle_x(p.pose, kLeftUpLeg), 30.0, 0.05);
   p.g.set_float("speed", 1.0f);  // outside the samples: the nearest one
   p.tick(0.1f);
   EXPECT_NEAR(angle_x(p.pose, kLeftUpLeg), 20.0, 1e-3);
 }
 
-// Seed 000 §25.4: walk 1.2 s cycle at 1.5 m/s, run 0.8 s at 4.5 m/s, 2.0 m/s between them:
+// Walk 1.2 s cycle at 1.5 m/s, run 0.8 s at 4.5 m/s, 2.0 m/s between them:
 // w_run = 1/6, the blended cycle lasts T = 1.1333 s and covers 2.1 m (1.853 m/s); the exact-speed
 // weights (w_run = 0.2308) or a 1.079× playback make it 2.0 m/s.
-TEST(GraphBlend, Seed000_25_4_PhaseSyncStrideAndSpeedCorrection) {
+TEST(GraphBlend, PhaseSyncStrideAndSpeedCorrection) {
   const Skeleton s = make_skeleton();
   const std::map<std::string, Asset> files = {
       {"anim.glb", make_asset(s, {angle_clip(s, "walk", kSpine, 0, 1.2, 1.5),
@@ -109,9 +109,9 @@ TEST(GraphBlend, SyncMarkersKeepTheStride) {
   EXPECT_NEAR(p.g.normalized_time(p.graph.root()), 3.0, 3e-3);
 }
 
-// Seed 000 §25.4: a walk moving 1.8 m per 1.2 s cycle moves 0.025 m per 60 fps frame along +Z; a
+// A walk moving 1.8 m per 1.2 s cycle moves 0.025 m per 60 fps frame along +Z; a
 // character turned 30° about +Y moves by R_y(30°)·(0, 0, 0.025) = (0.0125, 0, 0.0217) m.
-TEST(GraphBlend, Seed000_25_4_RootMotionInTheWorld) {
+TEST(GraphBlend, RootMotionStepTurnsWithTheCharacter) {
   const Skeleton s = make_skeleton();
   for (const char* rotation : {"true", "false"}) {
     Player p(parse_graph(
@@ -131,10 +131,10 @@ TEST(GraphBlend, Seed000_25_4_RootMotionInTheWorld) {
   }
 }
 
-// Seed 000 §25.4: idle at the centre, walks at 1.5 and runs at 4.5 m/s in four directions; the
+// Idle at the centre, walks at 1.5 and runs at 4.5 m/s in four directions; the
 // point (1.0, 2.5) lies in the triangle forward run, forward walk, right run with weights
 // 0.444, 0.333, 0.222.
-TEST(GraphBlend, Seed000_25_4_Blend2DTriangleWeights) {
+TEST(GraphBlend, Blend2DTriangleWeights) {
   const Skeleton s = make_skeleton();
   struct Sample {
     const char* name;
@@ -175,9 +175,9 @@ TEST(GraphBlend, Seed000_25_4_Blend2DTriangleWeights) {
   for (int i : {0, 2, 3, 4, 6, 8}) EXPECT_NEAR(weight(i), 0, 1e-6) << samples[i].name;
 }
 
-// Seed 000 §25.4: a flinch bends the spine 12° about x; added to a run at 20° with weight 0.5 the
+// A flinch bends the spine 12° about x; added to a run at 20° with weight 0.5 the
 // spine is at 20° + 0.5·12° = 26°.
-TEST(GraphBlend, Seed000_25_4_AdditiveFlinch) {
+TEST(GraphBlend, AdditiveFlinchOnARun) {
   const Skeleton s = make_skeleton();
   const std::map<std::string, Asset> files = {
       {"anim.glb",
@@ -204,9 +204,9 @@ TEST(GraphBlend, Seed000_25_4_AdditiveFlinch) {
   EXPECT_NEAR(angle_x(layer.pose, kSpine), 26.0, 1e-3);
 }
 
-// Seed 000 §25.4: a spine joint with mask 0.5, at 0° in the run and 40° in the aim, ends at 20°;
+// A spine joint with mask 0.5, at 0° in the run and 40° in the aim, ends at 20°;
 // a ramp 0.25, 0.5, 0.75 along the spine spreads the twist.
-TEST(GraphBlend, Seed000_25_4_LayerMasks) {
+TEST(GraphBlend, LayerMaskAndSpineRamp) {
   const Skeleton s = make_skeleton();
   const Clip aim = make_clip(s, "aim", 1, [](double, std::vector<Transform>& p) {
     for (int j : {kSpine, kChest, kHead, kLeftUpLeg})

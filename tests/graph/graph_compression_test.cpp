@@ -10,6 +10,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/graph/graph.h"
+#include "kinema/graph/graph_builder.h"
 #include "kinema/graph/graph_instance.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/graph_file.h"
@@ -21,8 +22,8 @@ namespace {
 const std::string kGraph = std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json";
 
 /// Options that read the graph's clips from disk.
-GraphLoadOptions files() {
-  GraphLoadOptions o;
+GraphBuildOptions files() {
+  GraphBuildOptions o;
   o.load_file = [](const std::string& path) { return load_asset(path); };
   o.clips_are_files = true;
   return o;
@@ -37,11 +38,13 @@ std::string with_member(const std::string& member) {
 }
 
 TEST(GraphCompression, CompressedClipsPlayWithinTheBoundOfRuntimeClips) {
-  const AnimGraph plain = load_anim_graph(kGraph);
-  const AnimGraph packed =
-      AnimGraph::parse(with_member(R"("compression": {"max_error_cm": 0.01})"), kGraph, files());
-  ASSERT_TRUE(packed.compression().enabled);
-  EXPECT_DOUBLE_EQ(packed.compression().max_error, 1e-4);
+  const BuiltGraph plain_build = load_anim_graph(kGraph);
+  const AnimGraph& plain = plain_build.graph;
+  const BuiltGraph packed_build =
+      build_graph(with_member(R"("compression": {"max_error_cm": 0.01})"), kGraph, files());
+  const AnimGraph& packed = packed_build.graph;
+  ASSERT_TRUE(packed_build.compression.enabled);
+  EXPECT_DOUBLE_EQ(packed_build.compression.max_error, 1e-4);
   ASSERT_EQ(packed.clips().size(), 2u);
   for (const GraphClip& c : packed.clips()) {
     ASSERT_TRUE(c.compressed.has_value()) << c.name;
@@ -78,7 +81,7 @@ TEST(GraphCompression, CompressedClipsPlayWithinTheBoundOfRuntimeClips) {
 TEST(GraphCompression, BadCompressionMembersNameThePointer) {
   const auto message = [](const std::string& member) {
     try {
-      AnimGraph::parse(with_member(member), kGraph, files());
+      build_graph(with_member(member), kGraph, files());
     } catch (const Error& e) {
       return std::string(e.what());
     }

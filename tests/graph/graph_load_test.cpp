@@ -68,14 +68,24 @@ void expect_error(const std::string& text, const std::string& pointer, const std
 }
 
 TEST(GraphLoad, ValidGraph) {
-  const AnimGraph g = parse_graph(kBase, files());
+  const BuiltGraph built = build_test_graph(kBase, files());
+  const AnimGraph& g = built.graph;
   EXPECT_EQ(g.file(), kGraphFile);
   EXPECT_EQ(g.joint_count(), kJointCount);
   ASSERT_EQ(g.parameters().size(), 3u);
   EXPECT_EQ(g.parameters()[1].type, ParamType::Bool);
   EXPECT_EQ(g.parameters()[1].default_value, 1.0f);
   ASSERT_EQ(g.clips().size(), 2u);
-  EXPECT_EQ(g.clips()[1].path, "/virtual/anim.glb");
+  EXPECT_EQ(g.clips()[1].name, "walk");
+  // The offline record: where each clip came from, and the character they play on.
+  ASSERT_EQ(built.clips.size(), 2u);
+  EXPECT_EQ(built.clips[1].name, "walk");
+  EXPECT_EQ(built.clips[1].file, "anim.glb");
+  EXPECT_EQ(built.clips[1].path, "/virtual/anim.glb");
+  EXPECT_EQ(built.clips[1].clip_name, "walk");
+  EXPECT_EQ(built.character.skeleton.joint_count(), kJointCount);
+  EXPECT_TRUE(built.character.clips.empty());
+  EXPECT_FALSE(built.compression.enabled);
   ASSERT_EQ(g.machines().size(), 1u);
   EXPECT_EQ(g.root(), g.machines()[0]);
   const auto& m = std::get<StateMachineNode>(g.nodes()[static_cast<size_t>(g.root())].data);

@@ -59,16 +59,16 @@ const char* kGraph = R"({
       {"from": "move", "to": "guard", "conditions": [{"parameter": "armed"}], "duration": 0.1}]}
 })";
 
-AnimGraph play_graph_fixture() {
+BuiltGraph play_graph_fixture() {
   const Skeleton s = make_skeleton();
-  return parse_graph(kGraph,
-                     {{"anim.glb", make_asset(s, {angle_clip(s, "walk", kSpine, 0, 1, 1),
-                                                  angle_clip(s, "run", kSpine, 20, 0.5, 3),
-                                                  angle_clip(s, "flinch", kSpine, 40, 0.5)})}});
+  return build_test_graph(
+      kGraph, {{"anim.glb", make_asset(s, {angle_clip(s, "walk", kSpine, 0, 1, 1),
+                                           angle_clip(s, "run", kSpine, 20, 0.5, 3),
+                                           angle_clip(s, "flinch", kSpine, 40, 0.5)})}});
 }
 
 TEST(GraphPlay, CurvesMustFitTheGraph) {
-  const AnimGraph g = play_graph_fixture();
+  const AnimGraph g = play_graph_fixture().graph;
   struct Bad {
     const char* spec;
     const char* place;
@@ -99,7 +99,7 @@ TEST(GraphPlay, CurvesMustFitTheGraph) {
 }
 
 TEST(GraphPlay, BakesFramesStatesAndRootMotion) {
-  const AnimGraph g = play_graph_fixture();
+  const BuiltGraph g = play_graph_fixture();
   PlayOptions options;
   options.seconds = 4;
   options.fps = 30;
@@ -144,10 +144,23 @@ TEST(GraphPlay, BakesFramesStatesAndRootMotion) {
   EXPECT_THROW(play_graph(g, options), Error);
 }
 
+TEST(GraphPlay, TheCharacterMustHaveTheGraphsSkeleton) {
+  BuiltGraph g = play_graph_fixture();
+  g.character.skeleton = make_skeleton("Jaw");
+  try {
+    play_graph(g, PlayOptions{});
+    ADD_FAILURE() << "played onto another skeleton";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), kGraphFile);
+    EXPECT_NE(e.reason().find("not the graph's"), std::string::npos) << e.what();
+  }
+}
+
 // The frame loop of docs/graph.md on the demo's graph: the hips follow the world placement.
 TEST(GraphPlay, DocsFrameLoopOnTheDemoGraph) {
-  const AnimGraph graph =
+  const BuiltGraph built =
       load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+  const AnimGraph& graph = built.graph;
   GraphInstance character(graph);
   const ParamHandle speed = character.parameter("speed");
   std::vector<SoaTransform> pose(static_cast<size_t>(graph.soa_count()));

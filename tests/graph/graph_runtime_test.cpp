@@ -1,4 +1,4 @@
-// Transitions through the graph (the seed's inertialization number, continuity of crossfades
+// Transitions through the graph (the inertialized elbow switch, continuity of crossfades
 // and inertialized switches, interrupted transitions) and determinism.
 #include <cstring>
 
@@ -24,10 +24,10 @@ std::string two_states(const std::string& blend, double duration, const std::str
          R"(, "conditions": [{"parameter": "go"}]})" + extra + "]}}";
 }
 
-// Seed 000 §25.4: at the switch the elbow is at 30° moving −45°/s in the old clip and at 10°
-// moving +15°/s in the new one; inertialized over 0.3 s, at t = 0.15 s it is at
-// 10 + 15·0.15 + 7.19 = 19.44°.
-TEST(GraphRuntime, Seed000_25_4_InertializedElbow) {
+// At the switch the elbow is at 30° moving −45°/s in the old clip and at 10° moving +15°/s in the
+// new one; inertialized over 0.3 s, at t = 0.15 s it is at 10 + 15·0.15 + 7.19 = 19.44°
+// (docs/worked_examples.md, "Inertialization").
+TEST(GraphRuntime, InertializedSwitchFollowsTheElbowQuintic) {
   const Skeleton s = make_skeleton();
   const std::map<std::string, Asset> files = {
       {"anim.glb",

@@ -2,8 +2,8 @@
 //
 // Skeleton (parents first): 0 Hips (root, 1 m up), 1 Spine, 2 Chest, 3 Head, 4 LeftUpLeg,
 // 5 LeftLeg. Clips are built from a function that fills the local pose at time t, keyed at a
-// fixed rate. Graph JSON is parsed as "/virtual/test.graph.json" and its clip files are served
-// from memory by name (GraphLoadOptions::load_file).
+// fixed rate. Graph JSON is built as "/virtual/test.graph.json" and its clip files are served
+// from memory by name (GraphBuildOptions::load_file).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/graph/graph.h"
+#include "kinema/graph/graph_builder.h"
 #include "kinema/graph/graph_instance.h"
 #include "kinema/math/scalar.h"
 
@@ -104,16 +105,21 @@ inline Asset make_asset(const Skeleton& s, std::vector<Clip> clips) {
 
 inline const std::string kGraphFile = "/virtual/test.graph.json";
 
-/// Parses graph JSON with clip files served from `files` (by file name).
-inline AnimGraph parse_graph(const std::string& json, std::map<std::string, Asset> files) {
-  GraphLoadOptions options;
+/// Builds graph JSON with clip files served from `files` (by file name).
+inline BuiltGraph build_test_graph(const std::string& json, std::map<std::string, Asset> files) {
+  GraphBuildOptions options;
   options.load_file = [files = std::move(files)](const std::string& path) {
     const std::string name = path.substr(path.find_last_of('/') + 1);
     const auto it = files.find(name);
     if (it == files.end()) throw Error(path, "", "no such file");
     return it->second;
   };
-  return AnimGraph::parse(json, kGraphFile, options);
+  return build_graph(json, kGraphFile, options);
+}
+
+/// The runtime graph of build_test_graph.
+inline AnimGraph parse_graph(const std::string& json, std::map<std::string, Asset> files) {
+  return build_test_graph(json, std::move(files)).graph;
 }
 
 /// Runs parse_graph and returns the error it throws (fails the test when it does not).

@@ -1,5 +1,5 @@
-// FABRIK tests: seed 000 §25.6 worked numbers, exercise 4, the practice-task leg (§25.12),
-// trees, constraints, poles and randomized sweeps.
+// FABRIK tests: the worked arms and the leg on a step of docs/worked_examples.md ("FABRIK and
+// CCD"), trees, constraints, poles and randomized sweeps.
 #include "kinema/ik/fabrik.h"
 
 #include <gtest/gtest.h>
@@ -31,8 +31,8 @@ std::vector<int> chain_parents(std::size_t n) {
   return p;
 }
 
-// §25.6: arm l1 = 3, l2 = 2 straight along x, target (2, 3); one iteration.
-TEST(Fabrik, Seed000_25_6_FabrikArmOneIteration) {
+// Arm l1 = 3, l2 = 2 straight along x, target (2, 3); one iteration.
+TEST(Fabrik, ArmOneIterationAndConvergence) {
   std::vector<Vec3> p{{0, 0, 0}, {3, 0, 0}, {5, 0, 0}};
   FabrikSettings s;
   s.settings = one_iteration();
@@ -45,7 +45,7 @@ TEST(Fabrik, Seed000_25_6_FabrikArmOneIteration) {
   EXPECT_NEAR(p[2].y, 3.005, 5e-4);
   EXPECT_NEAR(r.error, 0.0056, 5e-5);
   EXPECT_NEAR(std::atan2(p[1].y, p[1].x) * kDeg, 22.73, 5e-3);
-  // "2回で0.0001未満"
+  // A second iteration leaves less than 0.0001.
   s.settings.max_iterations = 1;
   const IkResult r2 = fabrik_solve_chain(p, {2, 3, 0}, s);
   EXPECT_LT(r2.error, 1e-4);
@@ -55,7 +55,7 @@ TEST(Fabrik, Seed000_25_6_FabrikArmOneIteration) {
   EXPECT_NEAR(std::atan2(p[1].y, p[1].x) * kDeg, 22.62, 5e-3);
 }
 
-// Exercise 4 (§25.11): l1 = 4, l2 = 3 straight along x, target (3, 5). By hand:
+// Arm l1 = 4, l2 = 3 straight along x, target (3, 5). By hand:
 //  backward: hand → (3, 5); elbow on the line to (4, 0), direction (1, −5)/√26:
 //    (3 + 3/√26, 5 − 15/√26) = (3.588, 2.058); root follows to (0.119, 0.068).
 //  forward: elbow = 4·(3.588, 2.058)/4.137 = (3.470, 1.990); hand = elbow + 3·(−0.463, 3.010)/3.045
@@ -63,7 +63,7 @@ TEST(Fabrik, Seed000_25_6_FabrikArmOneIteration) {
 // Analytic elbows (law of cosines): (0.173, 3.996) and (3.445, 2.033). FABRIK approaches the
 // second: every joint moves along the line to its previous position, so the elbow stays on the
 // side of the shoulder–target line where it started (below it).
-TEST(Fabrik, Seed000_25_11_Exercise4) {
+TEST(Fabrik, ElbowStaysOnItsStartingSide) {
   std::vector<Vec3> p{{0, 0, 0}, {4, 0, 0}, {7, 0, 0}};
   FabrikSettings s;
   s.settings = one_iteration();
@@ -79,8 +79,8 @@ TEST(Fabrik, Seed000_25_11_Exercise4) {
   EXPECT_NEAR(p[1].y, 2.033, 5e-4);
 }
 
-// §25.12 practice task: leg 4 + 4, hip (0, 7.5), straight down, foot target (2, 1.5).
-TEST(Fabrik, Seed000_25_12_LegWithoutMirrorBendsBackwards) {
+// A leg put on a step: thigh 4 + shin 4, hip (0, 7.5), straight down, foot target (2, 1.5).
+TEST(Fabrik, LegWithoutPoleBendsTheKneeBackwards) {
   std::vector<Vec3> p{{0, 7.5, 0}, {0, 3.5, 0}, {0, -0.5, 0}};
   const Vec3 target{2, 1.5, 0};
   EXPECT_NEAR(distance(p[0], target), 6.325, 5e-4);  // √40 < 8: reachable
@@ -90,7 +90,7 @@ TEST(Fabrik, Seed000_25_12_LegWithoutMirrorBendsBackwards) {
   EXPECT_NEAR(fabrik_solve_chain(p, target, s).error, 0.03, 5e-3);
   s.settings = IkSettings{1e-9, 100};
   EXPECT_EQ(fabrik_solve_chain(p, target, s).status, IkStatus::kReached);
-  // The backwards knee: the seed's ≈(−1.3, 3.7) (§25.12 step 3 rounds it to (−1.32, 3.72));
+  // The backwards knee, ≈(−1.3, 3.7) by hand (the analytic solution rounds to (−1.32, 3.72));
   // exactly (1, 4.5) − √6·(0.9487, 0.3162) = (−1.324, 3.725).
   EXPECT_NEAR(p[1].x, -1.3, 0.05);
   EXPECT_NEAR(p[1].y, 3.7, 0.05);
@@ -98,7 +98,7 @@ TEST(Fabrik, Seed000_25_12_LegWithoutMirrorBendsBackwards) {
   EXPECT_NEAR(p[1].y, 4.5 - std::sqrt(6.0) * 2 / std::sqrt(40.0), 1e-6);
 }
 
-TEST(Fabrik, Seed000_25_12_LegMirrorRuleKeepsKneeForward) {
+TEST(Fabrik, LegPoleKeepsTheKneeForward) {
   std::vector<Vec3> p{{0, 7.5, 0}, {0, 3.5, 0}, {0, -0.5, 0}};
   const std::vector<Vec3> before = p;
   const FabrikPole pole{0, 1, 2, {10, 3.5, 0}};  // the character faces +x
@@ -106,7 +106,7 @@ TEST(Fabrik, Seed000_25_12_LegMirrorRuleKeepsKneeForward) {
   s.settings = IkSettings{1e-9, 100};
   s.poles = std::span<const FabrikPole>(&pole, 1);
   EXPECT_EQ(fabrik_solve_chain(p, {2, 1.5, 0}, s).status, IkStatus::kReached);
-  // The analytic forward knee, "約 (3.32, 5.28)" in the seed; exactly
+  // The analytic forward knee, ≈(3.32, 5.28) by hand; exactly
   // (1, 4.5) + √6·(0.9487, 0.3162) = (3.324, 5.275), 4 from the hip and 4 from the foot.
   EXPECT_NEAR(p[1].x, 3.32, 5e-3);
   EXPECT_NEAR(p[1].y, 5.28, 1e-2);
@@ -216,7 +216,7 @@ TEST(Fabrik, HingePlaneConstraintHolds) {
   EXPECT_EQ(fabrik_solve_chain(p, {1.5, 1.5, 0}, s).status, IkStatus::kReached);
 }
 
-// A knee hinge limited to [0°, 150°] (seed 000 §25.6: asked for 160°, it stops at 150°).
+// A knee hinge limited to [0°, 150°] (asked for 160°, it stops at 150°).
 TEST(Fabrik, HingeRangeHolds) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<double> u(-2, 2);

@@ -23,9 +23,10 @@ Vec3 bent_knee(const Vec3& hip, const Vec3& ankle, double l) {
   return hip + d * 0.5 + fwd * std::sqrt(l * l - half * half);
 }
 
-// Seed 000 §25.6 layout (side view: x forward, y up): hip (0, 0.85), back foot (−0.15, 0),
-// front foot (+0.15, 0); the legs are 0.1 m apart along z.
-std::array<FootPlacementLeg, 2> seed_legs() {
+// The worked layout (side view: x forward, y up; docs/worked_examples.md, "Joint limits, foot
+// placement, look-at"): hip (0, 0.85), back foot (−0.15, 0), front foot (+0.15, 0); the legs are
+// 0.1 m apart along z.
+std::array<FootPlacementLeg, 2> step_legs() {
   std::array<FootPlacementLeg, 2> legs;
   for (int i = 0; i < 2; ++i) {
     const double z = i == 0 ? 0.1 : -0.1, x = i == 0 ? -0.15 : 0.15;
@@ -37,7 +38,7 @@ std::array<FootPlacementLeg, 2> seed_legs() {
 }
 
 // −0.10 for x ≤ 0, +0.15 for x ≥ 0.05 (flat around both feet).
-HeightField seed_ground() {
+HeightField dip_and_step_ground() {
   const int w = 41;
   std::vector<double> h;
   for (int iz = 0; iz < w; ++iz)
@@ -45,14 +46,14 @@ HeightField seed_ground() {
   return HeightField(-1, -1, 0.05, w, w, h);
 }
 
-FootPlacementSettings seed_settings() {
+FootPlacementSettings knee_forward_settings() {
   FootPlacementSettings s;
   s.forward = {1, 0, 0};
   return s;
 }
 
-TEST(FootPlacement, Seed000_25_6_FootPlacementStep) {
-  const auto legs = seed_legs();
+TEST(FootPlacement, PelvisDropsAndKneesBendOnADipAndAStep) {
+  const auto legs = step_legs();
   // Animated knee bend: d = √(0.15² + 0.85²) = 0.863, π − arccos((2·0.45² − d²)/(2·0.45²)) = 32.9°.
   const double l = 0.45;
   const double d = std::sqrt(0.15 * 0.15 + 0.85 * 0.85);
@@ -60,11 +61,11 @@ TEST(FootPlacement, Seed000_25_6_FootPlacementStep) {
   const double animated_bend = kPi - std::acos((2 * l * l - d * d) / (2 * l * l));
   EXPECT_NEAR(animated_bend * kDeg, 32.9, 0.05);
 
-  const HeightField ground = seed_ground();
+  const HeightField ground = dip_and_step_ground();
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
   const FootPlacementResult r =
-      update_foot_placement(legs, ground, seed_settings(), 1.0 / 60, state, out);
+      update_foot_placement(legs, ground, knee_forward_settings(), 1.0 / 60, state, out);
   ASSERT_EQ(r.status, FootPlacementStatus::kOk);
   EXPECT_NEAR(r.target_pelvis_offset, -0.10, 1e-15);
   EXPECT_NEAR(r.pelvis_offset, -0.10, 1e-15);  // pelvis (0, 0.75)
@@ -86,13 +87,13 @@ TEST(FootPlacement, Seed000_25_6_FootPlacementStep) {
 }
 
 TEST(FootPlacement, FlatGroundAtAnimationHeightChangesNothing) {
-  const auto legs = seed_legs();
+  const auto legs = step_legs();
   const HeightField flat(-1, -1, 0.5, 5, 5, std::vector<double>(25, 0.0));
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
   for (int frame = 0; frame < 3; ++frame) {
     const FootPlacementResult r =
-        update_foot_placement(legs, flat, seed_settings(), 1.0 / 30, state, out);
+        update_foot_placement(legs, flat, knee_forward_settings(), 1.0 / 30, state, out);
     ASSERT_EQ(r.status, FootPlacementStatus::kOk);
     EXPECT_EQ(r.pelvis_offset, 0.0);
     for (std::size_t i = 0; i < 2; ++i) {
@@ -112,14 +113,14 @@ TEST(FootPlacement, FeetOnSlopedGroundKeepBoneLengthsAndTilt) {
   const TriangleMeshGround ground(
       {{-2, y(-2, -2), -2}, {2, y(2, -2), -2}, {2, y(2, 2), 2}, {-2, y(-2, 2), 2}},
       {0, 1, 2, 0, 2, 3});
-  auto legs = seed_legs();
+  auto legs = step_legs();
   for (auto& leg : legs) {
     leg.ankle_height = 0.08;
     leg.hip.y += 0.08;
     leg.knee.y += 0.08;
     leg.ankle.y += 0.08;
   }
-  FootPlacementSettings s = seed_settings();
+  FootPlacementSettings s = knee_forward_settings();
   s.max_tilt = 5.0 / kDeg;
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
@@ -173,16 +174,17 @@ TEST(FootPlacement, SpringHalfLifeConvergesWithoutOvershoot) {
 }
 
 TEST(FootPlacement, StepIsSmoothedMonotonically) {
-  const auto legs = seed_legs();
+  const auto legs = step_legs();
   const HeightField flat(-1, -1, 0.5, 5, 5, std::vector<double>(25, 0.0));
-  const HeightField seed = seed_ground();
+  const HeightField dip_and_step = dip_and_step_ground();
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
-  const FootPlacementSettings s = seed_settings();
+  const FootPlacementSettings s = knee_forward_settings();
   update_foot_placement(legs, flat, s, 1.0 / 60, state, out);  // settle on the flat floor
   double prev_pelvis = 0, prev_front = 0;
   for (int frame = 0; frame < 120; ++frame) {
-    const FootPlacementResult r = update_foot_placement(legs, seed, s, 1.0 / 60, state, out);
+    const FootPlacementResult r =
+        update_foot_placement(legs, dip_and_step, s, 1.0 / 60, state, out);
     ASSERT_EQ(r.status, FootPlacementStatus::kOk);
     EXPECT_LE(r.pelvis_offset, prev_pelvis + 1e-15);
     EXPECT_GE(r.pelvis_offset, -0.10 - 1e-15);  // never past the target
@@ -198,12 +200,13 @@ TEST(FootPlacement, StepIsSmoothedMonotonically) {
 }
 
 TEST(FootPlacement, InvalidInputIsReportedWithoutNaN) {
-  auto legs = seed_legs();
+  auto legs = step_legs();
   legs[1].knee.y = std::numeric_limits<double>::quiet_NaN();
-  const HeightField ground = seed_ground();
+  const HeightField ground = dip_and_step_ground();
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
-  FootPlacementResult r = update_foot_placement(legs, ground, seed_settings(), 0.1, state, out);
+  FootPlacementResult r =
+      update_foot_placement(legs, ground, knee_forward_settings(), 0.1, state, out);
   EXPECT_EQ(r.status, FootPlacementStatus::kInvalidInput);
   EXPECT_FALSE(state.started);
   EXPECT_EQ(r.pelvis_offset, 0.0);
@@ -213,16 +216,16 @@ TEST(FootPlacement, InvalidInputIsReportedWithoutNaN) {
     EXPECT_TRUE(is_finite(o.ik.root_delta));
   }
   // Mismatched spans and NaN dt.
-  const auto good = seed_legs();
+  const auto good = step_legs();
   std::array<FootPlacementLegResult, 1> one;
-  r = update_foot_placement(good, ground, seed_settings(), 0.1, state, one);
+  r = update_foot_placement(good, ground, knee_forward_settings(), 0.1, state, one);
   EXPECT_EQ(r.status, FootPlacementStatus::kInvalidInput);
-  r = update_foot_placement(good, ground, seed_settings(), std::numeric_limits<double>::quiet_NaN(),
-                            state, out);
+  r = update_foot_placement(good, ground, knee_forward_settings(),
+                            std::numeric_limits<double>::quiet_NaN(), state, out);
   EXPECT_EQ(r.status, FootPlacementStatus::kInvalidInput);
   // No ground under the feet: offsets 0, legs unchanged.
   const HeightField far(10, 10, 1, 2, 2, {0, 0, 0, 0});
-  r = update_foot_placement(good, far, seed_settings(), 0.1, state, out);
+  r = update_foot_placement(good, far, knee_forward_settings(), 0.1, state, out);
   ASSERT_EQ(r.status, FootPlacementStatus::kOk);
   EXPECT_FALSE(out[0].ground_found);
   EXPECT_EQ(r.pelvis_offset, 0.0);
@@ -230,7 +233,7 @@ TEST(FootPlacement, InvalidInputIsReportedWithoutNaN) {
 
 TEST(FootPlacement, ApplyToLocalTransforms) {
   // pelvis(0) → hipL(1) → kneeL(2) → ankleL(3); pelvis → hipR(4) → kneeR(5) → ankleR(6).
-  const auto legs = seed_legs();
+  const auto legs = step_legs();
   const std::vector<int> parents{-1, 0, 1, 2, 0, 4, 5};
   std::vector<Transform> local(7);
   local[0].translation = {0, 0.85, 0};
@@ -241,11 +244,11 @@ TEST(FootPlacement, ApplyToLocalTransforms) {
     local[static_cast<std::size_t>(b + 1)].translation = g.knee - g.hip;
     local[static_cast<std::size_t>(b + 2)].translation = g.ankle - g.knee;
   }
-  const HeightField ground = seed_ground();
+  const HeightField ground = dip_and_step_ground();
   FootPlacementState state;
   std::array<FootPlacementLegResult, 2> out;
   const FootPlacementResult r =
-      update_foot_placement(legs, ground, seed_settings(), 0.0, state, out);
+      update_foot_placement(legs, ground, knee_forward_settings(), 0.0, state, out);
   const std::array<FootPlacementJoints, 2> joints{{{1, 2, 3}, {4, 5, 6}}};
   ASSERT_TRUE(apply_foot_placement(r, out, joints, 0, parents, local));
   std::vector<Transform> model(7);

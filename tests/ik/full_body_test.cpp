@@ -1,4 +1,4 @@
-// Full-body IK tests (seed 000 §25.6, issue 4 item 8) on a real 76-node skeleton (the pab
+// Full-body IK tests (issue 4 item 8) on a real 76-node skeleton (the pab
 // character of data/demo/pab_walk.glb: 68 body joints plus camera helpers): hands, feet, head aim
 // and centre of mass together, bone lengths, joint limits, unreachable and conflicting goals,
 // determinism, no allocation per solve, invalid input, and randomized reachable goal sets.
@@ -240,7 +240,7 @@ bool all_finite(std::span<const Transform> pose) {
   return true;
 }
 
-// A reachable target pose whose COM stands over its own feet (first one the seed gives).
+// A reachable target pose whose COM stands over its own feet (the first one `rng` gives).
 std::vector<Transform> standing_target(const Body& b, std::mt19937& rng, double amplitude) {
   for (;;) {
     std::vector<Transform> t = random_pose(b, rng, amplitude);

@@ -1,5 +1,5 @@
-// Jacobian IK tests: seed 000 §25.6 worked numbers (planar arm l1 = 3, l2 = 2), singular
-// poses, orientation goals, ball joints and randomized sweeps.
+// Jacobian IK tests: the worked planar arm l1 = 3, l2 = 2 of docs/worked_examples.md ("Jacobian
+// IK"), singular poses, orientation goals, ball joints and randomized sweeps.
 #include "kinema/ik/jacobian.h"
 
 #include <gtest/gtest.h>
@@ -47,7 +47,7 @@ Step one_step(JacobianMethod method, double t1, double t2, const Vec3& target) {
   return {delta[0] / kDeg, delta[1] / kDeg, distance(hand(local), target)};
 }
 
-TEST(Jacobian, Seed000_25_6_JacobianPose) {
+TEST(Jacobian, PlanarArmHandAndJacobian) {
   const auto local = pose(30, 45);
   const Vec3 h = hand(local);
   EXPECT_NEAR(h.x, 3.116, 5e-4);
@@ -62,7 +62,7 @@ TEST(Jacobian, Seed000_25_6_JacobianPose) {
   EXPECT_NEAR(c1.x * c2.y - c2.x * c1.y, 4.243, 5e-4);
 }
 
-TEST(Jacobian, Seed000_25_6_JacobianOneStep) {
+TEST(Jacobian, OneStepOfEachMethod) {
   const Vec3 target{2.5, 3.8, 0};
   const Step tr = one_step(JacobianMethod::kTranspose, 30, 45, target);
   EXPECT_NEAR(tr.d1_deg, 7.55, 5e-3);
@@ -80,7 +80,7 @@ TEST(Jacobian, Seed000_25_6_JacobianOneStep) {
   EXPECT_NEAR(dls.error, 0.041, 5e-4);
 }
 
-TEST(Jacobian, Seed000_25_6_JacobianNearSingular) {
+TEST(Jacobian, NearSingularPseudoInverseFlingsTheArmDlsDoesNot) {
   // Elbow bent 5°, hand (4.992, 0.174); ask 0.3 further along x (just out of reach).
   const Vec3 h = hand(pose(0, 5));
   EXPECT_NEAR(h.x, 4.992, 5e-4);
@@ -363,7 +363,7 @@ TEST(JacobianUnreachable, ChainStretchesTowardsTargetEachMethod) {
   }
 }
 
-// The same on the planar hinge arm of seed 000 §25.6 (reach 5), targets in its plane; and with
+// The same on the worked planar hinge arm (reach 5), targets in its plane; and with
 // the hinges limited to [0, 60°] (the limit hook acts inside the steps and the straightening),
 // targets the limited arm can still point straight at.
 TEST(JacobianUnreachable, HingeArmStretchesTowardsTarget) {

@@ -96,7 +96,7 @@ TEST(IkLimits, FabrikRespectsLimitsAndReachesWhatTheyAllow) {
 
 // Without limits the rotation form of FABRIK moves the points exactly as the positional one.
 TEST(IkLimits, FabrikRotationsMatchPositionalFabrik) {
-  // Seed 000 §25.6: arm 3 + 2 along x, target (2, 3), one iteration → elbow (2.767, 1.159),
+  // The worked arm 3 + 2 along x, target (2, 3), one iteration → elbow (2.767, 1.159),
   // hand (1.998, 3.005).
   const std::array<Vec3, 2> offsets{Vec3{3, 0, 0}, Vec3{2, 0, 0}};
   const IkChain arm{{0, 0, 0}, Quat::identity(), offsets};
@@ -161,8 +161,8 @@ TEST(IkLimits, FabrikRotationsInvalidAndDegenerateInput) {
   EXPECT_NEAR(p[2].y, 2, 1e-6);
 }
 
-// Seed 000 §25.6: a step asking the knee for 160° with a 150° limit gets 150°.
-TEST(IkLimits, Seed000_25_6_KneeClampedAt150) {
+// A step asking the knee for 160° with a 150° limit gets 150°.
+TEST(IkLimits, HookClampsTheKneeAt150) {
   const std::array<JointLimit, 1> limits{
       JointLimit::of(make_hinge_limit({0, 0, 1}, 0, 150 * kDeg))};
   const IkJointLimits jl{limits, {}};

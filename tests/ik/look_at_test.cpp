@@ -9,7 +9,7 @@
 namespace kinema {
 namespace {
 
-TEST(LookAt, Seed000_25_6_LookAtRotation) {
+TEST(LookAt, SixtyDegreesToTheSideTurnsAboutPlusY) {
   // f = (0, 0, 1), target 60° to the side: d = (sin 60°, 0, cos 60°) = (0.866, 0, 0.5);
   // f × d = (0, 0.866, 0): axis +y, angle acos 0.5 = 60°, q = (cos 30°, 0, sin 30°, 0) in
   // (w, x, y, z) — (0, 0.5, 0, 0.866) in kinema's (x, y, z, w).
@@ -25,7 +25,7 @@ TEST(LookAt, Seed000_25_6_LookAtRotation) {
   EXPECT_NEAR(distance(rotate(q, f), d), 0.0, 1e-15);
 }
 
-TEST(LookAt, Seed000_25_6_LookAtSpread) {
+TEST(LookAt, SpreadsSixtyDegreesOverSpineNeckAndHead) {
   // Spine 20 %, neck 30 %, head 50 % of 60° = 12°, 18°, 30°.
   const Vec3 eye{0, 1.6, 0};
   const Vec3 target = eye + Vec3{std::sin(radians(60.0)), 0, std::cos(radians(60.0))} * 3.0;

@@ -14,9 +14,10 @@
 namespace kinema {
 namespace {
 
-// Seed 000 §25.12 practice task: thigh 4, shin 4, hip H = (0, 7.5), leg hanging straight down
-// (knee (0, 3.5), ankle (0, −0.5)), foot target F = (2, 1.5), the character faces +x.
-TwoBoneInput seed_leg(int side) {
+// A leg put on a step (docs/worked_examples.md, "Two-bone IK"): thigh 4, shin 4, hip
+// H = (0, 7.5), leg hanging straight down (knee (0, 3.5), ankle (0, −0.5)), foot target
+// F = (2, 1.5), the character faces +x.
+TwoBoneInput step_leg(int side) {
   TwoBoneInput in;
   in.root = {0, 7.5, 0};
   in.mid = {0, 3.5, 0};
@@ -27,33 +28,33 @@ TwoBoneInput seed_leg(int side) {
   return in;
 }
 
-TEST(TwoBone, Seed002_TwoBoneSolvePlane) {
-  // Seed 002: X along T − R, Z = X × (U − R), Y = Z × X; the mid joint is on the +Y (pole) side
+TEST(TwoBone, ElbowSideFollowsTheSolvePlane) {
+  // Solve plane: X along T − R, Z = X × (U − R), Y = Z × X; the mid joint is on the +Y (pole) side
   // for +1. Here X = (1, −3)/√10, U − R = (10, −4) → Z = +z, Y = (3, 1)/√10 (forward).
-  const TwoBoneResult fwd = solve_two_bone(seed_leg(+1));
+  const TwoBoneResult fwd = solve_two_bone(step_leg(+1));
   const Vec3 x = normalize(Vec3{2, -6, 0});
   const Vec3 y = cross(normalize(cross(x, Vec3{10, -4, 0})), x);
   EXPECT_GT(dot(fwd.mid_position - Vec3{0, 7.5, 0}, y), 0.0);
-  const TwoBoneResult back = solve_two_bone(seed_leg(-1));
+  const TwoBoneResult back = solve_two_bone(step_leg(-1));
   EXPECT_LT(dot(back.mid_position - Vec3{0, 7.5, 0}, y), 0.0);
   // Everything stays in the z = 0 plane.
   EXPECT_NEAR(fwd.mid_position.z, 0.0, 1e-12);
   EXPECT_NEAR(back.end_position.z, 0.0, 1e-12);
 }
 
-TEST(TwoBone, Seed000_25_12_LegOnStep) {
+TEST(TwoBone, LegOnAStepKneesAndBoneAngles) {
   // Step 1: |F − H| = √40 = 6.325 < 8.
   EXPECT_NEAR(std::sqrt(40.0), 6.325, 5e-4);
-  const TwoBoneResult fwd = solve_two_bone(seed_leg(+1));
-  const TwoBoneResult back = solve_two_bone(seed_leg(-1));
+  const TwoBoneResult fwd = solve_two_bone(step_leg(+1));
+  const TwoBoneResult back = solve_two_bone(step_leg(-1));
   ASSERT_EQ(fwd.status, TwoBoneStatus::kReached);
   ASSERT_TRUE(back.reached);
   // Step 3: cos θ = (40 − 16 − 16)/32 = 0.25, knee bend 75.5°.
   EXPECT_NEAR(degrees(fwd.mid_bend), 75.5, 0.05);
   EXPECT_NEAR(std::cos(fwd.mid_bend), 0.25, 1e-12);
-  // The two analytic knees, "約" (3.32, 5.28) and (−1.32, 3.72). Exactly they are
+  // The two analytic knees, ≈(3.32, 5.28) and ≈(−1.32, 3.72) by hand. Exactly they are
   // H + 4(cos α·X ± sin α·Y) = (1 ± 3√0.6, 4.5 ± √0.6) = (3.3238, 5.2746), (−1.3238, 3.7254):
-  // the seed's y values are 0.0054 off its own two decimals (5.27 and 3.73 would round right),
+  // the hand values' y are 0.0054 off their own two decimals (5.27 and 3.73 would round right),
   // so x is tested to the printed precision and y to 0.01.
   EXPECT_NEAR(fwd.mid_position.x, 1.0 + 3.0 * std::sqrt(0.6), 1e-12);
   EXPECT_NEAR(fwd.mid_position.y, 4.5 + std::sqrt(0.6), 1e-12);
@@ -80,7 +81,7 @@ TEST(TwoBone, Seed000_25_12_LegOnStep) {
   EXPECT_NEAR(std::abs(fwd.root_delta.z), length(fwd.root_delta.vec()), 1e-12);
 }
 
-TEST(TwoBone, Seed000_25_6_FootPlacementKneeBends) {
+TEST(TwoBone, KneeBendsOnADipAndAStep) {
   // Thigh and shin 0.45 m; hip (0, 0.85), foot (0.15, 0): d = √(0.15² + 0.85²) = 0.863,
   // knee bend arccos((0.745 − 0.405)/0.405) = arccos 0.840 = 32.9°. Pelvis lowered by 0.10 to
   // (0, 0.75): back foot (−0.15, −0.10) is 0.863 away again (32.9°); front foot (0.15, 0.15) is
@@ -106,7 +107,7 @@ TEST(TwoBone, Seed000_25_6_FootPlacementKneeBends) {
 }
 
 TEST(TwoBone, UnreachableGivesStraightChainTowardsTarget) {
-  TwoBoneInput in = seed_leg(+1);
+  TwoBoneInput in = step_leg(+1);
   in.target = {9, 2, 0};
   const TwoBoneResult r = solve_two_bone(in);
   EXPECT_EQ(r.status, TwoBoneStatus::kUnreachable);
@@ -133,7 +134,7 @@ TEST(TwoBone, TooCloseFoldsTowardsTarget) {
 }
 
 TEST(TwoBone, SoftIkApproachesFullExtensionSmoothly) {
-  TwoBoneInput in = seed_leg(+1);
+  TwoBoneInput in = step_leg(+1);
   in.soft_distance = 0.5;
   double prev = 0;
   for (double d = 6.0; d < 10.0; d += 0.01) {
@@ -156,7 +157,7 @@ TEST(TwoBone, SoftIkApproachesFullExtensionSmoothly) {
 }
 
 TEST(TwoBone, WeightBlendsWithFk) {
-  TwoBoneInput in = seed_leg(+1);
+  TwoBoneInput in = step_leg(+1);
   in.weight = 0;
   TwoBoneResult r = solve_two_bone(in);
   EXPECT_NEAR(distance(r.end_position, in.end), 0.0, 1e-12);
@@ -168,7 +169,7 @@ TEST(TwoBone, WeightBlendsWithFk) {
 }
 
 TEST(TwoBone, MatchesEndOrientation) {
-  TwoBoneInput in = seed_leg(+1);
+  TwoBoneInput in = step_leg(+1);
   in.match_end_rotation = true;
   in.end_rotation = Quat::from_axis_angle({0, 1, 0}, 0.3);
   in.target_rotation = Quat::from_axis_angle({1, 0, 0}, -0.7);
@@ -179,27 +180,27 @@ TEST(TwoBone, MatchesEndOrientation) {
 
 TEST(TwoBone, DegenerateInputsNeverNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  TwoBoneInput in = seed_leg(+1);
+  TwoBoneInput in = step_leg(+1);
   in.target = {nan, 0, 0};
   TwoBoneResult r = solve_two_bone(in);
   EXPECT_EQ(r.status, TwoBoneStatus::kInvalidInput);
   EXPECT_EQ(r.root_delta, Quat::identity());
   EXPECT_TRUE(is_finite(r.end_position));
 
-  in = seed_leg(+1);
+  in = step_leg(+1);
   in.mid = in.root;  // zero-length thigh
   r = solve_two_bone(in);
   EXPECT_EQ(r.status, TwoBoneStatus::kDegenerate);
   EXPECT_TRUE(is_finite(r.mid_delta));
 
-  in = seed_leg(+1);
+  in = step_leg(+1);
   in.target = in.root;  // on the root, l1 = l2: the end folds back onto the root
   r = solve_two_bone(in);
   EXPECT_TRUE(is_finite(r.root_delta) && is_finite(r.mid_position));
   EXPECT_NEAR(distance(r.end_position, in.root), 0.0, 1e-9);
   EXPECT_NEAR(distance(r.mid_position, in.root), 4.0, 1e-12);
 
-  in = seed_leg(+1);
+  in = step_leg(+1);
   in.pole = in.root + (in.target - in.root) * 2.0;  // pole on the line R–T
   r = solve_two_bone(in);
   EXPECT_TRUE(r.pole_fallback);
@@ -306,7 +307,7 @@ TEST(TwoBone, RandomizedSweep) {
     const double l1 = distance(in.mid, in.root), l2 = distance(in.end, in.mid);
     ASSERT_NEAR(distance(r.mid_position, in.root), l1, 1e-6 * l1) << i;
     ASSERT_NEAR(distance(r.end_position, r.mid_position), l2, 1e-6 * l2) << i;
-    // The mid joint sits on the elbow side of the solve plane (seed 002), and the mid's own
+    // The mid joint sits on the elbow side of the solve plane, and the mid's own
     // delta only bends about the new plane normal (the hinge stays a hinge).
     if (!r.pole_fallback) {
       const Vec3 x = normalize(in.target - in.root);

@@ -1,4 +1,4 @@
-// BVH reading: real CMU files, channel orders and layouts, units, a worked FK example, and
+// BVH reading: real CMU files, channel orders and layouts, units, a hand-computed FK example, and
 // hostile input (every failure is a kinema::Error naming the line).
 #include <gtest/gtest.h>
 
@@ -21,7 +21,8 @@ const std::string kCc3Walk = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
 
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
 
-// A two-joint arm with an End Site; known world positions (see WorkedFkExample).
+// A two-joint arm with an End Site; known world positions (see
+// TwoJointArmGivesHandComputedWorldPositions).
 const char* kArm =
     "HIERARCHY\n"
     "ROOT root\n"
@@ -156,7 +157,7 @@ TEST(Bvh, ReadsIcloneCc3WithRootOffset) {
   EXPECT_EQ(end_sites, 41);
 }
 
-TEST(Bvh, WorkedFkExample) {
+TEST(Bvh, TwoJointArmGivesHandComputedWorldPositions) {
   const Asset a = parse_bvh(kArm, "arm.bvh", metres());
   ASSERT_EQ(a.skeleton.joint_count(), 2);
   EXPECT_EQ(a.clips[0].name, "arm");

@@ -1,4 +1,5 @@
-// Animation LOD (seed 003 §14.8): update rates by distance, staggered update frames.
+// Animation LOD: update rates by distance, staggered update frames (the joint-update budget is
+// worked in docs/worked_examples.md, "Animation LOD and vertex animation textures").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +12,7 @@ namespace {
 
 // 200 characters with 60 bones at 60 Hz: 720,000 joint updates per second. With 150 far away at
 // 15 Hz: 50·60·60 + 150·60·15 = 315,000, less than half.
-TEST(UpdateLod, Seed003_14_8_JointUpdatesPerSecond) {
+TEST(UpdateLod, FarCharactersAt15HzMoreThanHalveJointUpdates) {
   const LodLevel levels[] = {{0, 60}, {30, 15}};
   constexpr int kCharacters = 200, kBones = 60, kFrames = 60;  // one second at 60 fps
   auto count = [&](int far_characters) {

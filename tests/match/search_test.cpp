@@ -1,6 +1,7 @@
-// Exact nearest-neighbour search (kinema/match/search.h, seed 000 §25.5): the tree returns the
-// brute force's answer bit for bit, brute force agrees with a double-precision reference, the
-// textbook's worked search, filters and masks, bad input, no allocation, threads.
+// Exact nearest-neighbour search (kinema/match/search.h): the tree returns the brute force's answer
+// bit for bit, brute force agrees with a double-precision reference, the four-candidate search of
+// docs/worked_examples.md ("Motion matching"), filters and masks, bad input, no allocation,
+// threads.
 #include "kinema/match/search.h"
 
 #include <gtest/gtest.h>
@@ -366,7 +367,7 @@ TEST(MatchSearch, BadQueryGivesTheEmptyResult) {
   EXPECT_EQ(BoundedTreeSearch{}.search(empty), SearchResult{});
 }
 
-TEST(MatchSearch, Seed000_25_5_WorkedSearchTableCWins) {
+TEST(MatchSearch, FootFeaturesRejectACloserTrajectoryOnTheWrongFoot) {
   // Six numbers per frame: future root (x, z) at 0.5 s and 1.0 s, then the left and right feet's
   // forward offsets. Each is divided by its group's standard deviation (trajectory 0.5 m, feet
   // 0.2 m; all weights 1), so the cost is the sum of squared normalized differences.
@@ -410,8 +411,8 @@ TEST(MatchSearch, Seed000_25_5_WorkedSearchTableCWins) {
   const std::vector<float> all = costs(0, 6, winner);
   const std::vector<float> trajectory = costs(0, 4, unused);
   const std::vector<float> pose = costs(4, 6, unused);
-  // The seed prints three decimals: A 4.003, B 3.033, C 0.145, D 13.713 (4.0025, 3.0325,
-  // 0.145, 13.7125 exactly; a printed …5 may round either way).
+  // To three decimals: A 4.003, B 3.033, C 0.145, D 13.713 (4.0025, 3.0325, 0.145, 13.7125
+  // exactly; a printed …5 may round either way).
   const double expected[4] = {4.0025, 3.0325, 0.145, 13.7125};
   const double expected_trajectory[4] = {3.970, 0.030, 0.060, 13.400};
   const double expected_pose[4] = {0.0325, 3.0025, 0.085, 0.3125};

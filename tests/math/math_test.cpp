@@ -69,8 +69,9 @@ TEST(Math, NlerpAndSlerpTakeTheShortWay) {
   }
 }
 
-TEST(Seed003_14_8, SlerpBlendOfHipAngles) {
-  // §14.8: walk 20°, run 50°, w = (2.5 − 1.5)/(4.5 − 1.5) = 1/3 → 30°.
+TEST(Math, SlerpOneThirdFromWalkToRunHipIs30Degrees) {
+  // A 2.5 m/s trot between a 1.5 m/s walk (hip 20°) and a 4.5 m/s run (hip 50°):
+  // w = (2.5 − 1.5)/(4.5 − 1.5) = 1/3 → 30° (docs/worked_examples.md, "Pose blending").
   const double w = (2.5 - 1.5) / (4.5 - 1.5);
   EXPECT_NEAR(w, 1.0 / 3.0, 1e-15);
   const Quat walk = Quat::from_axis_angle({1, 0, 0}, radians(20.0));
@@ -245,6 +246,44 @@ TEST(Math, DualQuaternionRoundTripAndComposition) {
     const DualQuat n = normalize(a * 3.0);
     EXPECT_NEAR(distance(n.transform_point(p), a.transform_point(p)), 0, 1e-10);
   }
+}
+
+// Dual-quaternion linear blending worked by hand (docs/worked_examples.md, "Dual-quaternion
+// skinning"). Bone 1 turns 90° about z through the elbow c = (2, 0, 0): t = c − R·c = (2, −2, 0)
+// and the dual part is ½·t·r = (0, −1.4142, 0, 0) (x, y, z, w). Blended 0.5 / 0.5 with the
+// identity bone: b_r = (0, 0, 0.3536, 0.8536), |b_r| = 0.9239, c_r = (0, 0, sin 22.5°, cos 22.5°),
+// c_d = (0, −0.7654, 0, 0), translation (0.5858, −1.4142, 0) = c − R(45°)·c: a 45° turn about
+// the elbow, which takes (2, −0.5) to (2.3536, −0.3536).
+TEST(Math, DualQuaternionBlendOfBentElbowTurnsHalfAboutTheElbow) {
+  // Dual numbers first: ε² = 0, so (2 + 3ε)(4 + 5ε) = 8 + 22ε.
+  const DualQuat a{{0, 0, 0, 2}, {0, 0, 0, 3}}, b{{0, 0, 0, 4}, {0, 0, 0, 5}};
+  EXPECT_EQ((a * b).real.w, 8.0);
+  EXPECT_EQ((a * b).dual.w, 22.0);
+
+  const Vec3 elbow{2, 0, 0};
+  const Quat r = Quat::from_axis_angle({0, 0, 1}, radians(90.0));
+  const DualQuat bone1 = DualQuat::from_rigid(r, elbow - rotate(r, elbow));
+  EXPECT_NEAR(distance(bone1.translation(), Vec3{2, -2, 0}), 0, 1e-12);
+  EXPECT_NEAR(bone1.dual.x, 0, 1e-12);
+  EXPECT_NEAR(bone1.dual.y, -1.4142, 5e-5);
+  EXPECT_NEAR(bone1.dual.z, 0, 1e-12);
+  EXPECT_NEAR(bone1.dual.w, 0, 1e-12);
+  const DualQuat blended = DualQuat::identity() * 0.5 + bone1 * 0.5;
+  EXPECT_NEAR(blended.real.z, 0.3536, 5e-5);
+  EXPECT_NEAR(blended.real.w, 0.8536, 5e-5);
+  EXPECT_NEAR(length(blended.real), 0.9239, 5e-5);
+  const DualQuat c = normalize(blended);
+  EXPECT_NEAR(c.real.z, std::sin(radians(22.5)), 1e-12);
+  EXPECT_NEAR(c.real.w, std::cos(radians(22.5)), 1e-12);
+  EXPECT_NEAR(c.dual.y, -0.7654, 5e-5);
+  EXPECT_NEAR(c.translation().x, 0.5858, 5e-5);
+  EXPECT_NEAR(c.translation().y, -1.4142, 5e-5);
+  const Quat r45 = Quat::from_axis_angle({0, 0, 1}, radians(45.0));
+  EXPECT_NEAR(distance(c.translation(), elbow - rotate(r45, elbow)), 0, 1e-12);
+  const Vec3 v = c.transform_point({2, -0.5, 0});
+  EXPECT_NEAR(v.x, 2.3536, 5e-5);
+  EXPECT_NEAR(v.y, -0.3536, 5e-5);
+  EXPECT_NEAR(distance(v, elbow), 0.5, 1e-12);
 }
 
 TEST(Math, FromToRotation) {

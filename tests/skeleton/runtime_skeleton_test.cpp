@@ -58,8 +58,9 @@ TEST(RuntimeSkeleton, RootTransformAndSizeChecks) {
   EXPECT_EQ(rs.find("nope"), -1);
 }
 
-// Seed 000 §25.4 (layers and masks): three spine joints at 0.25, 0.5, 0.75, chest and above 1.
-TEST(RuntimeSkeleton, Seed000_25_4_SpineMaskRamp) {
+// A bone mask ramping up the spine spreads an upper-body layer's twist: three spine joints at
+// 0.25, 0.5, 0.75, chest and above 1.
+TEST(RuntimeSkeleton, SubtreeMaskRampsAlongTheSpine) {
   const char* names[] = {"hips", "leg", "spine", "spine1", "spine2", "chest", "head", "arm"};
   const int parents[] = {-1, 0, 0, 2, 3, 4, 5, 5};
   std::vector<Joint> joints;

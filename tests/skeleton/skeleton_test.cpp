@@ -1,4 +1,5 @@
-// Skeleton: building, validation, lookup, FK and its inverse (seed 002).
+// Skeleton: building, validation, lookup, FK and its inverse (docs/worked_examples.md,
+// "Skeleton and forward kinematics").
 #include <gtest/gtest.h>
 
 #include <random>
@@ -20,15 +21,15 @@ Joint make_joint(std::string name, int parent, Vec3 t = {}, Quat r = Quat::ident
 
 Quat rot_z(double deg) { return Quat::from_axis_angle({0, 0, 1}, radians(deg)); }
 
-// Seed 002's tree: A is the root, B is A's child, C and D are B's children.
-Skeleton seed_tree() {
+// A four-node tree: A is the root, B is A's child, C and D are B's children.
+Skeleton abcd_tree() {
   return Skeleton::build({make_joint("A", kNoParent, {0, 0, 0}), make_joint("B", 0, {1, 0, 0}),
                           make_joint("C", 1, {1, 0, 0}), make_joint("D", 1, {0, 1, 0})},
                          true);
 }
 
-TEST(Seed002, MovingAParentCarriesItsChildren) {
-  const Skeleton s = seed_tree();
+TEST(Skeleton, MovingAParentCarriesItsChildren) {
+  const Skeleton s = abcd_tree();
   std::vector<Transform> local = s.rest_pose();
   std::vector<Mat4> model(4);
   ASSERT_TRUE(local_to_model(s.parents(), local, model));
@@ -48,9 +49,9 @@ TEST(Seed002, MovingAParentCarriesItsChildren) {
   EXPECT_NEAR(distance(model[2].translation_part(), Vec3{1, 1, 5}), 0, 1e-12);
 }
 
-TEST(Seed002, LocalFromGlobalIsGTimesInverseP) {
-  // Seed: G = L·P (row vectors) ⇒ L = G·P⁻¹. Column vectors: L = P⁻¹·G.
-  const Skeleton s = seed_tree();
+TEST(Skeleton, LocalIsInverseParentModelTimesModel) {
+  // Row vectors: G = L·P ⇒ L = G·P⁻¹. Column vectors: L = P⁻¹·G.
+  const Skeleton s = abcd_tree();
   std::vector<Transform> local = s.rest_pose();
   local[0].rotation = rot_z(30);
   local[1].rotation = Quat::from_axis_angle({1, 1, 0}, 0.4);
@@ -63,7 +64,7 @@ TEST(Seed002, LocalFromGlobalIsGTimesInverseP) {
     for (int k = 0; k < 16; ++k)
       EXPECT_NEAR(back[static_cast<size_t>(j)].m[k], expected.m[k], 1e-12);
   }
-  // Row-vector form from the seed, checked literally with transposes: Lᵀ = Gᵀ·(Pᵀ)⁻¹.
+  // The row-vector form, checked literally with transposes: Lᵀ = Gᵀ·(Pᵀ)⁻¹.
   Mat4 pt_inv;
   ASSERT_TRUE(inverse(transpose(model[1]), pt_inv));
   const Mat4 lt = transpose(model[2]) * pt_inv;
@@ -164,7 +165,7 @@ TEST(Skeleton, ValidationErrorsNameTheJoint) {
 }
 
 TEST(Skeleton, FkRejectsMismatchedSpans) {
-  const Skeleton s = seed_tree();
+  const Skeleton s = abcd_tree();
   std::vector<Mat4> model(3);
   EXPECT_FALSE(local_to_model(s.parents(), s.rest_pose(), model));
   const int bad_parents[] = {kNoParent, 2, 0};  // child before parent
@@ -216,7 +217,7 @@ TEST(Skeleton, InverseBindFromRestGivesIdentitySkinning) {
 }
 
 TEST(Skeleton, RenameKeepsLookupCoherent) {
-  Skeleton s = seed_tree();
+  Skeleton s = abcd_tree();
   s.rename(2, "C2");
   EXPECT_EQ(s.find("C2"), 2);
   EXPECT_EQ(s.find("C"), -1);

@@ -1,5 +1,6 @@
-// Corrective shapes (seed 000 §25.3): angle drivers, bind-space deltas before skinning, and the
-// inversion of a sculpted posed delta.
+// Corrective shapes: angle drivers, bind-space deltas before skinning, and the inversion of a
+// sculpted posed delta (worked elbow: docs/worked_examples.md, "Corrective shapes, pose-space
+// deformation, delta mush").
 #include "kinema/skin/corrective.h"
 
 #include <gtest/gtest.h>
@@ -23,7 +24,7 @@ Quatf rot(const Vec3f& axis, float degrees) { return Quatf::from_axis_angle(axis
 
 Mat4f rot_z(float degrees) { return Mat4f::rotation(rot({0, 0, 1}, degrees)); }
 
-// The seed's two-bone arm: bone 0 from the origin, bone 1 (the elbow) from (2, 0).
+// The worked two-bone arm: bone 0 from the origin, bone 1 (the elbow) from (2, 0).
 std::vector<Affine3x4f> arm_palette(float elbow_deg) {
   const Mat4f w0 = Mat4f::identity();
   const Mat4f w1 = w0 * Mat4f::translation({2, 0, 0}) * rot_z(elbow_deg);
@@ -42,7 +43,7 @@ struct Arm {
   SkinMeshView view() const { return {positions, {}, {}, 2, joints, weights}; }
 };
 
-TEST(Corrective, Seed000_25_3_InvertedCorrectiveDelta) {
+TEST(Corrective, InvertedSculptGivesBindSpaceDelta) {
   const auto palette = arm_palette(90);
   Arm arm;
   // The blended linear part is A = [0.5 −0.5; 0.5 0.5].
@@ -86,7 +87,7 @@ TEST(Corrective, Seed000_25_3_InvertedCorrectiveDelta) {
   EXPECT_NEAR(distance(skinned[0], Vec3f{2, 0, 0}), 0.5f, 1e-4f);
 }
 
-TEST(Corrective, Seed000_25_3_DriverRamp30To90) {
+TEST(Corrective, DriverRampsFrom30To90Degrees) {
   const float t0 = 30 * kDeg, t1 = 90 * kDeg;
   EXPECT_FLOAT_EQ(driver_ramp(60 * kDeg, t0, t1), 0.5f);
   EXPECT_EQ(driver_ramp(20 * kDeg, t0, t1), 0.0f);

@@ -1,4 +1,5 @@
-// Delta mush and the LBS weight bake (seed 000 §25.3), on synthetic cylinders and real meshes.
+// Delta mush and the LBS weight bake (Mancewicz et al. 2014), on synthetic cylinders and real
+// meshes.
 #include "kinema/skin/delta_mush.h"
 
 #include <gtest/gtest.h>
@@ -77,7 +78,7 @@ std::vector<Vec3f> deform_with_mush(const DeltaMushBind& bind, std::span<const V
   return out;
 }
 
-TEST(DeltaMush, Seed000_25_3_DeltaInATurnedFrame) {
+TEST(DeltaMush, DeltaTurnsWithTheSmoothedFrame) {
   // Smoothed point (5, 2) whose frame turned 30°: n = (−sin 30°, cos 30°), t = (cos 30°, sin 30°).
   const float c = std::cos(30 * kDeg), s = std::sin(30 * kDeg);
   const Vec3f p = delta_mush_frame_point({5, 2, 0}, {c, s, 0}, {-s, c, 0}, {0, 0, 0.3f});

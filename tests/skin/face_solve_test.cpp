@@ -1,6 +1,6 @@
-// Blendshape solve (seed 000 §25.7): the seed's normal equations, active bounds with the KKT
-// conditions checked independently, sparsity, a round trip on Godette's real face targets, no
-// allocation per frame, bad input.
+// Blendshape solve: the worked smile/jaw normal equations (docs/worked_examples.md, "Faces"),
+// active bounds with the KKT conditions checked independently, sparsity, a round trip on
+// Godette's real face targets, no allocation per frame, bad input.
 #include "kinema/skin/face_solve.h"
 
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@ namespace {
 
 const std::string kData = KINEMA_TEST_DATA_DIR;
 
-// Seed: smile (0.40, 0.30, 0.10), jaw (−0.20, 0, −0.80), column-major.
-const std::vector<float> kSeedBasis{0.40f, 0.30f, 0.10f, -0.20f, 0.0f, -0.80f};
+// Worked example: smile (0.40, 0.30, 0.10), jaw (−0.20, 0, −0.80), column-major.
+const std::vector<float> kSmileJawBasis{0.40f, 0.30f, 0.10f, -0.20f, 0.0f, -0.80f};
 
 /// Objective ½‖Bw − d‖² + ½ε‖w‖² + λΣw and its gradient, in double, straight from B.
 struct Problem {
@@ -86,8 +86,8 @@ void expect_kkt(const Problem& p, const std::vector<float>& w, double tol) {
   }
 }
 
-TEST(FaceSolve, Seed000_25_7_SmileAndJawFromThreeMeasurements) {
-  BlendshapeSolver solver(kSeedBasis, 3, 2);
+TEST(FaceSolve, SmileAndJawFromThreeMeasurements) {
+  BlendshapeSolver solver(kSmileJawBasis, 3, 2);
   const auto gram = solver.gram();
   EXPECT_NEAR(gram[0], 0.26, 5e-4);
   EXPECT_NEAR(gram[1], -0.16, 5e-4);
@@ -116,7 +116,7 @@ TEST(FaceSolve, Seed000_25_7_SmileAndJawFromThreeMeasurements) {
 }
 
 TEST(FaceSolve, TargetsOutsideTheBoxClampAndSatisfyKkt) {
-  BlendshapeSolver solver(kSeedBasis, 3, 2);
+  BlendshapeSolver solver(kSmileJawBasis, 3, 2);
   std::vector<float> w(2);
   BlendshapeSolveReport report;
   // 1.5 × smile: smile clamps to 1; the jaw would go negative with smile at 1, so it clamps to 0.
@@ -132,7 +132,7 @@ TEST(FaceSolve, TargetsOutsideTheBoxClampAndSatisfyKkt) {
   ASSERT_TRUE(solver.solve(neg, w, &report));
   EXPECT_EQ(w[0], 0.0f);
   EXPECT_NEAR(w[1], 0.16f / 0.68f, 1e-5f);
-  Problem p{kSeedBasis, 3, 2, neg, 0, 1e-9 * 0.68};
+  Problem p{kSmileJawBasis, 3, 2, neg, 0, 1e-9 * 0.68};
   expect_kkt(p, w, 1e-6);
 }
 
@@ -325,13 +325,13 @@ TEST(FaceSolve, WarmAndColdStartsAgreeAndSolvingAllocatesNothing) {
 
 TEST(FaceSolve, BadInputIsRejected) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_THROW(BlendshapeSolver(kSeedBasis, 3, 3), Error);  // size mismatch
-  EXPECT_THROW(BlendshapeSolver(kSeedBasis, 0, 2), Error);  // empty
+  EXPECT_THROW(BlendshapeSolver(kSmileJawBasis, 3, 3), Error);  // size mismatch
+  EXPECT_THROW(BlendshapeSolver(kSmileJawBasis, 0, 2), Error);  // empty
   EXPECT_THROW(BlendshapeSolver({}, 3, 0), Error);
-  std::vector<float> b = kSeedBasis;
+  std::vector<float> b = kSmileJawBasis;
   b[4] = nan;
   EXPECT_THROW(BlendshapeSolver(b, 3, 2), Error);
-  b = kSeedBasis;
+  b = kSmileJawBasis;
   b[3] = b[4] = b[5] = 0.0f;  // the jaw moves nothing
   try {
     BlendshapeSolver s(b, 3, 2);
@@ -341,15 +341,15 @@ TEST(FaceSolve, BadInputIsRejected) {
   }
   BlendshapeSolveOptions o;
   o.sparsity = -1;
-  EXPECT_THROW(BlendshapeSolver(kSeedBasis, 3, 2, o), Error);
+  EXPECT_THROW(BlendshapeSolver(kSmileJawBasis, 3, 2, o), Error);
   o = {};
   o.tolerance = 0;
-  EXPECT_THROW(BlendshapeSolver(kSeedBasis, 3, 2, o), Error);
+  EXPECT_THROW(BlendshapeSolver(kSmileJawBasis, 3, 2, o), Error);
   o = {};
   o.ridge = std::numeric_limits<double>::infinity();
-  EXPECT_THROW(BlendshapeSolver(kSeedBasis, 3, 2, o), Error);
+  EXPECT_THROW(BlendshapeSolver(kSmileJawBasis, 3, 2, o), Error);
 
-  BlendshapeSolver solver(kSeedBasis, 3, 2);
+  BlendshapeSolver solver(kSmileJawBasis, 3, 2);
   std::vector<float> w{7, 7};
   const std::vector<float> short_d{0.1f, 0.2f}, nan_d{0.1f, nan, 0.0f}, d{0.17f, 0.2f, -0.41f};
   EXPECT_FALSE(solver.solve(short_d, w));
@@ -360,8 +360,8 @@ TEST(FaceSolve, BadInputIsRejected) {
   EXPECT_EQ(w[1], 7.0f);
   std::vector<double> btd(3);
   EXPECT_FALSE(solver.project(d, btd));
-  EXPECT_THROW(solve_blendshape_weights(kSeedBasis, 3, 2, nan_d), Error);
-  EXPECT_THROW(solve_blendshape_weights(kSeedBasis, 3, 2, short_d), Error);
+  EXPECT_THROW(solve_blendshape_weights(kSmileJawBasis, 3, 2, nan_d), Error);
+  EXPECT_THROW(solve_blendshape_weights(kSmileJawBasis, 3, 2, short_d), Error);
   EXPECT_TRUE(solver.solve(d, w));  // still usable after rejected input
   EXPECT_NEAR(w[0], 0.702f, 5e-4f);
 }

@@ -1,5 +1,5 @@
-// FACS combination shapes (seed 000 §25.7), ARKit's 52 coefficients and the morph-name mapper,
-// on synthetic names and on Godette's real face targets.
+// FACS combination shapes (docs/worked_examples.md, "Faces"), ARKit's 52 coefficients and the
+// morph-name mapper, on synthetic names and on Godette's real face targets.
 #include "kinema/skin/facs.h"
 
 #include <gtest/gtest.h>
@@ -20,11 +20,11 @@ namespace {
 
 const std::string kData = KINEMA_TEST_DATA_DIR;
 
-TEST(Facs, Seed000_25_7_CombinationWeightIsTheProductOfItsDrivers) {
+TEST(Facs, CombinationWeightIsTheProductOfItsDrivers) {
   FacsRig rig({"AU12", "AU26", "AU6"});
   EXPECT_EQ(rig.add_combination("AU12_AU26", {"AU12", "AU26"}), 0);
-  const std::vector<std::pair<std::string, float>> seed{{"AU12", 0.8f}, {"AU26", 0.5f}};
-  const std::vector<float> w = rig.evaluate(seed);
+  const std::vector<std::pair<std::string, float>> smile_jaw{{"AU12", 0.8f}, {"AU26", 0.5f}};
+  const std::vector<float> w = rig.evaluate(smile_jaw);
   ASSERT_EQ(w.size(), 4u);
   EXPECT_FLOAT_EQ(w[0], 0.8f);
   EXPECT_FLOAT_EQ(w[1], 0.5f);
@@ -141,7 +141,7 @@ TEST(Arkit, TheOfficial52NamesInAppleOrder) {
   EXPECT_EQ(arkit_index("eyeblinkleft"), -1);  // arkit_index is exact
 }
 
-TEST(Arkit, FacsUnitsOfTheSeedShapes) {
+TEST(Arkit, ShapesMapToTheirNearestFacsActionUnits) {
   EXPECT_EQ(arkit_blendshapes()[size_t(arkit_index("mouthSmileLeft"))].facs, "AU12");
   EXPECT_EQ(arkit_blendshapes()[size_t(arkit_index("jawOpen"))].facs, "AU26");
   EXPECT_EQ(arkit_blendshapes()[size_t(arkit_index("eyeBlinkRight"))].facs, "AU45");
@@ -262,7 +262,7 @@ TEST(Arkit, GodetteFaceTargetsDrivenByArkitCoefficients) {
 }
 
 TEST(Arkit, FacsRigOverArkitNames) {
-  // The seed's AU12 + AU26 corrective on an ARKit-named rig: smile × jawOpen.
+  // The AU12 + AU26 combination on an ARKit-named rig: smile × jawOpen.
   std::vector<std::string> names;
   for (const ArkitShapeInfo& s : arkit_blendshapes()) names.emplace_back(s.name);
   FacsRig rig(names);

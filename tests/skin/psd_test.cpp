@@ -1,4 +1,5 @@
-// Pose-space deformation with RBF interpolation (seed 000 §25.3).
+// Pose-space deformation with RBF interpolation (Lewis, Cordner & Fong 2000; worked elbow:
+// docs/worked_examples.md, "Corrective shapes, pose-space deformation, delta mush").
 #include "kinema/skin/psd.h"
 
 #include <gtest/gtest.h>
@@ -31,7 +32,7 @@ RbfInterpolator elbow(bool linear, std::vector<float> poses = {0, 90 * kDeg},
   return RbfInterpolator::build(1, poses, values, 1, s);
 }
 
-TEST(Psd, Seed000_25_3_GaussianRbfTwoExamples) {
+TEST(Psd, GaussianRbfThroughTwoElbowExamples) {
   const RbfInterpolator r = elbow(false);
   EXPECT_EQ(r.example_count(), 2u);
   EXPECT_NEAR(r.coefficient(1, 0), 1.0112f, 1e-4f);
@@ -41,13 +42,13 @@ TEST(Psd, Seed000_25_3_GaussianRbfTwoExamples) {
   // Passes through the examples…
   EXPECT_NEAR(eval1(r, 0), 0.0f, 1e-6f);
   EXPECT_NEAR(eval1(r, 90 * kDeg), 1.0f, 1e-6f);
-  // …and falls back toward 0 past the last one (the seed's pitfall).
+  // …and falls back toward 0 past the last one (the classic RBF pitfall).
   EXPECT_LT(eval1(r, 180 * kDeg), 0.15f);
   EXPECT_LT(eval1(r, 150 * kDeg), eval1(r, 120 * kDeg));
   EXPECT_GT(r.rcond(), 0.5);
 }
 
-TEST(Psd, Seed000_25_3_LinearTermKeepsTheCorrectionPast90) {
+TEST(Psd, LinearTermKeepsTheCorrectionPast90) {
   // Two examples: the linear term fits them exactly, the RBF part vanishes: f = θ / 90°.
   const RbfInterpolator two = elbow(true);
   EXPECT_NEAR(eval1(two, 45 * kDeg), 0.5f, 1e-5f);

@@ -1,5 +1,5 @@
-// Vertex animation textures (seed 000 §25.8): half floats, the seed's sizing, baking a real
-// skinned clip, the file round trip and corrupted files.
+// Vertex animation textures: half floats, the worked sizing (docs/worked_examples.md), baking a
+// real skinned clip, the file round trip and corrupted files.
 #include "kinema/skin/vat.h"
 
 #include <gtest/gtest.h>
@@ -139,7 +139,7 @@ Asset strip_asset(size_t vertices, double duration, bool morph = false) {
   return a;
 }
 
-TEST(Vat, Seed000_25_8_TwoThousandVerticesSixtyFramesIs960000Bytes) {
+TEST(Vat, TwoThousandVerticesSixtyFramesIs960000Bytes) {
   EXPECT_EQ(vat_data_bytes(2000, 60), 960000u);
   VatBakeOptions o;
   o.fps = 30;

@@ -1,7 +1,7 @@
 // tools/kinema/verb_deform.cpp — `kinema skin bake-weights IN -o OUT [--poses N] [--max-angle D]
 // [--clip C] [--seed S] [--iterations N] [--lambda L] [--influences 4|8] [--rings R] [--json]`.
 //
-// Bakes better LBS weights from delta mush (seed 000 §25.3, docs/deform.md): for every skinned
+// Bakes better LBS weights from delta mush (docs/deform.md): for every skinned
 // mesh, poses are sampled (random rotations of every joint about its rest pose, or evenly spaced
 // frames of a clip), delta mush of the LBS result is the target, and per-vertex weights are fitted
 // to it. Prints the error before and after per mesh and writes OUT (.glb .gltf .vrm) atomically.

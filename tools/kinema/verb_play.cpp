@@ -39,7 +39,7 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-// The foot-sliding metric of the result (seed 000 §25.4): how far planted feet drift in the
+// The foot-sliding metric of the result (blend/root_motion.h): how far planted feet drift in the
 // world, which is what a bad blend or root motion shows as skating. Empty when no humanoid feet
 // are found.
 static std::string foot_sliding_summary(const Asset& asset, const Clip& clip, double fps) {
@@ -78,8 +78,8 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
   std::error_code dir_ec;
   if (fs::is_directory(request.graph, dir_ec))
     throw Error(request.graph, "", "is a folder; give a graph .json file");
-  const AnimGraph graph = load_anim_graph(request.graph, global.load);
-  for (const GraphClip& clip : graph.clips())
+  const BuiltGraph built = load_anim_graph(request.graph, global.load);
+  for (const GraphClipSource& clip : built.clips)
     if (same_file(clip.path, request.out))
       throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");
 
@@ -87,7 +87,7 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
                     std::lround(request.seconds * request.fps) + 1, global.progress_enabled());
   options.progress = [&progress](int done, int) { progress.update(done); };
   PlayReport report;
-  Asset result = play_graph(graph, options, &report);
+  Asset result = play_graph(built, options, &report);
   progress.done();
   // A VRM needs a humanoid map: guess it from joint names when the clips' file has none.
   if (ext == "vrm" && !result.humanoid) result.humanoid = humanoid_of(result);
@@ -99,7 +99,7 @@ void run_play(const PlayRequest& request, const GlobalOptions& global) {
               << format_number(clip.duration, 3) << " s at " << format_number(request.fps, 3)
               << " fps; states visited: " << join(report.states_visited)
               << "; transitions taken: " << report.transitions_taken;
-    if (graph.root_motion().enabled) {
+    if (built.graph.root_motion().enabled) {
       if (request.in_place) {
         std::cout << "; root motion: in place";
       } else {

@@ -1,4 +1,4 @@
-// kinema/blend/blend_space.h — 1D and 2D blend spaces with phase synchronization (seed 000 §25.4).
+// kinema/blend/blend_space.h — 1D and 2D blend spaces with phase synchronization.
 //
 // A blend space places clips ("samples") at points of a parameter space (speed in m/s for a 1D
 // locomotion space; sideways/forward velocity in the character's frame for a 2D one) and turns
@@ -12,7 +12,7 @@
 // (NaN/Inf parameters, wrongly sized spans, invalid weights) by returning false / 0 / nullopt
 // while leaving their outputs untouched, so a caller may keep last frame's values.
 //
-// Units: positions are whatever the parameter axis measures (m/s for the seed's spaces), cycle
+// Units: positions are whatever the parameter axis measures (m/s for locomotion spaces), cycle
 // durations are seconds, root speeds are metres per second, phases and marker times are
 // normalized cycle fractions in [0, 1). Runtime values are float; arithmetic is double inside.
 #pragma once
@@ -45,7 +45,7 @@ struct BlendWeight {
   float weight = 0;          ///< In (0, 1]; the weights of one query sum to 1.
 };
 
-/// Keeps a set of looping clips in step through one shared phase (seed 000 §25.4).
+/// Keeps a set of looping clips in step through one shared phase (normalized time).
 ///
 /// Without sync markers the shared phase is the normalized time of every clip: the blended cycle
 /// lasts T = Σ wᵢTᵢ (weights normalized to sum 1), clip i plays at rate Tᵢ/T and the phase
@@ -90,7 +90,7 @@ class PhaseSync {
   /// finite and ≥ 0, with a positive sum (they need not sum to 1); otherwise nullopt.
   std::optional<float> cycle_duration(std::span<const float> weights) const noexcept;
 
-  /// Mean playback rate of each clip, Tᵢ/T (1.059 for the seed's walk, 0.706 for its run), into
+  /// Mean playback rate of each clip, Tᵢ/T (1.059 for the worked walk, 0.706 for its run), into
   /// `rates` (one per clip). False (rates untouched) for invalid weights or a wrong span size.
   bool playback_rates(std::span<const float> weights, std::span<float> rates) const noexcept;
 
@@ -136,7 +136,8 @@ struct BlendSample1D {
   std::optional<float> root_speed;  ///< Root speed of the clip in m/s, for speed correction.
 };
 
-/// A 1D blend space (seed 000 §25.4): samples on one axis, e.g. idle 0, walk 1.5, run 4.5 m/s.
+/// A 1D blend space: samples on one axis, e.g. idle 0, walk 1.5, run 4.5 m/s (the walk/run numbers
+/// used in these comments are worked in docs/worked_examples.md, "Blend spaces").
 ///
 /// Weights: between two neighbouring samples a < x < b the weights are linear,
 /// w_b = (x − a)/(b − a), w_a = 1 − w_b; outside [first, last] the end sample gets weight 1.
@@ -168,16 +169,16 @@ class BlendSpace1D {
   std::size_t sparse_weights(float x, std::span<BlendWeight> out) const noexcept;
 
   /// Blended root speed (m/s) of a blend, Σ wᵢ·strideᵢ / Σ wᵢTᵢ with strideᵢ = speedᵢ·Tᵢ (the
-  /// distance covered in one synchronized cycle over its length; seed: 1.853 m/s at 2.0).
+  /// distance covered in one synchronized cycle over its length; worked: 1.853 m/s at 2.0).
   /// nullopt for invalid weights or when a sample with a non-zero weight has no root speed.
   std::optional<float> root_speed(std::span<const float> weights) const noexcept;
 
-  /// Blended stride (m per synchronized cycle), Σ wᵢ·speedᵢ·Tᵢ / Σ wᵢ (seed: 2.1 m at 2.0).
+  /// Blended stride (m per synchronized cycle), Σ wᵢ·speedᵢ·Tᵢ / Σ wᵢ (worked: 2.1 m at 2.0).
   /// nullopt as for root_speed().
   std::optional<float> stride(std::span<const float> weights) const noexcept;
 
   /// Speed correction (b): the playback scale target_speed / root_speed(weights) that makes the
-  /// blend cover the ground at `target_speed` (seed: 2.0/1.853 = 1.079). nullopt when
+  /// blend cover the ground at `target_speed` (worked: 2.0/1.853 = 1.079). nullopt when
   /// root_speed() is, for a non-finite target, or when the blended speed is zero.
   std::optional<float> playback_scale(std::span<const float> weights,
                                       float target_speed) const noexcept;
@@ -185,7 +186,7 @@ class BlendSpace1D {
   /// Speed correction (a): weights whose blended root speed is exactly `target_speed` (m/s). The
   /// pair of position-neighbouring samples (both with root speeds) whose speeds bracket the
   /// target is blended with w_b = T_a(v − s_a) / (T_a(v − s_a) + T_b(s_b − v)), the closed-form
-  /// solution of (w_a·s_a·T_a + w_b·s_b·T_b)/(w_a·T_a + w_b·T_b) = v (seed: w_run = 0.2308 at
+  /// solution of (w_a·s_a·T_a + w_b·s_b·T_b)/(w_a·T_a + w_b·T_b) = v (worked: w_run = 0.2308 at
   /// 2.0). A target beyond every pair gives weight 1 to the sample whose speed is nearest. False
   /// (out untouched) for a non-finite target, a wrong span size, or no sample with a root speed.
   bool speed_matched_weights(float target_speed, std::span<float> out) const noexcept;
@@ -202,8 +203,8 @@ class BlendSpace1D {
 
 /// A point of a 2D blend space's parameter plane (e.g. x = sideways, y = forward velocity, m/s).
 struct BlendPoint2D {
-  float x = 0;  ///< First axis (seed: sideways velocity, + = right).
-  float y = 0;  ///< Second axis (seed: forward velocity).
+  float x = 0;  ///< First axis (e.g. sideways velocity, + = right).
+  float y = 0;  ///< Second axis (e.g. forward velocity).
   bool operator==(const BlendPoint2D&) const = default;
 };
 
@@ -214,16 +215,16 @@ struct BlendSample2D {
   ClipCycle cycle;        ///< Duration (s) and sync markers, for sync(); defaults to 1 s, none.
 };
 
-/// A 2D blend space (seed 000 §25.4): samples scattered in a plane, Delaunay-triangulated;
+/// A 2D blend space: samples scattered in a plane, Delaunay-triangulated;
 /// the weights of a point are its barycentric coordinates in the triangle containing it (at most
 /// 3 non-zero, continuous from triangle to triangle, exactly 1 at a sample).
 ///
 /// Triangulation: a sweep triangulation made Delaunay by Lawson edge flips. Cocircular ties (the
-/// seed's layout: idle at the centre, walks at 1.5 and runs at 4.5 m/s in four directions, whose
-/// walk/run quadrilaterals are cyclic) are broken as if the second axis were infinitesimally
+/// nine-sample layout: idle at the centre, walks at 1.5 and runs at 4.5 m/s in four directions,
+/// whose walk/run quadrilaterals are cyclic) are broken as if the second axis were infinitesimally
 /// stretched, then as if sheared, then by sample index. So symmetric layouts triangulate
-/// mirror-symmetrically and the seed's quadrant is cut along forward walk – right run, giving the
-/// seed's triangle (forward run, forward walk, right run) for p = (1.0, 2.5).
+/// mirror-symmetrically and that layout's quadrant is cut along forward walk – right run, giving
+/// the worked triangle (forward run, forward walk, right run) for p = (1.0, 2.5).
 ///
 /// Points outside the convex hull are projected onto the nearest hull point first, so their
 /// weights lie on one hull edge (at most 2 non-zero). Point location is a linear scan over the

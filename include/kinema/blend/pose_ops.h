@@ -1,4 +1,4 @@
-// kinema/blend/pose_ops.h — per-frame pose operations on local SoA poses (seed 000 §25.4).
+// kinema/blend/pose_ops.h — per-frame pose operations on local SoA poses.
 //
 // Poses are spans of SoaTransform (kinema/math/soa_transform.h), one element per four joints,
 // local to each joint's parent. Blending happens in local space: translations and scales are
@@ -34,7 +34,7 @@ bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> res
 
 /// How an additive rotation is scaled by its weight.
 enum class AdditiveRotation {
-  Slerp,  ///< exact: slerp(identity, q_add, w) — the seed's formula, 20° + 0.5·12° = 26°
+  Slerp,  ///< exact: slerp(identity, q_add, w) — e.g. a 12° flinch at w = 0.5 on 20°: 26°
   Nlerp,  ///< normalize((1−w)·identity + w·q_add): cheaper, angle slightly off for 0 < w < 1
 };
 

@@ -1,5 +1,5 @@
 // kinema/blend/root_motion.h — root motion: extracting a clip's ground motion, applying it to a
-// character, in-place clips, and a foot-sliding metric (seed 000 §25.4, "ルートモーション").
+// character, in-place clips, and a foot-sliding metric.
 //
 // Root motion takes the root's displacement out of the clip every frame and gives it to the
 // character's movement code, so the feet stay planted as captured. Only the ground-plane part is
@@ -10,7 +10,7 @@
 // origin, heading 0), so the motion between any two clip times is a delta in the character's
 // frame at the first of them, and can be applied to a character facing any way:
 //   world_translation += R_y(world_yaw)·delta.translation,  world_yaw += delta.yaw.
-// Seed: a walk moving 1.8 m per 1.2 s cycle moves 0.025 m per frame at 60 fps along +Z; a
+// E.g. a walk moving 1.8 m per 1.2 s cycle moves 0.025 m per frame at 60 fps along +Z; a
 // character at 30° about +Y moves by R_y(30°)·(0, 0, 0.025) = (0.0125, 0, 0.0217) m.
 //
 // Heading. The yaw is read from the joint's forward axis projected on the ground plane:

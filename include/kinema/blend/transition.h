@@ -1,11 +1,12 @@
 // kinema/blend/transition.h — going from one pose source to another: crossfade and
-// inertialization (seed 000 §25.4, "遷移:クロスフェードと慣性化").
+// inertialization (Bollo, "Inertialization: High-Performance Animation Transitions in Gears of
+// War", GDC 2018; worked numbers in docs/worked_examples.md).
 //
 // A *crossfade* from clip A to clip B over d seconds evaluates BOTH clips for the whole fade and
 // blends them with a weight that ramps from 0 to 1 (twice the sampling cost during the fade, and
 // the blend itself can mix two feet's contacts). *Inertialization* switches to B at once and hides
 // the jump with an offset that decays to zero: at the switch it records, per joint and channel,
-// the offset x0 = old − new and its velocity v0, and adds to B's pose the seed's quintic
+// the offset x0 = old − new and its velocity v0, and adds to B's pose the quintic
 //
 //   x(s) = x0 + V·s − (10·x0 + 6·V)·s³ + (15·x0 + 8·V)·s⁴ − (6·x0 + 3·V)·s⁵,   s = t/T, V = v0·T,
 //
@@ -73,7 +74,7 @@ bool crossfade(std::span<const SoaTransform> from, std::span<const SoaTransform>
 
 // ---- inertialization: the scalar curve -----------------------------------------------------
 
-/// The decaying offset of one channel (seed 000 §25.4). Units are the channel's (radians for a
+/// The decaying offset of one channel. Units are the channel's (radians for a
 /// rotation angle, metres for a translation, ratio for a scale), velocities per second.
 struct InertializationCurve {
   double x0 = 0;          ///< offset at the switch
@@ -86,7 +87,7 @@ struct InertializationCurve {
   /// Builds the curve for an offset x0 moving at v0 (units / s) that must vanish after
   /// `blend_time` seconds. Two guards keep the offset from overshooting zero (so it never
   /// changes sign):
-  ///  - the seed's: when v0 points away from zero or x0 is zero (x0·v0 ≥ 0), v0 is set to 0;
+  ///  - when v0 points away from zero or x0 is zero (x0·v0 ≥ 0), v0 is set to 0;
   ///  - when `shorten_blend` is true: a v0 toward zero faster than 2.5·|x0| / T would carry
   ///    the zero-acceleration quintic past zero, so T is shortened to 2.5·|x0 / v0| (the
   ///    largest T without a crossing; Bollo also shortens T). v0 is kept, so the start stays C¹.
@@ -101,7 +102,7 @@ struct InertializationCurve {
   double velocity(double t) const;
 };
 
-/// The seed's x(t) for one channel: InertializationCurve::make(x0, v0, blend_time,
+/// The quintic x(t) for one channel: InertializationCurve::make(x0, v0, blend_time,
 /// shorten_blend).value(t). E.g. x0 = 20°, v0 = −60°/s, T = 0.3 s → x(0.15 s) = 7.1875°.
 /// Throws kinema::Error on non-finite input or a negative blend time.
 double inertialize_offset(double x0, double v0, double blend_time, double t,

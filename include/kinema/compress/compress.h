@@ -1,6 +1,6 @@
 // kinema/compress/compress.h — building compressed clips with a guaranteed error bound.
 //
-// The layers of seed 000 §25.8, in the order they run:
+// The layers of animation compression, in the order they run:
 //
 //  1. Resampling at a uniform rate (the clip's own rate by default), rotations normalized and put
 //     in one hemisphere from frame to frame.

@@ -1,9 +1,10 @@
-// kinema/compress/quantize.h — the building blocks of seed 000 §25.8, exposed for tools and tests:
+// kinema/compress/quantize.h — building blocks of animation compression, for tools and tests:
 // smallest-three quaternion codes and key reduction.
 //
 // The compressed clip format (kinema/compress/compressed_clip.h) uses smallest-three with a
 // per-segment range instead of the fixed [−1/√2, 1/√2] range below, which is what makes it
-// small; these functions are the textbook form, with the seed's numbers as tests.
+// small; these functions are the textbook form, with the worked numbers of docs/worked_examples.md
+// ("Compression") as tests.
 #pragma once
 
 #include <cstdint>

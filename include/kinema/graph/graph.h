@@ -1,24 +1,23 @@
-// kinema/graph/graph.h — animation graphs: parameters, blend trees and state machines, loaded
-// from a JSON file (seed 000 §25.4 "state machines, again"; seed 003 §14.8).
+// kinema/graph/graph.h — the runtime animation graph: parameters, blend trees and state machines
+// over runtime clips.
 //
-// An AnimGraph is the immutable, shareable definition: the skeleton every clip plays on, the
-// clips (built into RuntimeClips, with their root motion extracted), the named parameters and
-// a tree of nodes — clip players, 1D/2D blend spaces, additive and layer blends, and state
-// machines whose states hold any node (so machines nest). Per character, a GraphInstance
-// (kinema/graph/graph_instance.h) holds the time, parameter values and buffers.
+// An AnimGraph is the immutable, shareable definition that GraphInstances
+// (kinema/graph/graph_instance.h) play: the runtime skeleton every clip plays on, the clips
+// (RuntimeClips or CompressedClips, with their root motion already extracted), the named
+// parameters and a tree of nodes — clip players, 1D/2D blend spaces, additive and layer blends,
+// and state machines whose states hold any node (so machines nest). It holds only what playing
+// needs: no raw skeleton, no asset, no clip files. Per character, a GraphInstance holds the time,
+// parameter values and buffers; any number of instances, on any threads, may share one graph.
 //
-// The JSON format is documented in docs/graph.md. Loading validates everything and throws
-// kinema::Error(graph file, JSON pointer of the bad field, reason): unknown members, wrong
-// types, non-finite numbers, negative durations, unknown or duplicate names (parameters, clips,
-// nodes, states), missing files or clips, clips whose skeletons differ, references that loop,
-// and cycles of zero-duration transitions whose conditions can all hold at once.
+// Graphs are built offline from their JSON definition and the clip files it names
+// (kinema/graph/graph_builder.h: build_graph; kinema/io/graph_file.h: load_anim_graph), which
+// validate everything. The JSON format is documented in docs/graph.md.
 //
 // Definition types below are plain data, exposed read-only for tools and tests; indices refer to
 // AnimGraph's arrays.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -29,7 +28,6 @@
 
 #include "kinema/blend/blend_space.h"
 #include "kinema/blend/root_motion.h"
-#include "kinema/character/asset.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/compress/compressed_clip.h"
 #include "kinema/math/soa_transform.h"
@@ -60,11 +58,8 @@ struct GraphValue {
 // ---- clips and root motion ---------------------------------------------------------------
 
 struct GraphClip {
-  std::string name;       ///< the graph's name for it
-  std::string file;       ///< as written in the graph (relative to the graph file)
-  std::string path;       ///< resolved path that was loaded
-  std::string clip_name;  ///< the clip's name inside the file
-  RuntimeClip runtime;    ///< on the graph's skeleton, in place when root motion is extracted
+  std::string name;     ///< the graph's name for it
+  RuntimeClip runtime;  ///< on the graph's skeleton, in place when root motion is extracted
   /// The same clip compressed (kinema/compress), when the graph's "compression" member asks for
   /// it: nodes then sample it and `runtime` stays empty.
   std::optional<CompressedClip> compressed;
@@ -95,14 +90,6 @@ struct GraphClipCache {
 /// Samples a graph clip at `time` (kinema::sample of its runtime or compressed form).
 bool sample(const GraphClip& clip, float time, GraphClipCache& cache, std::span<SoaTransform> out);
 bool sample(const GraphClip& clip, float time, std::span<SoaTransform> out);
-
-/// The graph's "compression" member: every clip compressed (kinema::compress) within this bound
-/// on virtual vertices, and sampled from the compressed form.
-struct CompressionConfig {
-  bool enabled = false;
-  double max_error = 1e-4;        ///< metres ("max_error_cm" in the JSON)
-  double vertex_distance = 0.03;  ///< metres ("vertex_distance_cm" in the JSON)
-};
 
 /// Root-motion extraction settings (the graph's "root_motion" member). The ground motion (x, z
 /// translation and yaw about +Y) of one joint is taken out of every clip (kinema/blend/
@@ -190,7 +177,7 @@ struct GraphCondition {
 
 enum class TransitionBlend : std::uint8_t {
   Crossfade,    ///< evaluates both states and blends them over the duration
-  Inertialize,  ///< switches at once and decays the offset to zero (quintic, seed §25.4)
+  Inertialize,  ///< switches at once and decays the offset to zero (quintic, Bollo 2018)
 };
 
 /// State index of "any state" transitions.
@@ -231,36 +218,16 @@ struct GraphNode {
 
 // ---- the graph ---------------------------------------------------------------------------
 
-struct GraphLoadOptions {
-  /// Loads a clip file (given its resolved path); required. Each distinct path is loaded once.
-  /// kinema/io/graph_file.h's load_anim_graph reads them with load_asset; tests serve in-memory
-  /// assets.
-  std::function<Asset(const std::string& path)> load_file;
-  /// The clip paths name files on disk: a missing one is reported at its JSON pointer before
-  /// load_file runs.
-  bool clips_are_files = false;
-  /// Most nodes a graph may expand to (named nodes are instanced once per reference).
-  int max_nodes = 4096;
-};
-
+/// The runtime graph (see the file comment). Built by build_graph (kinema/graph/graph_builder.h);
+/// a default-constructed graph is empty (no clips, no nodes, root() −1).
 class AnimGraph {
  public:
   AnimGraph() = default;
 
-  /// Reads and validates a graph file; clip files are resolved relative to its folder.
-  /// Throws kinema::Error(file, JSON pointer, reason).
-  static AnimGraph load(const std::string& path, const GraphLoadOptions& options = {});
-  /// Parses graph JSON text; `file` names it in errors and its folder resolves clip paths.
-  static AnimGraph parse(std::string_view json_text, const std::string& file,
-                         const GraphLoadOptions& options = {});
-
+  /// The graph file it was built from, as given to the builder: what errors name.
   const std::string& file() const { return file_; }
-  /// The skeleton every clip plays on (that of the first clip's file).
-  const Skeleton& skeleton() const { return asset_.skeleton; }
+  /// The skeleton every clip plays on (built from that of the first clip's file).
   const RuntimeSkeleton& runtime_skeleton() const { return runtime_skeleton_; }
-  /// The first clip file without its clips (skeleton, meshes, skins): what a baked result is
-  /// written onto.
-  const Asset& skeleton_asset() const { return asset_; }
   int joint_count() const { return runtime_skeleton_.joint_count(); }
   int soa_count() const { return runtime_skeleton_.soa_count(); }
 
@@ -273,21 +240,18 @@ class AnimGraph {
   /// The node whose pose is the graph's output.
   int root() const { return root_; }
   const RootMotionConfig& root_motion() const { return root_motion_; }
-  const CompressionConfig& compression() const { return compression_; }
   /// Indices of the state-machine nodes (in nodes() order).
   std::span<const int> machines() const { return machines_; }
 
  private:
-  friend class GraphLoader;
+  friend class GraphBuilder;
   std::string file_;
-  Asset asset_;
   RuntimeSkeleton runtime_skeleton_;
   std::vector<GraphParameter> parameters_;
   std::vector<GraphClip> clips_;
   std::vector<GraphNode> nodes_;
   int root_ = -1;
   RootMotionConfig root_motion_;
-  CompressionConfig compression_;
   std::vector<int> machines_;
 };
 

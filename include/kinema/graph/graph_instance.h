@@ -26,7 +26,7 @@
 //   2. The states on screen advance by dt. A state entered by a transition restarts (time 0,
 //      nested machines at their initial state). Crossfades blend the old and new states with
 //      a smoothstep weight over the duration (both keep playing); inertialized transitions
-//      switch at once and decay the pose offset (seed 000 §25.4). A transition that interrupts
+//      switch at once and decay the pose offset (inertialization). A transition that interrupts
 //      a running one starts from the pose on screen, so nothing pops.
 //   3. Root motion: each clip's ground motion over its advance, blended with the weights the
 //      pose uses, is reported by root_motion() and applied to world().
@@ -135,7 +135,7 @@ class GraphInstance {
  private:
   struct NodeState;
   struct Machine;
-  friend class GraphRuntime;
+  friend class GraphEvaluator;
 
   const AnimGraph* graph_ = nullptr;
   std::vector<float> params_;

@@ -1,5 +1,5 @@
 // kinema/graph/graph_play.h — playing a graph offline: parameter curves over time, and baking
-// the result into a clip (what `kinema play` and `kinema demo` do).
+// the result into a clip on the graph's character (what `kinema play` and `kinema demo` do).
 #pragma once
 
 #include <functional>
@@ -10,6 +10,7 @@
 
 #include "kinema/character/asset.h"
 #include "kinema/graph/graph.h"
+#include "kinema/graph/graph_builder.h"
 
 namespace kinema {
 
@@ -67,14 +68,13 @@ struct PlayReport {
 /// decreasing times.
 void check_param_curves(const AnimGraph& graph, std::span<const ParamCurve> curves);
 
-/// Plays `graph` from its initial state for options.seconds and returns the skeleton asset
-/// (skeleton_asset(): skeleton, meshes, skins) carrying one clip with a key per frame per joint
-/// (scale keys only for joints that scale), named after the graph file ("walk.graph.json" →
-/// "walk"). Frame 0 is the pose after update(0); each later frame updates by 1 / fps. Triggers
-/// fire on the first frame at or after their time. With root motion and RootMotionOutput::Bake
-/// the instance's world placement is applied to the root of the root-motion joint's hierarchy. Runs
-/// check_param_curves first; throws kinema::Error for bad curves or a non-positive / non-finite
-/// length or rate.
-Asset play_graph(const AnimGraph& graph, const PlayOptions& options, PlayReport* report = nullptr);
+/// Plays `built.graph` from its initial state for options.seconds and returns `built.character`
+/// (skeleton, meshes, skins) carrying one clip with a key per frame per joint (scale keys only for
+/// joints that scale), named after the graph file ("walk.graph.json" → "walk"). Frame 0 is the
+/// pose after update(0); each later frame updates by 1 / fps. Triggers fire on the first frame at
+/// or after their time. With root motion and RootMotionOutput::Bake the instance's world placement
+/// is applied to the root of the root-motion joint's hierarchy. Runs check_param_curves first;
+/// throws kinema::Error for bad curves or a non-positive / non-finite length or rate.
+Asset play_graph(const BuiltGraph& built, const PlayOptions& options, PlayReport* report = nullptr);
 
 }  // namespace kinema

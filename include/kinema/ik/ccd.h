@@ -1,4 +1,4 @@
-// kinema/ik/ccd.h — cyclic coordinate descent (seed 002 / seed 000 §25.6 background).
+// kinema/ik/ccd.h — cyclic coordinate descent (Wang & Chen 1991).
 //
 // Each sweep visits the joints from the end effector back to the base and turns each one by
 // the shortest-arc rotation that points the effector at the target, clamped to a per-joint

@@ -1,5 +1,5 @@
-// kinema/ik/fabrik.h — FABRIK, forward and backward reaching IK (Aristidou & Lasenby 2011;
-// seed 000 §25.6), on joint positions, for one chain or a tree with several end effectors.
+// kinema/ik/fabrik.h — FABRIK, forward and backward reaching IK (Aristidou & Lasenby,
+// Graphical Models 2011), on joint positions, for one chain or a tree with several end effectors.
 //
 // FABRIK moves model-space joint positions, not angles: the backward pass puts each effector
 // on its target and walks towards the root placing every joint on the line to its old

@@ -1,4 +1,4 @@
-// kinema/ik/foot_placement.h — foot placement on uneven ground (seed 000 §25.6 "足の接地").
+// kinema/ik/foot_placement.h — foot placement on uneven ground.
 //
 // Animation is captured on a flat floor. Per frame and per leg: (1) a ray is cast down from above
 // the animated foot to find the ground height and normal; the leg's ground offset is the ground

@@ -1,4 +1,4 @@
-// kinema/ik/full_body.h — full-body IK (seed 000 §25.6): several goals at once (hands, feet,
+// kinema/ik/full_body.h — full-body IK: several goals at once (hands, feet,
 // head aim, centre of mass over the support polygon) on a whole skeleton, solved together by
 // weighted, damped least squares with joint limits, in up to two strict priority levels.
 //

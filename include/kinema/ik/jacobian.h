@@ -1,4 +1,4 @@
-// kinema/ik/jacobian.h — Jacobian IK on a chain (seed 000 §25.6): transpose, pseudo-inverse
+// kinema/ik/jacobian.h — Jacobian IK on a chain (Buss 2004): transpose, pseudo-inverse
 // (SVD) and damped least squares, with fixed or adaptive damping and step clamping.
 //
 // The Jacobian J maps small joint-angle changes to small end-effector motions, Δp ≈ J Δθ.
@@ -42,8 +42,9 @@ enum class JacobianMethod {
 inline constexpr double kJacobianAutoErrorStep = 0;
 /// The automatic error clamp as a fraction of the reach. 0.2 (20 cm on a 1 m chain) keeps
 /// adaptive DLS from overshooting on far targets (without any clamp it reached only 89 % of the
-/// sweep's targets in 64 steps, see BENCHMARKS.md) and leaves seed 000 §25.6's one-step numbers
-/// as they are (errors of 0.72 and 0.3 on a 5-unit arm: below its 1-unit clamp).
+/// sweep's targets in 64 steps, see BENCHMARKS.md) and leaves the worked one-step numbers
+/// (docs/worked_examples.md) as they are (errors of 0.72 and 0.3 on a 5-unit arm: below its
+/// 1-unit clamp).
 inline constexpr double kJacobianAutoErrorFraction = 0.2;
 /// How far short of full extension jacobian_solve and jacobian_solve_tree aim on an unreachable
 /// target, as a fraction of the reach (see jacobian_solve): far enough from the straight pose
@@ -56,7 +57,7 @@ inline constexpr double kJacobianReachMargin = 5e-2;
 /// `max_joint_step` radians (1e300, the default, disables it). `orientation_weight` scales the
 /// angular rows (metres per radian) when an orientation goal is given. The damping defaults
 /// suit a human limb (about 1 m of reach); scale lambda, lambda_max and singular_threshold
-/// with the chain's size (seed 000 §25.6 uses λ = 1 on a 5-unit arm).
+/// with the chain's size (the worked examples use λ = 1 on a 5-unit arm).
 struct JacobianSettings {
   IkSettings settings{};
   JacobianMethod method = JacobianMethod::kDampedLeastSquares;

@@ -1,4 +1,4 @@
-// kinema/ik/joint_limits.h — joint limits for IK solvers (seed 000 §25.6 "可動域").
+// kinema/ik/joint_limits.h — joint limits for IK solvers.
 //
 // A limit constrains a joint's rotation q *relative to its reference orientation*: usually the
 // joint's bind-pose local rotation, so q_rel = conjugate(rest_local) * local and identity means
@@ -8,7 +8,7 @@
 //
 // Two kinds, as iterative solvers need them (CCD, FABRIK, Jacobian):
 //  - HingeLimit: rotation about one axis only, with the angle clamped to [min, max]
-//    (seed: a knee asked for 160° with max 150° gets 150°).
+//    (e.g. a knee asked for 160° with max 150° gets 150°).
 //  - SwingTwistLimit: q = swing · twist (math swing_twist), twist about the bone axis limited to
 //    [twist_min, twist_max]; swing limited to a cone, circular or elliptical.
 //
@@ -73,7 +73,7 @@ double twist_angle(const Quat& q, const Vec3& axis);
 
 /// Clamps `angle` (radians, any value; wrapped to (−π, π] first) into [min_angle, max_angle]. An
 /// angle outside goes to the nearer end measured around the circle, so a range [−10°, 170°]
-/// sends −170° to 170° (20° away), not to −10°. Seed 000 §25.6: 160° with max 150° → 150°.
+/// sends −170° to 170° (20° away), not to −10°. A knee asked for 160° with max 150° → 150°.
 double clamp_angle(double angle, double min_angle, double max_angle);
 
 /// Closest rotation allowed by the hinge: q's twist about the axis (the rotation about that axis

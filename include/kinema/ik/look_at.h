@@ -1,9 +1,9 @@
 // kinema/ik/look_at.h — turn a head (and the spine and neck under it) towards a target
-// (seed 000 §25.6 "ルックアット").
+// (look-at).
 //
 // The rotation from the head's forward direction f to the target direction d is the shortest
 // arc: axis f × d (normalized), angle acos(f · d). Turning only the head looks robotic, so the
-// rotation is spread over a chain by weights (seed: spine 20 %, neck 30 %, head 50 % of 60° =
+// rotation is spread over a chain by weights (e.g. spine 20 %, neck 30 %, head 50 % of 60° =
 // 12°, 18°, 30°, each a slerp from identity), each joint's share clamped to a cone, and what the
 // cones cut off is reported as the remainder so the caller can turn the body instead.
 //

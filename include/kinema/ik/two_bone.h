@@ -1,7 +1,7 @@
-// kinema/ik/two_bone.h — analytic two-bone IK in a solve plane with an up vector (seed 002).
+// kinema/ik/two_bone.h — analytic two-bone IK in a solve plane with an up vector.
 //
 // A chain root R → mid M → end E (hip-knee-ankle, shoulder-elbow-wrist) is bent so that E goes
-// to a target T, keeping both bone lengths. Seed 002's solve plane: X along T − R,
+// to a target T, keeping both bone lengths. The solve plane: X along T − R,
 // Z = X × (U − R) with U the up vector (pole) position, Y = Z × X; the mid joint lies in that
 // plane at angle α from X with cos α = (l1² + d² − l2²) / (2·l1·d) (law of cosines), on the +Y
 // (pole) side for elbow_side = +1 and on the −Y side for −1. Targets farther than l1 + l2 (or
@@ -26,7 +26,7 @@ struct TwoBoneInput {
   Vec3 end;     ///< E: end joint position (ankle, wrist)
   Vec3 target;  ///< T: where E should go
   Vec3 pole;    ///< U: up vector / pole position; the solve plane contains R, T and U
-  /// +1: the mid joint bends towards the pole's side of the line R–T (seed 002's sin θ > 0);
+  /// +1: the mid joint bends towards the pole's side of the line R–T (+Y in the solve plane);
   /// −1: the opposite side. Any value ≥ 0 counts as +1, < 0 as −1.
   int elbow_side = 1;
   /// Blend with FK in [0, 1] (clamped): 0 leaves the chain as it is, 1 is the full solution.

@@ -1,6 +1,6 @@
 // kinema/lod/update_lod.h — animation level of detail: update far characters less often.
 //
-// Seed 003 §14.8: 200 characters × 60 bones at 60 Hz is 720,000 joint updates per second; if 150
+// For scale: 200 characters × 60 bones at 60 Hz is 720,000 joint updates per second; if 150
 // of them are far away and update at 15 Hz, it is 50·60·60 + 150·60·15 = 315,000. A character on
 // a reduced rate updates every `period` frames, and characters on the same rate are staggered
 // (character i updates on frames where (frame + i) % period == 0) so the work per frame stays

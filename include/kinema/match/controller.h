@@ -1,4 +1,4 @@
-// kinema/match/controller.h — a motion-matching character controller (seed 000 §25.5, §25.4).
+// kinema/match/controller.h — a motion-matching character controller (Clavet, GDC 2016).
 //
 // Each frame the controller plays the next database frame. Every `search_interval` seconds (and
 // at once when the playing clip runs out or the continuation's cost exceeds

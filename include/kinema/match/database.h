@@ -1,4 +1,4 @@
-// kinema/match/database.h — the motion-matching feature database (seed 000 §25.5).
+// kinema/match/database.h — the motion-matching feature database (Clavet, GDC 2016).
 //
 // Every frame of every clip gets a feature vector in the character's own frame: where the root
 // will be and which way it will face at a few future times (the trajectory), and where the feet

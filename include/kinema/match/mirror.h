@@ -1,5 +1,5 @@
 // kinema/match/mirror.h — left ↔ right mirroring of skeletons and poses (for doubling a motion
-// database, seed 000 §25.5).
+// motion-matching database).
 //
 // The mirror is the reflection x → −x (kinema's +X is the character's left). A pose is mirrored
 // in model space: joint j takes its counterpart m's model transform, reflected, and corrected by

@@ -1,5 +1,5 @@
 // kinema/match/search.h — exact nearest-neighbour search over a motion-matching feature database
-// (seed 000 §25.5).
+// (Clavet, GDC 2016).
 //
 // A motion-matching query is a feature vector (future trajectory, foot positions, velocities, …)
 // and the answer is the database frame whose features are nearest to it. The database
@@ -165,6 +165,8 @@ class BoundedTreeSearch {
   size_t nodes() const { return child_.size() / 8; }
 
  private:
+  struct Walk;  // one search's state and steps (search_tree.cpp)
+
   BruteForceSearch blocks_;      // the same block storage, in tree order
   search_detail::PcaBasis pca_;  // the principal axes the boxes are expressed in
   // Node n's 8 children: boxes lo/hi at [n][dim][child], refs ≥ 0 = node, < 0 = block ~ref,

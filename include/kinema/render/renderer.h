@@ -1,5 +1,5 @@
-// kinema/render/renderer.h — a headless OpenGL 4.5 renderer: GPU-skinned meshes (LBS or DQS,
-// seed 000 §25.2's shader, 003 §14.8), bones drawn as capsules when an asset has no mesh, a
+// kinema/render/renderer.h — a headless OpenGL 4.5 renderer: GPU-skinned meshes (LBS or DQS in
+// the vertex shader, Kavan et al. 2008), bones drawn as capsules when an asset has no mesh, a
 // ground grid on y = 0, and RGBA8 images read back from an offscreen (multisampled) target.
 //
 // The context comes from EGL: a real GPU (EGL device platform) when one is present and allowed,

@@ -1,8 +1,8 @@
 // kinema/skeleton/skeleton.h — joint hierarchy, rest pose and forward kinematics.
 //
 // Joints are stored parents-first (parent index < child index), so forward kinematics is one
-// forward loop: model[i] = model[parent[i]] · local[i]  (column vectors; seed 002 writes the same
-// thing in row-vector form, global = local × parent_global). A skeleton may be a forest (several
+// forward loop: model[i] = model[parent[i]] · local[i]  (column vectors; in row-vector form the
+// same thing reads global = local × parent_global). A skeleton may be a forest (several
 // roots, e.g. a BVH with two performers or a glTF scene); `validate(require_single_root)` checks.
 #pragma once
 
@@ -89,7 +89,7 @@ bool local_to_model(std::span<const int> parents, std::span<const Mat4> local,
 bool local_to_model(std::span<const int> parents, std::span<const Transform> local,
                     std::span<Mat4> model, const Mat4& root_transform = Mat4::identity());
 
-/// Model → local (seed 002, L = G·P⁻¹ in row-vector form; here local = parent_model⁻¹ · model).
+/// Model → local (L = G·P⁻¹ in row-vector form; here local = parent_model⁻¹ · model).
 /// Returns false when a parent's model matrix is singular.
 bool model_to_local(std::span<const int> parents, std::span<const Mat4> model,
                     std::span<Mat4> local, const Mat4& root_transform = Mat4::identity());
@@ -99,7 +99,7 @@ bool model_to_local(std::span<const int> parents, std::span<const Mat4> model,
 std::vector<Mat4> rest_model_matrices(const Skeleton& skeleton);
 std::vector<Mat4> inverse_bind_from_rest(const Skeleton& skeleton);
 
-/// Skinning matrices S_j = W_j · B_j⁻¹ (identity in the bind pose; seed 000 §25.1).
+/// Skinning matrices S_j = W_j · B_j⁻¹ (identity in the bind pose; glTF 2.0's joint matrices).
 bool skinning_matrices(std::span<const Mat4> model, std::span<const Mat4> inverse_bind,
                        std::span<Mat4> out);
 

@@ -1,5 +1,5 @@
 // kinema/skin/arkit.h — Apple ARKit's 52 face blendshape coefficients, their nearest FACS action
-// units, and a mapper from a mesh's morph-target names to them (seed 000 §25.7).
+// units, and a mapper from a mesh's morph-target names to them.
 //
 // ARKit face tracking outputs 52 named coefficients from 0 (neutral) to 1 (maximum), e.g. jawOpen
 // or eyeBlinkLeft ("Left" is the subject's left). arkit_blendshapes() lists them in Apple's order

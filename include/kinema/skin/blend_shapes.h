@@ -1,5 +1,5 @@
 // kinema/skin/blend_shapes.h — blend shapes (morph targets): weighted sums of per-vertex deltas
-// added to a mesh's bind-space positions and normals before skinning (seed 000 §25.7).
+// added to a mesh's bind-space positions and normals before skinning.
 //
 // Conventions. Position deltas are in the mesh's bind space, metres, one per vertex (glTF morph
 // targets, io Mesh::morph_targets). A morphed position is p = p₀ + Σₖ wₖ·Δpₖ and a morphed normal

@@ -1,5 +1,5 @@
 // kinema/skin/corrective.h — pose-driven corrective shapes and the inversion of a sculpted posed
-// delta to a bind-space ("pre-skinning") delta (seed 000 §25.3).
+// delta to a bind-space ("pre-skinning") delta (Lewis, Cordner & Fong, SIGGRAPH 2000).
 //
 // A corrective shape is a blend shape whose weight comes from a joint angle instead of an
 // animator: w(θ) = clamp((θ − θ0) / (θ1 − θ0), 0, 1). Its deltas live in the bind space and are

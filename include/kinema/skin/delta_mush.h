@@ -1,5 +1,5 @@
-// kinema/skin/delta_mush.h — delta mush (Mancewicz, Derksen, Rijpkema, Young, DigiPro 2014) and
-// an offline bake of better LBS weights from it (seed 000 §25.3).
+// kinema/skin/delta_mush.h — delta mush (Mancewicz et al., DigiPro 2014) and an offline bake of
+// better LBS weights from it.
 //
 // Bind time (build_delta_mush): smooth the bind mesh with n iterations of
 //     v ← v + λ (v̄ − v),   v̄ the mean of v's mesh neighbours (from the triangle list),
@@ -75,7 +75,7 @@ bool delta_mush_deform(const DeltaMushBind& bind, std::span<const Vec3f> deforme
                        std::span<Vec3f> scratch, std::span<Vec3f> out);
 
 /// One step of the runtime path, exposed for checking: the point p = s + δ_t t + δ_b b + δ_n n of a
-/// local delta in the frame (t, n) (b = n × t). Seed: s = (5, 2), n turned 30° from +Y,
+/// local delta in the frame (t, n) (b = n × t). E.g. s = (5, 2), n turned 30° from +Y,
 /// δ = 0.3 along n → (4.85, 2.26).
 Vec3f delta_mush_frame_point(const Vec3f& smoothed, const Vec3f& tangent, const Vec3f& normal,
                              const Vec3f& local_delta);

@@ -1,5 +1,5 @@
 // kinema/skin/face_solve.h — blendshape weights from tracked face points: bounded, optionally
-// sparse, least squares (seed 000 §25.7, "solving blendshape weights from capture").
+// sparse, least squares (see Lewis et al., "Practice and Theory of Blendshape Facial Models").
 //
 // Tracked points' displacements from the neutral face are stacked into d (m values: x, y, z of
 // each point, or any m measurements); column k of the basis B holds shape k's displacement at
@@ -11,7 +11,8 @@
 // ε = ridge · max diag(BᵀB) (default ridge 1e-9), that makes the problem strictly convex when two
 // shapes are (nearly) dependent — a face rig's "blink" is often blinkL + blinkR — without moving
 // the solution measurably otherwise. Without the bounds, the ridge and λ this is the normal
-// equations BᵀB·w = Bᵀd (seed: w = (0.702, 0.598) for the smile/jaw example).
+// equations BᵀB·w = Bᵀd (w = (0.702, 0.598) for the smile/jaw example of
+// docs/worked_examples.md).
 //
 // Method: a primal active-set method on the box-constrained quadratic program with H = BᵀB + εI
 // (formed once at setup, in double precision) and g = Bᵀd − λ. Each variable is free, at 0 or at

@@ -1,5 +1,5 @@
 // kinema/skin/facs.h — FACS-based face rigs: combination (corrective) shapes driven by the product
-// of their drivers' weights (seed 000 §25.7).
+// of their drivers' weights (FACS: Ekman & Friesen 1978).
 //
 // A FACS rig has roughly one base shape per action unit (AU12 lip corner puller, AU26 jaw drop…).
 // Real faces do not add linearly, so the rig adds combination shapes: correctives sculpted for a

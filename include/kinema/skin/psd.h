@@ -1,5 +1,5 @@
 // kinema/skin/psd.h — pose-space deformation (Lewis, Cordner, Fong, SIGGRAPH 2000) with radial
-// basis function (RBF) interpolation (seed 000 §25.3).
+// basis function (RBF) interpolation.
 //
 // An artist sculpts a correction at a few example poses θ_i; between them the correction is
 //
@@ -9,9 +9,9 @@
 // values may be one scalar (a corrective weight) or whole delta fields (N vertices × 3 floats per
 // example): every output component is interpolated with the same kernel matrix.
 //
-// Kernels: Gaussian φ(r) = exp(−(r/σ)²) (the seed's), inverse quadratic φ(r) = 1 / (1 + (r/σ)²).
+// Kernels: Gaussian φ(r) = exp(−(r/σ)²), inverse quadratic φ(r) = 1 / (1 + (r/σ)²).
 // Both give a positive definite kernel matrix for distinct examples. Far from every example a pure
-// RBF falls back to 0 (the seed's pitfall: an elbow bent past its last example loses its
+// RBF falls back to 0 (the classic pitfall: an elbow bent past its last example loses its
 // correction); the linear term makes f extrapolate linearly instead. With the linear term the
 // system is the usual saddle point [Φ P; Pᵀ 0][a; b] = [y; 0] with P = [1 x(θ_i)], which needs
 // at least (features + 1) examples in general position.

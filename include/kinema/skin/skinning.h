@@ -1,5 +1,5 @@
 // kinema/skin/skinning.h — skinning palettes, linear blend skinning (LBS) and dual-quaternion
-// skinning (DQS) of positions, normals and tangents (seed 000 §25.1–25.2).
+// skinning (DQS, Kavan et al. 2008) of positions, normals and tangents.
 //
 // Conventions. A palette entry is the skinning matrix S_j = W_j · B_j⁻¹ of skin joint j (W_j: the
 // joint's model matrix in the current pose, B_j⁻¹: its inverse bind matrix), stored as a 3×4
@@ -119,7 +119,7 @@ enum class LbsNormals {
   blended_matrix,
 };
 
-/// Linear blend skinning (seed 000 §25.1): v' = Σ w_j S_j v. Normals and tangents as `normals`
+/// Linear blend skinning: v' = Σ w_j S_j v. Normals and tangents as `normals`
 /// says (by default normals by the blended 3×3 part's inverse transpose, tangents by the 3×3
 /// part, both renormalized). Returns false when a span's size does not match (nothing written).
 bool skin_lbs(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, const SkinOutputs& out,
@@ -131,7 +131,7 @@ bool skin_lbs(const SkinMeshView& mesh, std::span<const Affine3x4f> palette, con
 struct DqsPaletteView {
   std::span<const DualQuatf> dual_quats;  ///< one per palette entry
   /// Empty when every bone is rigid; else one per entry: the pre-scale stage, blended linearly
-  /// and applied before the dual quaternions (seed 000 §25.2, "scale first, then blend").
+  /// and applied before the dual quaternions (scale first, then blend).
   std::span<const Affine3x4f> prescale;
 };
 
@@ -144,7 +144,7 @@ struct DqsPaletteView {
 bool dual_quat_palette(std::span<const Affine3x4f> palette, std::span<DualQuatf> dual_quats,
                        std::span<Affine3x4f> prescale, bool* any_scale = nullptr);
 
-/// Dual-quaternion skinning (seed 000 §25.2): the pre-scale stage (when given), then dual
+/// Dual-quaternion skinning (Kavan et al. 2008): the pre-scale stage (when given), then dual
 /// quaternion linear blending with each influence's sign chosen against the vertex's first
 /// influence (the short way round), normalization by the blended real part's length and the
 /// translation from 2·q_d·q_r*. Normals and tangents are rotated by the blended real part (after

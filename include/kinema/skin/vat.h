@@ -1,6 +1,6 @@
 // kinema/skin/vat.h — vertex animation textures (VAT): skinned vertex positions baked per frame
-// into an RGBA16F texture that a vertex shader reads by vertex index and time (seed 000 §25.8,
-// the far crowd LOD).
+// into an RGBA16F texture that a vertex shader reads by vertex index and time (the far crowd
+// LOD).
 //
 // Layout. One row per frame (row 0 = time 0, top row of the image), one texel per vertex (texel x
 // = vertex index, the skinned meshes of the asset one after another in asset order; the JSON

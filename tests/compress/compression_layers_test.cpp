@@ -1,4 +1,6 @@
-// Seed 000 §25.8 (animation compression): every worked number of the section.
+// The layers of animation compression worked by hand on a 60-joint, 30 fps character: constant
+// tracks, key reduction, smallest-three quantization and how a hip error reaches the foot
+// (docs/worked_examples.md, "Compression").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,9 +15,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// "60 rotations (16 bytes each) and one root translation (12 bytes) leave 972 bytes per frame,
-// 2.5 times less than 2,400, with no loss at all."
-TEST(CompressSeed, Seed000_25_8_ConstantTracksLeave972BytesPerFrame) {
+// Only the rotations (60 × 16 bytes) and the root translation (12 bytes) change: 972 bytes per
+// frame instead of 2,400, 2.5 times less, losslessly.
+TEST(CompressionLayers, ConstantTracksLeave972BytesPerFrame) {
   const int joints = 60, frames = 30;
   std::vector<Transform> poses(size_t(joints * frames));
   for (int f = 0; f < frames; ++f)
@@ -37,9 +39,9 @@ TEST(CompressSeed, Seed000_25_8_ConstantTracksLeave972BytesPerFrame) {
   EXPECT_EQ(raw_per_frame * 30 * 60, 4.32e6);
 }
 
-// "A channel sampled 0, 1.02, 1.98, 3.01, 4.0 at frames 0–4 lies within 0.02 of the line through
-// the first and last, so with a tolerance of 0.05 only 2 keys remain."
-TEST(CompressSeed, Seed000_25_8_KeyReductionKeepsTwoKeys) {
+// A channel sampled 0, 1.02, 1.98, 3.01, 4.0 at frames 0–4 stays within 0.02 of the line through
+// its first and last keys: at a tolerance of 0.05 only those 2 keys remain.
+TEST(CompressionLayers, KeyReductionKeepsTwoKeysOfANearlyStraightChannel) {
   const std::vector<double> v = {0, 1.02, 1.98, 3.01, 4.0};
   EXPECT_EQ(reduce_keys(v, 0.05), (std::vector<int>{0, 4}));
   // Tighter than the 0.02 deviation: the middle keys come back.
@@ -60,17 +62,17 @@ TEST(CompressSeed, Seed000_25_8_KeyReductionKeepsTwoKeys) {
     }
 }
 
-// "q = (0.9659, 0, 0, 0.2588), 30° about z. Drop w. z's code is round((0.2588 + 0.7071) / 1.4142
-// · 1023) = round(698.72) = 699, decoding to 0.2592. x and y (0) get code 512 and decode to
-// 0.0007. Rebuilt w = 0.9658; the decoded rotation is 0.12° off."
-TEST(CompressSeed, Seed000_25_8_SmallestThree30DegreesAboutZ) {
+// 30° about z, q = (w 0.9659, z 0.2588), 10 bits per kept component: w is dropped; z's code is
+// round((0.2588 + 0.7071) / 1.4142 · 1023) = round(698.72) = 699, decoding to 0.2592; x and y (0)
+// get code 512 and decode to 0.0007; the rebuilt w is 0.9658 and the rotation is 0.12° off.
+TEST(CompressionLayers, SmallestThreeKeeps30DegreesAboutZWithin012Degrees) {
   const Quat q{0, 0, 0.2588, 0.9659};  // (x, y, z, w)
   const SmallestThree s = encode_smallest_three(q, 10);
   EXPECT_EQ(s.dropped, 3);  // w
   EXPECT_EQ(s.codes[0], 512u);
   EXPECT_EQ(s.codes[1], 512u);
   EXPECT_EQ(s.codes[2], 699u);
-  // The seed's 698.72 is that of the exact 30° rotation (z = sin 15° = 0.258819…).
+  // The hand computation's 698.72 is that of the exact 30° rotation (z = sin 15° = 0.258819…).
   const Quat exact = Quat::from_axis_angle({0, 0, 1}, 30 * kPi / 180);
   EXPECT_NEAR((exact.z + std::sqrt(0.5)) / std::sqrt(2.0) * 1023, 698.72, 0.005);
   EXPECT_EQ(encode_smallest_three(exact, 10).codes[2], 699u);
@@ -85,8 +87,8 @@ TEST(CompressSeed, Seed000_25_8_SmallestThree30DegreesAboutZ) {
   EXPECT_NEAR(2400.0 / (60 * 4 + 6), 9.8, 0.05);
 }
 
-// "A 0.05° error at the hip moves the foot 1 m below by 1000 · 0.05 · π/180 = 0.87 mm."
-TEST(CompressSeed, Seed000_25_8_HipErrorMovesFoot) {
+// A 0.05° error at the hip moves a foot 1 m below it by 1000 · 0.05 · π/180 = 0.87 mm.
+TEST(CompressionLayers, HipErrorMovesTheFootByItsArcLength) {
   std::vector<Joint> js(2);
   js[0].name = "hip";
   js[1].name = "foot";

@@ -1,5 +1,7 @@
-// Seed 000 §25.2 (twist, flip, bulge, DQS palette size) and §25.11 exercises 1 and 5, solved by
-// the scalar, SIMD and multi-threaded paths.
+// Where DQS and LBS differ (docs/worked_examples.md, "Dual-quaternion skinning"): the twisted
+// joint ring and DQS's flip past 180°, the bulge of a bent tube, the palette size, a 60° bend, and
+// the angle of a blend of two rotations about one axis, solved by the scalar, SIMD and
+// multi-threaded paths.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,7 +65,7 @@ struct TwoBone {
   }
 };
 
-TEST(SkinSeed, Seed000_25_2_TwistRingRadiusAndFlip) {
+TEST(DqsVersusLbs, TwistKeepsRingRadiusAndFlipsPast180) {
   // Bone 1 twists about x (its own axis, through the elbow (2, 0, 0)); ring vertex (2, 0, 0.5).
   struct Case {
     float phi, lbs_radius, ring_twist;
@@ -77,16 +79,16 @@ TEST(SkinSeed, Seed000_25_2_TwistRingRadiusAndFlip) {
     EXPECT_NEAR(std::atan2(-d.y, d.z) / kDeg, c.ring_twist, 0.05f) << c.phi;
     EXPECT_NEAR(d.x, 2.0f, 1e-5f);
   }
-  // The seed's 90° vertex: (2, −0.3536, 0.3536).
+  // The 90° twist's vertex: (2, −0.3536, 0.3536).
   const Vec3f d90 =
       TwoBone{{{2, 0, 0.5f}}, {0.5f}, rotation_about({1, 0, 0}, 90, {2, 0, 0})}.run(true)[0];
   EXPECT_NEAR(d90.y, -0.3536f, 1e-4f);
   EXPECT_NEAR(d90.z, 0.3536f, 1e-4f);
 }
 
-TEST(SkinSeed, Seed000_25_2_BulgeOfTheBentTube) {
+TEST(DqsVersusLbs, BentTubeBulgesOutwardInsteadOfCollapsing) {
   // A tube of radius 0.5 along x, elbow at x = 2, bone 1 bent 90° about z; the weight of bone 1
-  // ramps from 0 at x = 1.5 to 1 at x = 2.5 with Chapter 13's smooth ramp s²(3 − 2s). The outer
+  // ramps from 0 at x = 1.5 to 1 at x = 2.5 with the smoothstep ramp s²(3 − 2s). The outer
   // surface (y = −0.5) bulges out to y = −0.544 with DQS, 0.044 beyond the upper arm; LBS never
   // goes outside it. (A linear ramp w = s swings the vertices before the joint further: 0.067.)
   const auto bulge = [](bool smooth, bool dqs) {
@@ -106,13 +108,13 @@ TEST(SkinSeed, Seed000_25_2_BulgeOfTheBentTube) {
   EXPECT_GT(bulge(false, true), 0.06f);
 }
 
-TEST(SkinSeed, Seed000_25_2_DqsPaletteIsTwoThirdsOfLbs) {
-  // "Two float4 per joint instead of a 3×4 matrix: 8 floats instead of 12."
+TEST(DqsVersusLbs, DqsPaletteIsTwoThirdsOfLbs) {
+  // A GPU palette holds two float4 per joint for DQS instead of a 3×4 matrix: 8 floats, not 12.
   EXPECT_EQ(sizeof(DualQuatf), 8 * sizeof(float));
   EXPECT_EQ(sizeof(Affine3x4f), 12 * sizeof(float));
 }
 
-TEST(SkinSeed, Seed000_25_11_Exercise1_SixtyDegreeBend) {
+TEST(DqsVersusLbs, SixtyDegreeBendKeepsRadiusWhereLbsThins) {
   const TwoBone arm{{{2, -0.5f, 0}}, {0.5f}, rotation_about({0, 0, 1}, 60, {2, 0, 0})};
   const Vec3f l = arm.run(false)[0], d = arm.run(true)[0];
   const float c30 = std::cos(30 * kDeg);
@@ -128,7 +130,7 @@ TEST(SkinSeed, Seed000_25_11_Exercise1_SixtyDegreeBend) {
   EXPECT_NEAR(distance(d, Vec3f{2, 0, 0}), 0.5f, 1e-5f);
 }
 
-TEST(SkinSeed, Seed000_25_11_Exercise5_DlbAngleVersusSlerp) {
+TEST(DqsVersusLbs, CoaxialBlendTurnsLessThanSlerp) {
   // Bones rotated by 0 and φ about the same axis through the same point; weight w on the second.
   // DLB gives a rotation about that axis and point by 2·atan2(w sin φ/2, 1 − w + w cos φ/2).
   const float phi = 90, w = 0.25f;

@@ -1,6 +1,6 @@
-// src/graph/graph_runtime.h — internal: the per-instance state of graph nodes and machines, and
-// the recursive update / evaluate functions shared by graph_instance.cpp (blend trees) and
-// state_machine.cpp (state machines).
+// src/graph/graph_instance_internal.h — internal: the per-instance state of graph nodes and
+// machines, and GraphEvaluator, the recursive restart / advance / evaluate functions shared by
+// graph_instance.cpp (blend trees) and state_machine.cpp (state machines).
 #pragma once
 
 #include <span>
@@ -60,7 +60,7 @@ struct GraphInstance::Machine {
 inline constexpr int kSnapshot = -2;
 
 /// The recursive machinery; a friend of GraphInstance.
-class GraphRuntime {
+class GraphEvaluator {
  public:
   static void restart(GraphInstance& g, int node);
   static RootDelta advance(GraphInstance& g, int node, float dt);

@@ -1,47 +1,17 @@
-// Parsing graph nodes: clip players, blend spaces, additive and layer blends, state machines
-// (see docs/graph.md). Named nodes are instanced once per reference, so every use has its own
-// playback state; a node that (indirectly) uses itself is an error.
+// Building graph nodes (see graph_builder_internal.h and docs/graph.md): node references and
+// named nodes, clip players, blend spaces, additive and layer blends with their reference poses
+// and masks. State machines are built in graph_build_machines.cpp. Named nodes are instanced once
+// per reference, so every use has its own playback state; a node that (indirectly) uses itself is
+// an error.
 #include <algorithm>
-#include <cmath>
 
-#include "graph_loader.h"
-#include "kinema/core/file.h"
+#include "graph_builder_internal.h"
 
 namespace kinema {
 
-namespace {
-
-template <class Map>
-std::string names_of(const Map& m) {
-  std::string s;
-  for (const auto& entry : m) s += (s.empty() ? "" : ", ") + entry.first;
-  return s.empty() ? "none" : s;
-}
-
-}  // namespace
-
-AnimGraph AnimGraph::load(const std::string& path, const GraphLoadOptions& options) {
-  const std::string text = read_file(path);
-  return parse(text, path, options);
-}
-
-AnimGraph AnimGraph::parse(std::string_view json_text, const std::string& file,
-                           const GraphLoadOptions& options) {
-  AnimGraph graph;
-  graph.file_ = file;
-  GraphLoader(graph, options).run(json_text);
-  return graph;
-}
-
-int AnimGraph::find_parameter(std::string_view name) const {
-  for (size_t i = 0; i < parameters_.size(); ++i)
-    if (parameters_[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 // ---- references and named nodes ------------------------------------------------------------
 
-void GraphLoader::collect_named_nodes(const Json& j) {
+void GraphBuilder::collect_named_nodes(const Json& j) {
   expect_array(j);
   for (size_t i = 0; i < j.v.size(); ++i) {
     const Json n = j.at(i);
@@ -57,7 +27,7 @@ void GraphLoader::collect_named_nodes(const Json& j) {
   }
 }
 
-int GraphLoader::add_node(GraphNode node) {
+int GraphBuilder::add_node(GraphNode node) {
   if (static_cast<int>(g_.nodes_.size()) >= opt_.max_nodes)
     fail(node.pointer, "the graph expands to more than " + std::to_string(opt_.max_nodes) +
                            " nodes (named nodes are instanced once per use)");
@@ -65,7 +35,7 @@ int GraphLoader::add_node(GraphNode node) {
   return static_cast<int>(g_.nodes_.size()) - 1;
 }
 
-int GraphLoader::build_ref(const Json& j) {
+int GraphBuilder::build_ref(const Json& j) {
   if (j.v.is_object()) return build_inline(j, j.ptr);
   if (!j.v.is_string())
     fail(j.ptr, std::string("expected a node (a node or clip name, or a node object), got ") +
@@ -96,7 +66,7 @@ int GraphLoader::build_ref(const Json& j) {
                   "; clips: " + names_of(clip_ptr_) + ")");
 }
 
-int GraphLoader::build_inline(const Json& j, const std::string& name) {
+int GraphBuilder::build_inline(const Json& j, const std::string& name) {
   expect_object(j);
   const std::string type = get_string(require(j, "type"));
   GraphNode node;
@@ -130,7 +100,7 @@ int GraphLoader::build_inline(const Json& j, const std::string& name) {
 
 // ---- clip and blend spaces -----------------------------------------------------------------
 
-ClipNode GraphLoader::parse_clip_node(const Json& j) {
+ClipNode GraphBuilder::parse_clip_node(const Json& j) {
   check_members(j, {"type", "name", "clip", "rate", "loop"});
   ClipNode c;
   c.clip = clip_ref(require(j, "clip"));
@@ -149,7 +119,21 @@ ClipCycle cycle_of(const GraphClip& clip) {
 
 }  // namespace
 
-Blend1DNode GraphLoader::parse_blend1d(const Json& j) {
+std::vector<SyncMarker> GraphBuilder::parse_markers(const Json& j) const {
+  expect_array(j);
+  std::vector<SyncMarker> markers;
+  for (size_t k = 0; k < j.v.size(); ++k) {
+    const Json m = j.at(k);
+    check_members(m, {"id", "time"});
+    SyncMarker marker;
+    marker.id = get_name(require(m, "id"));
+    marker.time = get_float(require(m, "time"));
+    markers.push_back(std::move(marker));
+  }
+  return markers;
+}
+
+Blend1DNode GraphBuilder::parse_blend1d(const Json& j) {
   check_members(j, {"type", "name", "parameter", "samples", "sync", "speed_correction"});
   Blend1DNode b;
   b.parameter = parameter_ref(require(j, "parameter"), static_cast<int>(ParamType::Float));
@@ -179,18 +163,7 @@ Blend1DNode GraphLoader::parse_blend1d(const Json& j) {
     sample.name = gc.name;
     sample.position = get_float(require(s, "position"));
     sample.cycle = cycle_of(gc);
-    if (s.has("markers")) {
-      const Json markers = s.at("markers");
-      expect_array(markers);
-      for (size_t k = 0; k < markers.v.size(); ++k) {
-        const Json m = markers.at(k);
-        check_members(m, {"id", "time"});
-        SyncMarker marker;
-        marker.id = get_name(require(m, "id"));
-        marker.time = get_float(require(m, "time"));
-        sample.cycle.markers.push_back(std::move(marker));
-      }
-    }
+    if (s.has("markers")) sample.cycle.markers = parse_markers(s.at("markers"));
     if (s.has("root_speed")) {
       const Json rs = s.at("root_speed");
       sample.root_speed = get_float(rs);
@@ -213,7 +186,7 @@ Blend1DNode GraphLoader::parse_blend1d(const Json& j) {
   return b;
 }
 
-Blend2DNode GraphLoader::parse_blend2d(const Json& j) {
+Blend2DNode GraphBuilder::parse_blend2d(const Json& j) {
   check_members(j, {"type", "name", "parameters", "samples", "sync"});
   Blend2DNode b;
   const Json params = require(j, "parameters");
@@ -239,18 +212,7 @@ Blend2DNode GraphLoader::parse_blend2d(const Json& j) {
     sample.position.x = get_float(pos.at(size_t{0}));
     sample.position.y = get_float(pos.at(size_t{1}));
     sample.cycle = cycle_of(gc);
-    if (s.has("markers")) {
-      const Json markers = s.at("markers");
-      expect_array(markers);
-      for (size_t k = 0; k < markers.v.size(); ++k) {
-        const Json m = markers.at(k);
-        check_members(m, {"id", "time"});
-        SyncMarker marker;
-        marker.id = get_name(require(m, "id"));
-        marker.time = get_float(require(m, "time"));
-        sample.cycle.markers.push_back(std::move(marker));
-      }
-    }
+    if (s.has("markers")) sample.cycle.markers = parse_markers(s.at("markers"));
     b.clips.push_back(clip);
     list.push_back(std::move(sample));
   }
@@ -264,7 +226,7 @@ Blend2DNode GraphLoader::parse_blend2d(const Json& j) {
 
 // ---- additive and layers -------------------------------------------------------------------
 
-std::vector<SoaTransform> GraphLoader::parse_reference(const Json& j) const {
+std::vector<SoaTransform> GraphBuilder::parse_reference(const Json& j) const {
   const RuntimeSkeleton& rs = g_.runtime_skeleton_;
   std::vector<SoaTransform> pose(rs.rest_pose().begin(), rs.rest_pose().end());
   if (j.v.is_string()) {
@@ -285,7 +247,7 @@ std::vector<SoaTransform> GraphLoader::parse_reference(const Json& j) const {
   return pose;
 }
 
-AdditiveNode GraphLoader::parse_additive(const Json& j) {
+AdditiveNode GraphBuilder::parse_additive(const Json& j) {
   check_members(j, {"type", "name", "base", "additive", "reference", "weight"});
   AdditiveNode a;
   a.base = build_ref(require(j, "base"));
@@ -295,7 +257,7 @@ AdditiveNode GraphLoader::parse_additive(const Json& j) {
   return a;
 }
 
-std::vector<float> GraphLoader::parse_mask(const Json& j) const {
+std::vector<float> GraphBuilder::parse_mask(const Json& j) const {
   check_members(j, {"joint", "ramp", "weight"});
   const Json joint = require(j, "joint");
   const std::string name = get_name(joint);
@@ -320,7 +282,7 @@ std::vector<float> GraphLoader::parse_mask(const Json& j) const {
   return subtree_mask(g_.runtime_skeleton_, index, ramp, weight);
 }
 
-LayerNode GraphLoader::parse_layer(const Json& j) {
+LayerNode GraphBuilder::parse_layer(const Json& j) {
   check_members(j, {"type", "name", "base", "layers"});
   LayerNode l;
   l.base = build_ref(require(j, "base"));
@@ -348,150 +310,6 @@ LayerNode GraphLoader::parse_layer(const Json& j) {
     l.layers.push_back(std::move(layer));
   }
   return l;
-}
-
-// ---- state machines ------------------------------------------------------------------------
-
-StateMachineNode GraphLoader::parse_machine(const Json& j) {
-  check_members(j, {"type", "name", "initial", "states", "transitions"});
-  StateMachineNode m;
-  const Json states = require(j, "states");
-  expect_array(states);
-  if (states.v.empty()) fail(states.ptr, "a state machine needs at least one state");
-  std::map<std::string, std::string> seen;
-  for (size_t i = 0; i < states.v.size(); ++i) {
-    const Json s = states.at(i);
-    check_members(s, {"name", "node"});
-    const Json name = require(s, "name");
-    GraphState state;
-    state.name = get_name(name);
-    if (state.name == "*") fail(name.ptr, "'*' is reserved for \"any state\" transitions");
-    if (const auto it = seen.find(state.name); it != seen.end())
-      fail(name.ptr, "duplicate state '" + state.name + "' (first defined at " + it->second + ")");
-    seen[state.name] = s.ptr;
-    m.states.push_back(std::move(state));
-  }
-  // States' nodes are built after every name is known (their order in nodes() is file order).
-  for (size_t i = 0; i < states.v.size(); ++i)
-    m.states[i].node = build_ref(require(states.at(i), "node"));
-  if (j.has("initial")) {
-    const Json init = j.at("initial");
-    const std::string name = get_name(init);
-    const auto it = std::find_if(m.states.begin(), m.states.end(),
-                                 [&](const GraphState& s) { return s.name == name; });
-    if (it == m.states.end())
-      fail(init.ptr, "unknown state '" + name + "' (states: " + names_of(seen) + ")");
-    m.initial = static_cast<int>(it - m.states.begin());
-  }
-  if (j.has("transitions")) {
-    const Json transitions = j.at("transitions");
-    expect_array(transitions);
-    for (size_t i = 0; i < transitions.v.size(); ++i) {
-      m.transitions.push_back(parse_transition(transitions.at(i), m));
-      if (m.transitions.back().blend == TransitionBlend::Inertialize) m.has_inertialization = true;
-    }
-  }
-  m.order.resize(m.transitions.size());
-  for (size_t i = 0; i < m.order.size(); ++i) m.order[i] = static_cast<int>(i);
-  std::stable_sort(m.order.begin(), m.order.end(), [&](int a, int b) {
-    return m.transitions[static_cast<size_t>(a)].priority >
-           m.transitions[static_cast<size_t>(b)].priority;
-  });
-  check_instant_cycles(m);
-  return m;
-}
-
-GraphTransition GraphLoader::parse_transition(const Json& j, const StateMachineNode& m) const {
-  check_members(j, {"from", "to", "conditions", "blend", "duration", "priority", "exit_time"});
-  GraphTransition t;
-  t.pointer = j.ptr;
-  const auto state_ref = [&](const Json& s, bool any_ok) {
-    const std::string name = get_name(s);
-    if (any_ok && name == "*") return kAnyState;
-    for (size_t i = 0; i < m.states.size(); ++i)
-      if (m.states[i].name == name) return static_cast<int>(i);
-    std::string list;
-    for (const GraphState& st : m.states) list += (list.empty() ? "" : ", ") + st.name;
-    fail(s.ptr, "unknown state '" + name + "' (states: " + list +
-                    (any_ok ? "; \"*\" for any state)" : ")"));
-  };
-  t.from = state_ref(require(j, "from"), true);
-  t.to = state_ref(require(j, "to"), false);
-  if (j.has("blend")) {
-    const Json b = j.at("blend");
-    const std::string s = get_string(b);
-    if (s == "crossfade")
-      t.blend = TransitionBlend::Crossfade;
-    else if (s == "inertialize")
-      t.blend = TransitionBlend::Inertialize;
-    else
-      fail(b.ptr, "unknown blend '" + s + "' (expected crossfade or inertialize)");
-  }
-  if (j.has("duration")) {
-    const Json d = j.at("duration");
-    t.duration = get_float(d);
-    if (t.duration < 0) fail(d.ptr, "a duration must not be negative");
-  }
-  if (j.has("priority")) t.priority = get_int(j.at("priority"));
-  if (j.has("exit_time")) {
-    const Json e = j.at("exit_time");
-    t.exit_time = get_float(e);
-    if (t.exit_time < 0) fail(e.ptr, "exit_time must not be negative");
-  }
-  if (j.has("conditions")) {
-    const Json cs = j.at("conditions");
-    expect_array(cs);
-    for (size_t i = 0; i < cs.v.size(); ++i) t.conditions.push_back(parse_condition(cs.at(i)));
-  }
-  return t;
-}
-
-GraphCondition GraphLoader::parse_condition(const Json& j) const {
-  check_members(j, {"parameter", "op", "value"});
-  GraphCondition c;
-  c.parameter = parameter_ref(require(j, "parameter"));
-  const ParamType type = g_.parameters_[static_cast<size_t>(c.parameter)].type;
-  std::string op;
-  if (j.has("op")) op = get_string(j.at("op"));
-  switch (type) {
-    case ParamType::Trigger:
-      if (j.has("op") || j.has("value"))
-        fail((j.has("op") ? j.at("op") : j.at("value")).ptr,
-             "a trigger is tested by name alone ({\"parameter\": NAME})");
-      c.op = CompareOp::Triggered;
-      return c;
-    case ParamType::Bool: {
-      bool value = true;
-      if (j.has("value")) value = get_bool(j.at("value"));
-      if (op.empty() || op == "==")
-        c.op = CompareOp::Equal;
-      else if (op == "!=")
-        c.op = CompareOp::NotEqual;
-      else
-        fail(j.at("op").ptr, "a bool is compared with == or != only");
-      c.value = value ? 1.0f : 0.0f;
-      return c;
-    }
-    case ParamType::Float:
-      break;
-  }
-  const Json op_json = require(j, "op");
-  if (op == ">")
-    c.op = CompareOp::Greater;
-  else if (op == "<")
-    c.op = CompareOp::Less;
-  else if (op == ">=")
-    c.op = CompareOp::GreaterEqual;
-  else if (op == "<=")
-    c.op = CompareOp::LessEqual;
-  else if (op == "==")
-    c.op = CompareOp::Equal;
-  else if (op == "!=")
-    c.op = CompareOp::NotEqual;
-  else
-    fail(op_json.ptr, "unknown comparison '" + op + "' (expected >, <, >=, <=, == or !=)");
-  c.value = get_float(require(j, "value"));
-  return c;
 }
 
 }  // namespace kinema

@@ -1,4 +1,4 @@
-// Load-time check of a state machine: cycles of instant transitions.
+// Build-time check of a state machine: cycles of instant transitions.
 //
 // A zero-duration transition without an exit time or a trigger can fire on any update. When such
 // transitions form a cycle (a → b → a, or an "any state" transition into a state that has an
@@ -12,7 +12,7 @@
 #include <map>
 #include <optional>
 
-#include "graph_loader.h"
+#include "graph_builder_internal.h"
 
 namespace kinema {
 
@@ -100,7 +100,7 @@ bool instant(const GraphTransition& t) {
 
 }  // namespace
 
-void GraphLoader::check_instant_cycles(const StateMachineNode& m) const {
+void GraphBuilder::check_instant_cycles(const StateMachineNode& m) const {
   const int n = static_cast<int>(m.states.size());
   std::vector<std::vector<Edge>> out(static_cast<size_t>(n));
   for (size_t i = 0; i < m.transitions.size(); ++i) {

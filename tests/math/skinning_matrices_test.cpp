@@ -1,5 +1,6 @@
-// Seed 000 §25.1 — computing the skinning-matrix chain to the end (2D arm in the XY plane,
-// rotations about Z, homogeneous 3×3 embedded in Mat4).
+// Skinning matrices S_j = W_j·B_j⁻¹ worked through on a 2D arm (XY plane, rotations about Z,
+// homogeneous 3×3 embedded in Mat4): shoulder 30°, elbow 90°, the elbow-outside vertex, and why
+// the blended matrix shrinks. Inputs and sources: docs/worked_examples.md, "Skinning matrices".
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +16,7 @@ Mat4 R(double degrees_about_z) {
 }
 Mat4 T(double x, double y) { return Mat4::translation({x, y, 0}); }
 
-TEST(Seed000_25_1, ElbowSkinningMatrixChain) {
+TEST(SkinningMatrices, ElbowBendIsTranslateRotateTranslateBack) {
   // T(2,0)·R(90°)·T(−2,0) = [0 −1 2; 1 0 −2; 0 0 1]
   const Mat4 elbow = T(2, 0) * R(90) * T(-2, 0);
   EXPECT_NEAR(elbow(0, 0), 0, 1e-12);
@@ -34,7 +35,7 @@ TEST(Seed000_25_1, ElbowSkinningMatrixChain) {
   EXPECT_NEAR(S1(1, 3), -0.732, 5e-4);
 }
 
-TEST(Seed000_25_1, SkinningMatricesFromBindAndWorld) {
+TEST(SkinningMatrices, WorldTimesInverseBindSkinsTheElbowVertex) {
   // B0 = I, B1 = T(2,0); W0 = R(30°), W1 = W0·T(2,0)·R(90°). S_j = W_j·B_j⁻¹.
   const Mat4 B[2] = {Mat4::identity(), T(2, 0)};
   const Mat4 W[2] = {R(30), R(30) * T(2, 0) * R(90)};
@@ -55,8 +56,8 @@ TEST(Seed000_25_1, SkinningMatricesFromBindAndWorld) {
   EXPECT_NEAR(s1v.y, 1.250, 5e-4);
   const Vec3 blended = s0v * 0.5 + s1v * 0.5;
   EXPECT_NEAR(blended.x, 2.074, 5e-4);
-  // The seed averages its rounded intermediates (0.567 + 1.250)/2 = 0.9085 → 0.909; the exact
-  // value is 0.90849, so the printed digit is matched to ±1 in the last place.
+  // The hand computation averages rounded intermediates, (0.567 + 1.250)/2 = 0.9085 → 0.909; the
+  // exact value is 0.90849, so the printed digit is matched to ±1 in the last place.
   EXPECT_NEAR(blended.y, 0.909, 1e-3);
 
   // The elbow is at W0·(2,0) = (1.732, 1.0); the vertex sits 0.354 from it (the LBS thinning).
@@ -66,7 +67,7 @@ TEST(Seed000_25_1, SkinningMatricesFromBindAndWorld) {
   EXPECT_NEAR(distance(blended, elbow), 0.354, 5e-4);
 }
 
-TEST(Seed000_25_1, BindPoseGivesIdentitySkinningMatrices) {
+TEST(SkinningMatrices, BindPoseGivesIdentity) {
   const Mat4 B[2] = {R(10) * T(0.3, 0), R(10) * T(0.3, 0) * T(2, 0) * R(-40)};
   Mat4 Binv[2];
   ASSERT_TRUE(inverse(B[0], Binv[0]));
@@ -77,7 +78,7 @@ TEST(Seed000_25_1, BindPoseGivesIdentitySkinningMatrices) {
     for (int i = 0; i < 16; ++i) EXPECT_NEAR(s.m[i], Mat4::identity().m[i], 1e-12);
 }
 
-TEST(Seed000_25_1, BlendedMatrixIsScaledRotation) {
+TEST(SkinningMatrices, BlendedMatrixIsScaledRotation) {
   // M = 0.5·S0 + 0.5·S1 = [0.183 −0.683 1.366; 0.683 0.183 −0.366]; det of the 2×2 block = 0.5,
   // i.e. 0.707·R(75°).
   const Mat4 S0 = R(30), S1 = R(30) * T(2, 0) * R(90) * T(-2, 0);
@@ -100,7 +101,7 @@ TEST(Seed000_25_1, BlendedMatrixIsScaledRotation) {
   EXPECT_NEAR(distance(a, b), 0.0, 1e-12);
 }
 
-TEST(Seed000_25_1, AverageOfTwoRotationsIsShrunkRotation) {
+TEST(SkinningMatrices, AverageOfTwoRotationsIsShrunkRotation) {
   // ½(R(α) + R(β)) = cos((β−α)/2)·R((α+β)/2), checked over a grid including 90° (0.707) and
   // 180° (0).
   for (double alpha = -180; alpha <= 180; alpha += 15) {
