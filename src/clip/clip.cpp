@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "kinema/core/error.h"
 #include "kinema/skeleton/skeleton.h"
@@ -65,6 +66,46 @@ void validate_keys(const Keyframes<V>& keys, const std::string& source, const st
                   std::string(what) + " value " + std::to_string(i) + " is not finite");
 }
 
+// Frame-rate inference, one rule for every reader and tool (the glTF reader's and the CLI's
+// tolerances, which the test data agree with). A key may sit 1% of a spacing off its grid
+// point: float32 times and exporters' rounding stay far inside that, adaptive keys (placed
+// between frames by key reduction) fall far outside. A rate is snapped to a whole number within
+// a millionth: float32 times blur 30 fps in the 7th digit, while real non-whole rates are much
+// farther from one (29.97 fps by a thousandth; 120.0048 fps, which some mocap exports state, by
+// 4e-5). The assimp reader once took the closest two keys alone, snapped within a thousandth;
+// that gave adaptive-key FBX takes rates such as 326 fps, which now are 0.
+constexpr double kGridTolerance = 1e-2;       // of a spacing
+constexpr double kWholeRateTolerance = 1e-6;  // relative to the rate
+constexpr double kMinSpacing = 1e-6;          // seconds: closer keys are not frames
+
+/// Calls f(times) with the key times of every channel of `clip`, joint tracks then morph tracks.
+template <class F>
+void for_each_channel_times(const Clip& clip, F&& f) {
+  for (const JointTrack& track : clip.tracks) {
+    f(track.translation.times);
+    f(track.rotation.times);
+    f(track.scale.times);
+  }
+  for (const MorphTrack& morph : clip.morph_tracks) f(morph.times);
+}
+
+/// 1 / spacing when every key of `clip` lies on the grid first_key + k·spacing (within
+/// kGridTolerance), snapped to a whole rate within kWholeRateTolerance; else 0.
+double rate_of_grid(const Clip& clip, double first_key, double spacing) {
+  if (!(spacing > kMinSpacing) || !std::isfinite(spacing)) return 0;
+  bool on_grid = true;
+  for_each_channel_times(clip, [&](const std::vector<double>& times) {
+    for (size_t i = 0; i < times.size() && on_grid; ++i) {
+      const double k = (times[i] - first_key) / spacing;
+      on_grid = std::abs(k - std::round(k)) <= kGridTolerance;
+    }
+  });
+  if (!on_grid) return 0;
+  const double rate = 1.0 / spacing;
+  const double whole = std::round(rate);
+  return std::abs(rate - whole) < kWholeRateTolerance * rate ? whole : rate;
+}
+
 }  // namespace
 
 int Clip::frame_count() const {
@@ -116,6 +157,34 @@ void Clip::validate(int joint_count, const std::string& source) const {
     for (double v : t.values)
       if (!std::isfinite(v)) throw Error(source, place, "weight is not finite");
   }
+}
+
+double infer_frame_rate(const Clip& clip) {
+  if (clip.sample_rate > 0) return clip.sample_rate;
+  const std::vector<double>* longest = nullptr;
+  double first_key = std::numeric_limits<double>::infinity();
+  double smallest_gap = std::numeric_limits<double>::infinity();
+  for_each_channel_times(clip, [&](const std::vector<double>& times) {
+    if (!longest || times.size() > longest->size()) longest = &times;
+    if (!times.empty()) first_key = std::min(first_key, times.front());
+    for (size_t i = 1; i < times.size(); ++i)
+      smallest_gap = std::min(smallest_gap, times[i] - times[i - 1]);
+  });
+  if (!longest || longest->size() < 3) return 0;
+  const double span = longest->back() - longest->front();
+  const auto gaps = static_cast<double>(longest->size() - 1);
+  // Most clips have a channel with a key on every frame (glTF and BVH exports, baked takes): its
+  // spacing, measured end to end, is exact however long the clip and however blurred its times.
+  if (const double rate = rate_of_grid(clip, first_key, span / gaps); rate > 0) return rate;
+  // Key-reduced clips (FBX, Collada) skip frames in every channel: the smallest gap between two
+  // keys is then one frame, made exact over the longest channel's span.
+  if (!(smallest_gap > kMinSpacing)) return 0;
+  const double frames = std::round(span / smallest_gap);
+  return frames > gaps ? rate_of_grid(clip, first_key, span / frames) : 0;
+}
+
+double sample_rate_or(const Clip& clip, double fallback) {
+  return clip.sample_rate > 0 ? clip.sample_rate : fallback;
 }
 
 double wrap_time(double t, double duration, WrapMode mode) {

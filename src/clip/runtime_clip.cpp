@@ -25,8 +25,7 @@ RuntimeClip RuntimeClip::build(const Clip& clip, const Skeleton& skeleton,
   clip.validate(skeleton.joint_count(), clip.name);
   if (!std::isfinite(clip.duration) || clip.duration < 0)
     throw Error(clip.name, "duration", "clip duration must be finite and not negative");
-  double rate = options.sample_rate > 0 ? options.sample_rate
-                                        : (clip.sample_rate > 0 ? clip.sample_rate : 30.0);
+  double rate = options.sample_rate > 0 ? options.sample_rate : sample_rate_or(clip);
   if (!std::isfinite(rate) || rate <= 0)
     throw Error(clip.name, "sample_rate", "sample rate must be finite and positive");
   const int n = skeleton.joint_count();

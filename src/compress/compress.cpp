@@ -99,12 +99,12 @@ class Encoder {
   std::vector<std::byte> serialize() const;
 };
 
-// n_a for every joint: the most tracks of kind `kinds == 2` on a root-to-leaf chain through it.
-std::vector<int> chain_counts(std::span<const int> parents, std::span<const int> kinds) {
+// n_a for every joint: the most animated tracks on a root-to-leaf chain through it.
+std::vector<int> chain_counts(std::span<const int> parents, std::span<const TrackKind> kinds) {
   const size_t n = parents.size();
   std::vector<int> count(n, 0), up(n, 0), below(n, 0), out(n);
   for (size_t j = 0; j < n; ++j)
-    for (int ch = 0; ch < 3; ++ch) count[j] += kinds[j * 3 + size_t(ch)] == kAnimated;
+    for (int ch = 0; ch < 3; ++ch) count[j] += kinds[j * 3 + size_t(ch)] == TrackKind::Animated;
   for (size_t j = 0; j < n; ++j) up[j] = count[j] + (parents[j] >= 0 ? up[size_t(parents[j])] : 0);
   for (size_t j = n; j-- > 0;)
     if (parents[j] >= 0)
@@ -118,7 +118,7 @@ void Encoder::setup_tracks() {
   base_.assign(size_t(J_), Transform{});
   for (int j = 0; j < J_; ++j)
     for (int ch = 0; ch < 3; ++ch) {
-      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] != kConstant) continue;
+      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] != TrackKind::Constant) continue;
       // Exactly the float the file stores.
       const Transform& x = ref_[size_t(j)];
       Transform& b = base_[size_t(j)];
@@ -158,8 +158,8 @@ void Encoder::setup_tracks() {
   const std::vector<int> n_before = chain_counts(parents_, cls_.kinds);
   for (int j = 0; j < J_; ++j)
     for (int ch = 0; ch < 3; ++ch) {
-      int& kind = cls_.kinds[size_t(j) * 3 + size_t(ch)];
-      if (kind != kAnimated) continue;
+      TrackKind& kind = cls_.kinds[size_t(j) * 3 + size_t(ch)];
+      if (kind != TrackKind::Animated) continue;
       Vec3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
       Quat qlo{1e300, 1e300, 1e300, 1e300}, qhi{-1e300, -1e300, -1e300, -1e300};
       for (int f = 0; f < F_; ++f) {
@@ -184,7 +184,7 @@ void Encoder::setup_tracks() {
       }
       const double lever = ch == kTranslation ? 1.0 : reach_[size_t(j)];
       if (!(dev * lever <= kNearConstantShare * opt_.max_error / n_before[size_t(j)])) continue;
-      kind = kConstant;
+      kind = TrackKind::Constant;
       --cls_.animated, ++cls_.constant;
       Transform& b = base_[size_t(j)];
       if (ch == kTranslation) b.translation = mid;
@@ -195,7 +195,7 @@ void Encoder::setup_tracks() {
   joint_tracks_.assign(size_t(J_), {-1, -1, -1});
   for (int j = 0; j < J_; ++j)
     for (int ch = 0; ch < 3; ++ch)
-      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] == kAnimated) {
+      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] == TrackKind::Animated) {
         joint_tracks_[size_t(j)][size_t(ch)] = int(tracks_.size());
         tracks_.push_back({j, ch});
       }
@@ -545,12 +545,12 @@ std::vector<std::byte> Encoder::serialize() const {
   b.insert(b.end(), name_.begin(), name_.begin() + std::ptrdiff_t(name_len));
   for (int j = 0; j < J_; ++j) {
     uint8_t k = 0;
-    for (int ch = 0; ch < 3; ++ch) k |= uint8_t(cls_.kinds[size_t(j) * 3 + size_t(ch)] << (2 * ch));
+    for (int ch = 0; ch < 3; ++ch) k |= kind_bits(cls_.kinds[size_t(j) * 3 + size_t(ch)], ch);
     b.push_back(k);
   }
   for (int j = 0; j < J_; ++j)
     for (int ch = 0; ch < 3; ++ch) {
-      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] != kConstant) continue;
+      if (cls_.kinds[size_t(j) * 3 + size_t(ch)] != TrackKind::Constant) continue;
       const Transform& x = base_[size_t(j)];
       if (ch == kTranslation)
         for (double v : {x.translation.x, x.translation.y, x.translation.z}) pushf(b, float(v));

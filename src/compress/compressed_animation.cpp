@@ -107,15 +107,15 @@ Clip decompress_clip(const CompressedClip& c, const Skeleton& skeleton) {
       JointTrack& track = clip.tracks[size_t(j)];
       const Transform x(local[size_t(j)]);
       // Animated channels get every frame; constant and identity ones a single key.
-      if (f == 0 || c.kind(j, 0) == 2) {
+      if (f == 0 || c.kind(j, 0) == TrackKind::Animated) {
         track.translation.times.push_back(t);
         track.translation.values.push_back(x.translation);
       }
-      if (f == 0 || c.kind(j, 1) == 2) {
+      if (f == 0 || c.kind(j, 1) == TrackKind::Animated) {
         track.rotation.times.push_back(t);
         track.rotation.values.push_back(x.rotation);
       }
-      if (f == 0 || c.kind(j, 2) == 2) {
+      if (f == 0 || c.kind(j, 2) == TrackKind::Animated) {
         track.scale.times.push_back(t);
         track.scale.values.push_back(x.scale);
       }

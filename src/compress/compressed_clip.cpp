@@ -2,6 +2,7 @@
 // corrupted, truncated or hostile buffer gives a kinema::Error naming the byte offset.
 #include "kinema/compress/compressed_clip.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -17,10 +18,38 @@ namespace {
 constexpr uint32_t kMaxFrames = 1u << 22;  // ~9.7 h at 120 fps
 constexpr uint32_t kMaxJoints = 1u << 16;
 
-class Reader {
+/// Components a channel stores per sample at full precision: 4 for rotations, else 3.
+int components(int channel) { return channel == kRotation ? 4 : 3; }
+
+}  // namespace
+
+/// Reads a serialized clip section by section (the order of the format, compressed_clip.h),
+/// validating each before the next is sized from it, and fills the clip's derived tables.
+class CompressedClipLoader {
  public:
-  Reader(const uint8_t* data, size_t size, const std::string& source)
-      : d_(data), n_(size), source_(source) {}
+  CompressedClipLoader(std::span<const std::byte> bytes, const std::string& source)
+      : bytes_(bytes),
+        d_(reinterpret_cast<const uint8_t*>(bytes.data())),
+        n_(bytes.size()),
+        source_(source) {}
+
+  CompressedClip load() {
+    read_header();
+    read_name();
+    read_kinds();
+    read_constants();
+    read_clip_ranges();
+    read_segment_headers();
+    locate_samples();
+    check_raw_samples();
+    find_rotation_groups();
+    c_.bytes_.assign(bytes_.begin(), bytes_.end());
+    return std::move(c_);
+  }
+
+ private:
+  using Track = CompressedClip::Track;
+
   [[noreturn]] void fail(size_t offset, const std::string& reason) const {
     throw Error(source_, "byte " + std::to_string(offset), reason);
   }
@@ -34,181 +63,201 @@ class Reader {
     if (!std::isfinite(v)) fail(offset, std::string(what) + " is not finite");
     return v;
   }
+  /// The kind of joint j's channel ch (valid once read_kinds has checked the kind bytes).
+  TrackKind kind(uint32_t j, int ch) const { return kind_in_byte(d_[kinds_at_ + j], ch); }
+  /// Frames in segment s (the last may be short).
+  uint64_t segment_frame_count(uint32_t s) const {
+    return std::min<uint64_t>(c_.segment_frames_, frames_ - s * uint32_t(c_.segment_frames_));
+  }
 
- private:
+  /// Magic, version, flags, size, checksum, then the counts, rate and duration.
+  void read_header() {
+    need(0, kHeaderBytes, "the header");
+    if (std::memcmp(d_, kMagic, 4) != 0) fail(0, "not a kinema compressed clip (magic)");
+    if (load_le16(d_ + 4) != kVersion)
+      fail(4, "unsupported version " + std::to_string(load_le16(d_ + 4)) + " (this build reads " +
+                  std::to_string(kVersion) + ")");
+    if (load_le16(d_ + 6) != 0) fail(6, "unknown flags");
+    const uint32_t total = load_le32(d_ + 8);
+    if (total != n_)
+      fail(total < n_ ? size_t(total) : n_, "the header says " + std::to_string(total) +
+                                                " bytes but there are " + std::to_string(n_) +
+                                                (total > n_ ? " (truncated)" : " (trailing data)"));
+    if (fnv1a(d_ + 16, n_ - 16) != load_le32(d_ + 12))
+      fail(12, "checksum mismatch (the data is corrupted)");
+
+    joints_ = load_le32(d_ + 16), frames_ = load_le32(d_ + 20);
+    if (joints_ == 0 || joints_ > kMaxJoints) fail(16, "joint count out of range");
+    if (frames_ < 2 || frames_ > kMaxFrames) fail(20, "frame count out of range");
+    c_.rate_ = finite_f32(24, "sample rate");
+    c_.duration_ = finite_f32(28, "duration");
+    if (!(c_.rate_ > 0)) fail(24, "sample rate must be positive");
+    if (!(c_.duration_ > 0)) fail(28, "duration must be positive");
+    const double expected = (frames_ - 1) / double(c_.rate_);
+    if (std::abs(expected - c_.duration_) > 1e-3 * expected + 1e-4)
+      fail(28, "duration does not match frames and sample rate");
+    c_.segment_frames_ = load_le16(d_ + 32);
+    if (c_.segment_frames_ < 1) fail(32, "frames per segment must be at least 1");
+    name_length_ = load_le16(d_ + 34);
+    animated_ = load_le32(d_ + 36), constants_ = load_le32(d_ + 40);
+    if (animated_ > 3 * joints_) fail(36, "animated track count exceeds 3 per joint");
+    if (constants_ > 3 * joints_) fail(40, "constant track count exceeds 3 per joint");
+    c_.frame_count_ = int(frames_);
+    c_.joint_count_ = int(joints_);
+    c_.constant_tracks_ = int(constants_);
+    at_ = kHeaderBytes;
+  }
+
+  void read_name() {
+    need(at_, name_length_, "the name");
+    c_.name_.assign(reinterpret_cast<const char*>(d_ + at_), name_length_);
+    at_ += name_length_;
+  }
+
+  /// One byte per joint; the counts of animated and constant channels must match the header's.
+  void read_kinds() {
+    need(at_, joints_, "the channel kinds");
+    kinds_at_ = at_;
+    uint32_t n_anim = 0, n_const = 0;
+    for (uint32_t j = 0; j < joints_; ++j) {
+      const uint8_t k = d_[at_ + j];
+      if (k & 0xC0) fail(at_ + j, "invalid channel kind byte");
+      for (int ch = 0; ch < 3; ++ch) {
+        if (((k >> (2 * ch)) & 3) == 3) fail(at_ + j, "invalid channel kind");
+        n_anim += kind(j, ch) == TrackKind::Animated;
+        n_const += kind(j, ch) == TrackKind::Constant;
+      }
+    }
+    if (n_anim != animated_) fail(36, "animated track count does not match the channel kinds");
+    if (n_const != constants_) fail(40, "constant track count does not match the channel kinds");
+    at_ += joints_;
+  }
+
+  /// The constant channels' full floats → the base pose (identity channels keep the identity).
+  void read_constants() {
+    c_.base_.assign(size_t(kinema::soa_count(int(joints_))), SoaTransform::identity());
+    for (uint32_t j = 0; j < joints_; ++j) {
+      Transformf x;
+      for (int ch = 0; ch < 3; ++ch) {
+        if (kind(j, ch) != TrackKind::Constant) continue;
+        const int comps = components(ch);
+        need(at_, 4 * size_t(comps), "a constant track");
+        float v[4];
+        for (int i = 0; i < comps; ++i) v[i] = finite_f32(at_ + 4 * size_t(i), "a constant");
+        if (ch == kTranslation) x.translation = {v[0], v[1], v[2]};
+        if (ch == kScale) x.scale = {v[0], v[1], v[2]};
+        if (ch == kRotation) {
+          const float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
+          if (!(std::abs(len2 - 1.0f) < 1e-3f)) fail(at_, "constant rotation is not unit length");
+          x.rotation = {v[0], v[1], v[2], v[3]};
+        }
+        at_ += 4 * size_t(comps);
+      }
+      set_joint(c_.base_, int(j), x);
+    }
+  }
+
+  /// Per animated track, its clip range (minima then extents) → the track table.
+  void read_clip_ranges() {
+    c_.tracks_.reserve(animated_);
+    for (uint32_t j = 0; j < joints_; ++j)
+      for (int ch = 0; ch < 3; ++ch) {
+        if (kind(j, ch) != TrackKind::Animated) continue;
+        const int comps = components(ch);
+        need(at_, 8 * size_t(comps), "a clip range");
+        for (int i = 0; i < comps; ++i) {
+          const size_t o = at_ + 4 * size_t(i), oe = o + 4 * size_t(comps);
+          const float mn = finite_f32(o, "a range minimum"), ext = finite_f32(oe, "a range");
+          if (!(ext >= 0) || !std::isfinite(mn + ext))
+            fail(oe, "range extent must be finite and not negative");
+          if (ch == kRotation && (mn < -1.01f || mn + ext > 1.01f))
+            fail(o, "rotation range outside [-1, 1]");
+        }
+        const uint32_t first = ch == kTranslation ? 0 : ch == kRotation ? 3 : 7;
+        c_.tracks_.push_back(
+            Track{int32_t(j), int32_t(ch), uint32_t(at_), (j >> 2) * 40 + first * 4 + (j & 3)});
+        at_ += 8 * size_t(comps);
+      }
+  }
+
+  /// Per segment and animated track: bit rate, dropped component, segment range → bits/frame.
+  void read_segment_headers() {
+    segments_ = (frames_ + uint32_t(c_.segment_frames_) - 1) / uint32_t(c_.segment_frames_);
+    c_.segment_headers_ = at_;
+    need(at_, size_t(segments_) * animated_ * kSegmentTrackBytes, "the segment headers");
+    c_.frame_bits_.resize(segments_);
+    c_.segment_bits_.resize(segments_);
+    for (uint32_t s = 0; s < segments_; ++s) {
+      uint32_t bits = 0;
+      for (uint32_t t = 0; t < animated_; ++t, at_ += kSegmentTrackBytes) {
+        const uint8_t rate = d_[at_];
+        if ((rate & 31) >= kBitRateCount || (rate & 0x80)) fail(at_, "invalid bit rate");
+        if (c_.tracks_[t].channel != kRotation && (rate >> 5)) fail(at_, "invalid component code");
+        for (int i = 0; i < 3; ++i)
+          if (int(d_[at_ + 1 + size_t(i)]) + d_[at_ + 4 + size_t(i)] > 255)
+            fail(at_ + 1 + size_t(i), "segment range exceeds the clip range");
+        const int b = kBitRates[rate & 31];
+        bits += uint32_t(stored_components(c_.tracks_[t].channel, b) * b);
+      }
+      c_.frame_bits_[s] = bits;
+    }
+  }
+
+  /// Where each segment's samples start (each byte-aligned), then the zero padding at the end.
+  void locate_samples() {
+    uint64_t data_at = at_;
+    for (uint32_t s = 0; s < segments_; ++s) {
+      c_.segment_bits_[s] = data_at * 8;
+      data_at += (segment_frame_count(s) * c_.frame_bits_[s] + 7) / 8;
+      if (data_at > n_) fail(n_, "truncated: the samples of segment " + std::to_string(s));
+    }
+    need(size_t(data_at), kTailPadding, "the end padding");
+    if (data_at + kTailPadding != n_) fail(size_t(data_at + kTailPadding), "trailing data");
+    for (size_t i = 0; i < kTailPadding; ++i)
+      if (d_[data_at + i] != 0) fail(size_t(data_at + i), "end padding is not zero");
+  }
+
+  /// Raw-float samples must be finite too (quantized ones are bounded by their ranges).
+  void check_raw_samples() const {
+    for (uint32_t s = 0; s < segments_; ++s) {
+      const uint8_t* hdr = d_ + c_.segment_headers_ + size_t(s) * animated_ * kSegmentTrackBytes;
+      uint64_t bit = c_.segment_bits_[s];
+      for (uint64_t f = 0; f < segment_frame_count(s); ++f)
+        for (uint32_t t = 0; t < animated_; ++t) {
+          const int b = kBitRates[hdr[t * kSegmentTrackBytes] & 31];
+          for (int i = 0; i < stored_components(c_.tracks_[t].channel, b); ++i, bit += uint64_t(b))
+            if (b == 32 && !std::isfinite(std::bit_cast<float>(read_bits(d_, bit, 32))))
+              fail(size_t(bit / 8), "a raw sample is not finite");
+        }
+    }
+  }
+
+  /// The groups of four joints with animated rotations and their lanes, for the decoder's
+  /// final SoA normalization.
+  void find_rotation_groups() {
+    c_.rotation_lanes_.assign(c_.base_.size() * 4, 0);
+    for (const Track& t : c_.tracks_)
+      if (t.channel == kRotation) c_.rotation_lanes_[size_t(t.joint)] = 0xFFFFFFFFu;
+    for (size_t g = 0; g < c_.base_.size(); ++g)
+      if (c_.rotation_lanes_[4 * g] | c_.rotation_lanes_[4 * g + 1] |
+          c_.rotation_lanes_[4 * g + 2] | c_.rotation_lanes_[4 * g + 3])
+        c_.rotation_groups_.push_back(int32_t(g));
+  }
+
+  std::span<const std::byte> bytes_;
   const uint8_t* d_;
   size_t n_;
   const std::string& source_;
+  CompressedClip c_;
+  uint32_t joints_ = 0, frames_ = 0, animated_ = 0, constants_ = 0, segments_ = 0;
+  size_t name_length_ = 0;
+  size_t at_ = 0;        // the next byte to read
+  size_t kinds_at_ = 0;  // the kind bytes
 };
-
-}  // namespace
 
 CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
                                            const std::string& source) {
-  const auto* d = reinterpret_cast<const uint8_t*>(bytes.data());
-  const size_t n = bytes.size();
-  Reader r(d, n, source);
-  r.need(0, kHeaderBytes, "the header");
-  if (std::memcmp(d, kMagic, 4) != 0) r.fail(0, "not a kinema compressed clip (magic)");
-  if (load_le16(d + 4) != kVersion)
-    r.fail(4, "unsupported version " + std::to_string(load_le16(d + 4)) + " (this build reads " +
-                  std::to_string(kVersion) + ")");
-  if (load_le16(d + 6) != 0) r.fail(6, "unknown flags");
-  const uint32_t total = load_le32(d + 8);
-  if (total != n)
-    r.fail(total < n ? size_t(total) : n, "the header says " + std::to_string(total) +
-                                              " bytes but there are " + std::to_string(n) +
-                                              (total > n ? " (truncated)" : " (trailing data)"));
-  if (fnv1a(d + 16, n - 16) != load_le32(d + 12))
-    r.fail(12, "checksum mismatch (the data is corrupted)");
-
-  CompressedClip c;
-  const uint32_t joints = load_le32(d + 16), frames = load_le32(d + 20);
-  if (joints == 0 || joints > kMaxJoints) r.fail(16, "joint count out of range");
-  if (frames < 2 || frames > kMaxFrames) r.fail(20, "frame count out of range");
-  c.rate_ = r.finite_f32(24, "sample rate");
-  c.duration_ = r.finite_f32(28, "duration");
-  if (!(c.rate_ > 0)) r.fail(24, "sample rate must be positive");
-  if (!(c.duration_ > 0)) r.fail(28, "duration must be positive");
-  const double expected = (frames - 1) / double(c.rate_);
-  if (std::abs(expected - c.duration_) > 1e-3 * expected + 1e-4)
-    r.fail(28, "duration does not match frames and sample rate");
-  c.segment_frames_ = load_le16(d + 32);
-  if (c.segment_frames_ < 1) r.fail(32, "frames per segment must be at least 1");
-  const size_t name_len = load_le16(d + 34);
-  const uint32_t animated = load_le32(d + 36), constants = load_le32(d + 40);
-  if (animated > 3 * joints) r.fail(36, "animated track count exceeds 3 per joint");
-  if (constants > 3 * joints) r.fail(40, "constant track count exceeds 3 per joint");
-  c.frame_count_ = int(frames);
-  c.joint_count_ = int(joints);
-  c.constant_tracks_ = int(constants);
-
-  size_t at = kHeaderBytes;
-  r.need(at, name_len, "the name");
-  c.name_.assign(reinterpret_cast<const char*>(d + at), name_len);
-  at += name_len;
-
-  // Kinds.
-  r.need(at, joints, "the channel kinds");
-  const size_t kinds_at = at;
-  uint32_t n_anim = 0, n_const = 0;
-  for (uint32_t j = 0; j < joints; ++j) {
-    const uint8_t k = d[at + j];
-    if (k & 0xC0) r.fail(at + j, "invalid channel kind byte");
-    for (int ch = 0; ch < 3; ++ch) {
-      const int kind = (k >> (2 * ch)) & 3;
-      if (kind == 3) r.fail(at + j, "invalid channel kind");
-      n_anim += kind == kAnimated;
-      n_const += kind == kConstant;
-    }
-  }
-  if (n_anim != animated) r.fail(36, "animated track count does not match the channel kinds");
-  if (n_const != constants) r.fail(40, "constant track count does not match the channel kinds");
-  at += joints;
-
-  // Constants → the base pose.
-  c.base_.assign(size_t(kinema::soa_count(int(joints))), SoaTransform::identity());
-  for (uint32_t j = 0; j < joints; ++j) {
-    Transformf x;
-    for (int ch = 0; ch < 3; ++ch) {
-      if (((d[kinds_at + j] >> (2 * ch)) & 3) != kConstant) continue;
-      const int comps = ch == kRotation ? 4 : 3;
-      r.need(at, 4 * size_t(comps), "a constant track");
-      float v[4];
-      for (int i = 0; i < comps; ++i) v[i] = r.finite_f32(at + 4 * size_t(i), "a constant");
-      if (ch == kTranslation) x.translation = {v[0], v[1], v[2]};
-      if (ch == kScale) x.scale = {v[0], v[1], v[2]};
-      if (ch == kRotation) {
-        const float len2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3];
-        if (!(std::abs(len2 - 1.0f) < 1e-3f)) r.fail(at, "constant rotation is not unit length");
-        x.rotation = {v[0], v[1], v[2], v[3]};
-      }
-      at += 4 * size_t(comps);
-    }
-    set_joint(c.base_, int(j), x);
-  }
-
-  // Clip ranges.
-  c.tracks_.reserve(animated);
-  for (uint32_t j = 0; j < joints; ++j)
-    for (int ch = 0; ch < 3; ++ch) {
-      if (((d[kinds_at + j] >> (2 * ch)) & 3) != kAnimated) continue;
-      const int comps = ch == kRotation ? 4 : 3;
-      r.need(at, 8 * size_t(comps), "a clip range");
-      for (int i = 0; i < comps; ++i) {
-        const size_t o = at + 4 * size_t(i), oe = o + 4 * size_t(comps);
-        const float mn = r.finite_f32(o, "a range minimum"), ext = r.finite_f32(oe, "a range");
-        if (!(ext >= 0) || !std::isfinite(mn + ext))
-          r.fail(oe, "range extent must be finite and not negative");
-        if (ch == kRotation && (mn < -1.01f || mn + ext > 1.01f))
-          r.fail(o, "rotation range outside [-1, 1]");
-      }
-      const uint32_t first = ch == kTranslation ? 0 : ch == kRotation ? 3 : 7;
-      c.tracks_.push_back(
-          {int32_t(j), int32_t(ch), uint32_t(at), (j >> 2) * 40 + first * 4 + (j & 3)});
-      at += 8 * size_t(comps);
-    }
-
-  // Segment headers.
-  const uint32_t segs = (frames + uint32_t(c.segment_frames_) - 1) / uint32_t(c.segment_frames_);
-  c.segment_headers_ = at;
-  r.need(at, size_t(segs) * animated * kSegmentTrackBytes, "the segment headers");
-  c.frame_bits_.resize(segs);
-  c.segment_bits_.resize(segs);
-  for (uint32_t s = 0; s < segs; ++s) {
-    uint32_t bits = 0;
-    for (uint32_t t = 0; t < animated; ++t, at += kSegmentTrackBytes) {
-      const uint8_t rate = d[at];
-      if ((rate & 31) >= kBitRateCount || (rate & 0x80)) r.fail(at, "invalid bit rate");
-      if (c.tracks_[t].channel != kRotation && (rate >> 5)) r.fail(at, "invalid component code");
-      for (int i = 0; i < 3; ++i)
-        if (int(d[at + 1 + size_t(i)]) + d[at + 4 + size_t(i)] > 255)
-          r.fail(at + 1 + size_t(i), "segment range exceeds the clip range");
-      const int b = kBitRates[rate & 31];
-      bits += uint32_t(stored_components(c.tracks_[t].channel, b) * b);
-    }
-    c.frame_bits_[s] = bits;
-  }
-
-  // Samples: each segment byte-aligned, then the zero padding.
-  uint64_t data_at = at;
-  for (uint32_t s = 0; s < segs; ++s) {
-    const uint64_t seg_frames =
-        std::min<uint64_t>(c.segment_frames_, frames - s * c.segment_frames_);
-    c.segment_bits_[s] = data_at * 8;
-    data_at += (seg_frames * c.frame_bits_[s] + 7) / 8;
-    if (data_at > n) r.fail(n, "truncated: the samples of segment " + std::to_string(s));
-  }
-  r.need(size_t(data_at), kTailPadding, "the end padding");
-  if (data_at + kTailPadding != n) r.fail(size_t(data_at + kTailPadding), "trailing data");
-  for (size_t i = 0; i < kTailPadding; ++i)
-    if (d[data_at + i] != 0) r.fail(size_t(data_at + i), "end padding is not zero");
-
-  // Raw-float samples must be finite too (quantized ones are bounded by their ranges).
-  for (uint32_t s = 0; s < segs; ++s) {
-    const uint64_t seg_frames =
-        std::min<uint64_t>(c.segment_frames_, frames - s * c.segment_frames_);
-    const uint8_t* hdr = d + c.segment_headers_ + size_t(s) * animated * kSegmentTrackBytes;
-    uint64_t bit = c.segment_bits_[s];
-    for (uint64_t f = 0; f < seg_frames; ++f)
-      for (uint32_t t = 0; t < animated; ++t) {
-        const int b = kBitRates[hdr[t * kSegmentTrackBytes] & 31];
-        for (int i = 0; i < stored_components(c.tracks_[t].channel, b); ++i, bit += uint64_t(b))
-          if (b == 32 && !std::isfinite(std::bit_cast<float>(read_bits(d, bit, 32))))
-            r.fail(size_t(bit / 8), "a raw sample is not finite");
-      }
-  }
-
-  c.rotation_lanes_.assign(c.base_.size() * 4, 0);
-  for (const Track& t : c.tracks_)
-    if (t.channel == kRotation) c.rotation_lanes_[size_t(t.joint)] = 0xFFFFFFFFu;
-  for (size_t g = 0; g < c.base_.size(); ++g)
-    if (c.rotation_lanes_[4 * g] | c.rotation_lanes_[4 * g + 1] | c.rotation_lanes_[4 * g + 2] |
-        c.rotation_lanes_[4 * g + 3])
-      c.rotation_groups_.push_back(int32_t(g));
-
-  c.bytes_.assign(bytes.begin(), bytes.end());
-  return c;
+  return CompressedClipLoader(bytes, source).load();
 }
 
 size_t CompressedClip::memory_bytes() const {
@@ -218,10 +267,10 @@ size_t CompressedClip::memory_bytes() const {
          rotation_lanes_.capacity() * sizeof(uint32_t);
 }
 
-int CompressedClip::kind(int joint, int channel) const {
-  if (joint < 0 || joint >= joint_count_ || channel < 0 || channel > 2) return -1;
+std::optional<TrackKind> CompressedClip::kind(int joint, int channel) const {
+  if (joint < 0 || joint >= joint_count_ || channel < 0 || channel > 2) return std::nullopt;
   const auto* d = reinterpret_cast<const uint8_t*>(bytes_.data());
-  return (d[kHeaderBytes + name_.size() + size_t(joint)] >> (2 * channel)) & 3;
+  return kind_in_byte(d[kHeaderBytes + name_.size() + size_t(joint)], channel);
 }
 
 int CompressedClip::bit_rate(int segment, int track) const {

@@ -1,4 +1,6 @@
-// Resampling, the lossless classification and the object-space error metric (virtual vertices).
+// The object-space error metric of compression: virtual vertices at a distance along each
+// joint's local axes, composed down the chain, compared between two poses (pose_error) or between
+// a compressed clip and its source at every frame and midpoint (measure_error, verify_clip).
 #include <algorithm>
 #include <cmath>
 
@@ -44,72 +46,6 @@ double percentile99(std::vector<float>& v) {
 }  // namespace compress_detail
 
 using namespace compress_detail;
-
-std::vector<Transform> resample_frames(const Clip& clip, const Skeleton& skeleton,
-                                       double sample_rate, double& rate) {
-  clip.validate(skeleton.joint_count(), clip.name);
-  if (!std::isfinite(clip.duration) || !(clip.duration > 0))
-    throw Error(clip.name, "duration", "a compressed clip needs a positive, finite duration");
-  rate = sample_rate > 0 ? sample_rate : (clip.sample_rate > 0 ? clip.sample_rate : 30.0);
-  if (!std::isfinite(rate) || rate <= 0)
-    throw Error(clip.name, "sample_rate", "sample rate must be finite and positive");
-  const int n = skeleton.joint_count();
-  const int frames = std::max(2, int(std::lround(clip.duration * rate)) + 1);
-  rate = (frames - 1) / clip.duration;
-  std::vector<Transform> poses(size_t(frames) * size_t(n));
-  for (int f = 0; f < frames; ++f) {
-    const double t = std::min(clip.duration, f / rate);
-    std::span<Transform> pose(poses.data() + size_t(f) * size_t(n), size_t(n));
-    sample_pose(clip, skeleton, t, WrapMode::Clamp, pose);
-    for (int j = 0; j < n; ++j) {
-      Quat& q = pose[size_t(j)].rotation;
-      q = normalize(q);
-      if (f > 0 && dot(q, poses[size_t(f - 1) * size_t(n) + size_t(j)].rotation) < 0) q = -q;
-    }
-  }
-  return poses;
-}
-
-TrackClassification classify_tracks(std::span<const Transform> poses, int joint_count) {
-  TrackClassification c;
-  const size_t n = size_t(std::max(joint_count, 0));
-  c.kinds.assign(n * 3, 0);
-  if (n == 0) return c;
-  const size_t frames = poses.size() / n;
-  for (size_t j = 0; j < n; ++j)
-    for (int ch = 0; ch < 3; ++ch) {
-      const int comps = ch == 1 ? 4 : 3;
-      auto value = [&](size_t f, int i) -> float {
-        const Transform& x = poses[f * n + j];
-        if (ch == 0)
-          return float(i == 0 ? x.translation.x : i == 1 ? x.translation.y : x.translation.z);
-        if (ch == 2) return float(i == 0 ? x.scale.x : i == 1 ? x.scale.y : x.scale.z);
-        return float(i == 0   ? x.rotation.x
-                     : i == 1 ? x.rotation.y
-                     : i == 2 ? x.rotation.z
-                              : x.rotation.w);
-      };
-      const float identity[4] = {ch == 2 ? 1.0f : 0.0f, ch == 2 ? 1.0f : 0.0f,
-                                 ch == 2 ? 1.0f : 0.0f, 1.0f};
-      bool is_identity = true, is_constant = true;
-      for (size_t f = 0; f < frames; ++f) {
-        // A rotation equals the identity with either sign of w.
-        const float sign = ch == 1 && value(f, 3) < 0 ? -1.0f : 1.0f;
-        for (int i = 0; i < comps; ++i) {
-          const float v = value(f, i);
-          is_identity = is_identity && sign * v == identity[i];
-          is_constant = is_constant && v == value(0, i);
-        }
-      }
-      const int kind = is_identity ? 0 : is_constant ? 1 : 2;
-      c.kinds[j * 3 + size_t(ch)] = kind;
-      const size_t bytes = size_t(comps) * 4;
-      if (kind == 0) ++c.identity;
-      if (kind == 1) ++c.constant, c.constant_bytes += bytes;
-      if (kind == 2) ++c.animated, c.animated_bytes_per_frame += bytes;
-    }
-  return c;
-}
 
 double pose_error(const Skeleton& skeleton, std::span<const Transform> a,
                   std::span<const Transform> b, double vertex_distance,

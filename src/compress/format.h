@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kinema/compress/compressed_clip.h"
+
 namespace kinema::compress_format {
 
 inline constexpr char kMagic[4] = {'K', 'N', 'M', 'C'};
@@ -19,10 +21,16 @@ inline constexpr size_t kTailPadding = 8;
 /// Bytes per animated track per segment: bit-rate byte + 3 × (8-bit min, 8-bit extent).
 inline constexpr size_t kSegmentTrackBytes = 7;
 
-// Channel kinds, 2 bits each in a joint's kind byte (translation bits 0–1, rotation 2–3,
-// scale 4–5).
-enum Kind : uint8_t { kIdentity = 0, kConstant = 1, kAnimated = 2 };
 enum Channel : int { kTranslation = 0, kRotation = 1, kScale = 2 };
+
+// Channel kinds (TrackKind), 2 bits each in a joint's kind byte: translation bits 0–1,
+// rotation 2–3, scale 4–5. Code 3 is invalid (the loader rejects it before reading kinds).
+inline TrackKind kind_in_byte(uint8_t kinds, int channel) {
+  return TrackKind((kinds >> (2 * channel)) & 3);
+}
+inline uint8_t kind_bits(TrackKind kind, int channel) {
+  return uint8_t(uint8_t(kind) << (2 * channel));
+}
 
 /// Bits per component for each bit-rate index (the low 5 bits of a segment's rate byte).
 /// Index 0 stores nothing (the segment range's midpoint); the last stores the raw float.

@@ -324,10 +324,6 @@ Keyframes<V> read_keys(const Key* keys, unsigned count, double tps, Convert conv
   return out;
 }
 
-void add_spacings(const std::vector<double>& times, std::vector<double>& spacings) {
-  for (size_t i = 1; i < times.size(); ++i) spacings.push_back(times[i] - times[i - 1]);
-}
-
 Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, const NodeTable& t,
                     const std::vector<int>& old_to_new, int joint_count, SourceInfo& info) {
   Clip clip;
@@ -335,7 +331,6 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
   double tps = anim.mTicksPerSecond;
   if (!(tps > 0) || !std::isfinite(tps)) tps = 25.0;
   clip.tracks.resize(static_cast<size_t>(joint_count));
-  std::vector<double> spacings;
   double last_key = 0;
   bool dropped = false;
   for (unsigned c = 0; c < anim.mNumChannels; ++c) {
@@ -358,25 +353,14 @@ Clip read_animation(const aiAnimation& anim, int index, const Basis& basis, cons
     track.scale = read_keys<aiVectorKey, Vec3>(
         ch->mScalingKeys, ch->mNumScalingKeys, tps,
         [&](const aiVector3D& v) { return basis.scale_vector(to_vec3(v)); }, dropped);
-    for (const auto* times :
-         {&track.translation.times, &track.rotation.times, &track.scale.times}) {
-      add_spacings(*times, spacings);
+    for (const auto* times : {&track.translation.times, &track.rotation.times, &track.scale.times})
       if (!times->empty()) last_key = std::max(last_key, times->back());
-    }
   }
   if (dropped)
     info.warnings.push_back("clip '" + clip.name + "': keys with non-increasing times dropped");
   clip.duration = std::max(anim.mDuration / tps, last_key);
   if (!std::isfinite(clip.duration) || clip.duration < 0) clip.duration = last_key;
-  if (!spacings.empty()) {  // nominal rate from the closest keys (sparse channels have gaps)
-    const double dt = *std::min_element(spacings.begin(), spacings.end());
-    if (dt > 0) {
-      double rate = 1.0 / dt;
-      const double rounded = std::round(rate);
-      if (rounded > 0 && std::abs(rate - rounded) <= 1e-3 * rounded) rate = rounded;
-      clip.sample_rate = rate;
-    }
-  }
+  clip.sample_rate = infer_frame_rate(clip);  // 0 for adaptive keys (between frames)
   return clip;
 }
 
@@ -391,13 +375,143 @@ struct MeshContext {
   const std::string& path;
 };
 
+/// Influences of one vertex: (skin slot, weight) pairs.
+using Influences = std::vector<std::pair<int, float>>;
+
+/// Positions (moved by `to_model`), unit normals and the first UV set of `src`.
+void read_vertices(const aiMesh& src, const Basis& basis, const Mat4& to_model, Mesh& mesh) {
+  const unsigned n = src.mNumVertices;
+  const Mat4 normal_to_model = normal_matrix(to_model);
+  mesh.positions.resize(n);
+  for (unsigned v = 0; v < n; ++v)
+    mesh.positions[v] = Vec3f(to_model.transform_point(basis.point(to_vec3(src.mVertices[v]))));
+  if (src.mNormals != nullptr) {
+    mesh.normals.resize(n);
+    for (unsigned v = 0; v < n; ++v)
+      mesh.normals[v] =
+          Vec3f(normalize(normal_to_model.transform_vector(basis.vector(to_vec3(src.mNormals[v]))),
+                          Vec3::unit_y()));
+  }
+  if (src.mTextureCoords[0] != nullptr) {
+    mesh.uvs.resize(n);
+    for (unsigned v = 0; v < n; ++v)
+      mesh.uvs[v] = {static_cast<float>(src.mTextureCoords[0][v].x),
+                     static_cast<float>(src.mTextureCoords[0][v].y)};
+  }
+}
+
+/// The triangles of `src` (points and lines are skipped); an index out of range is refused.
+void read_triangles(const aiMesh& src, const std::string& path, Mesh& mesh) {
+  for (unsigned f = 0; f < src.mNumFaces; ++f) {
+    const aiFace& face = src.mFaces[f];
+    if (face.mNumIndices != 3) continue;  // points and lines
+    bool ok = true;
+    for (unsigned k = 0; k < 3; ++k) ok = ok && face.mIndices[k] < src.mNumVertices;
+    if (!ok)
+      throw Error(path, "mesh '" + mesh.name + "' face " + std::to_string(f),
+                  "vertex index out of range");
+    for (unsigned k = 0; k < 3; ++k) mesh.indices.push_back(face.mIndices[k]);
+  }
+}
+
+/// The bones of `src` as the joints of `skin` (inverse binds C·offset·C⁻¹·M_node⁻¹, which also
+/// become the skeleton's where it has none) and each vertex's influences. Bones without a node
+/// are dropped with a warning.
+std::vector<Influences> read_bones(const aiMesh& src, const Mat4& from_model,
+                                   const std::string& mesh_name, MeshContext& ctx, Skin& skin) {
+  const unsigned n = src.mNumVertices;
+  std::vector<Influences> influence(n);
+  for (unsigned b = 0; b < src.mNumBones; ++b) {
+    const aiBone* bone = src.mBones[b];
+    if (bone == nullptr) continue;
+    const auto it = ctx.table.by_name.find(bone->mName.C_Str());
+    if (it == ctx.table.by_name.end()) {
+      ctx.asset.source.warnings.push_back("mesh '" + mesh_name + "': bone '" +
+                                          std::string(bone->mName.C_Str()) +
+                                          "' has no node; its weights are dropped");
+      continue;
+    }
+    const int joint = ctx.old_to_new[static_cast<size_t>(it->second)];
+    const Mat4 ibm = ctx.basis.matrix(to_mat4(bone->mOffsetMatrix)) * from_model;
+    if (!is_finite(ibm))
+      throw Error(ctx.path, "bone '" + std::string(bone->mName.C_Str()) + "'",
+                  "non-finite offset matrix");
+    const int slot = static_cast<int>(skin.joints.size());
+    skin.joints.push_back(joint);
+    skin.inverse_bind.push_back(ibm);
+    if (!ctx.asset.skeleton.joint(joint).inverse_bind) ctx.asset.skeleton.inverse_bind(joint) = ibm;
+    for (unsigned w = 0; w < bone->mNumWeights; ++w) {
+      const aiVertexWeight& vw = bone->mWeights[w];
+      if (vw.mVertexId >= n || !std::isfinite(vw.mWeight))
+        throw Error(ctx.path, "bone '" + std::string(bone->mName.C_Str()) + "'",
+                    "bad vertex weight (index " + std::to_string(vw.mVertexId) + ")");
+      if (vw.mWeight <= 0) continue;
+      auto& list = influence[vw.mVertexId];
+      auto same = std::find_if(list.begin(), list.end(), [&](auto& e) { return e.first == slot; });
+      if (same != list.end())
+        same->second += vw.mWeight;
+      else
+        list.emplace_back(slot, vw.mWeight);
+    }
+  }
+  return influence;
+}
+
+/// Vertices no bone moves follow the mesh's own node (as they do in the source): one more skin
+/// joint, bound at the node's rest, with a warning.
+void bind_unweighted_to_node(std::vector<Influences>& influence, int node,
+                             const std::string& mesh_name, MeshContext& ctx, Skin& skin) {
+  size_t unweighted = 0;
+  int own_slot = -1;
+  for (auto& list : influence) {
+    if (!list.empty()) continue;
+    ++unweighted;
+    if (own_slot < 0) {
+      const int joint = node >= 0 ? node : skin.joints.empty() ? 0 : skin.joints.front();
+      Mat4 inv = Mat4::identity();
+      if (!inverse(ctx.rest_model[static_cast<size_t>(joint)], inv)) inv = Mat4::identity();
+      own_slot = static_cast<int>(skin.joints.size());
+      skin.joints.push_back(joint);
+      skin.inverse_bind.push_back(inv);
+    }
+    list.emplace_back(own_slot, 1.0f);
+  }
+  if (unweighted > 0)
+    ctx.asset.source.warnings.push_back("mesh '" + mesh_name + "': " + std::to_string(unweighted) +
+                                        " vertices without weights bound to their mesh node");
+}
+
+/// The mesh's joints and weights: each vertex's strongest influences (8 at most; 4 per vertex
+/// when no vertex has more), weights normalized to sum to 1.
+void set_weights(std::vector<Influences>& influence, Mesh& mesh) {
+  size_t most = 0;
+  for (auto& list : influence) {
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (list.size() > 8) list.resize(8);
+    most = std::max(most, list.size());
+  }
+  mesh.influences = most <= 4 ? 4 : 8;
+  const size_t k = static_cast<size_t>(mesh.influences);
+  mesh.joints.assign(influence.size() * k, 0);
+  mesh.weights.assign(influence.size() * k, 0.0f);
+  for (size_t v = 0; v < influence.size(); ++v) {
+    double sum = 0;
+    for (const auto& e : influence[v]) sum += e.second;
+    for (size_t i = 0; i < influence[v].size(); ++i) {
+      mesh.joints[v * k + i] = static_cast<uint16_t>(influence[v][i].first);
+      mesh.weights[v * k + i] = static_cast<float>(influence[v][i].second / sum);
+    }
+  }
+}
+
+/// One aiMesh carried by joint `node` (-1: none) as a kinema Mesh, and a Skin when it has bones.
 void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
   Mesh mesh;
   mesh.name = src.mName.length > 0 ? src.mName.C_Str()
                                    : (node >= 0 ? ctx.asset.skeleton.joint(node).name : "mesh");
   mesh.node = node;
-  const unsigned n = src.mNumVertices;
-  if (src.mVertices == nullptr || n == 0) return;
+  if (src.mVertices == nullptr || src.mNumVertices == 0) return;
   // assimp keeps vertices in the mesh node's frame and its offset matrices map that frame to
   // bone space. Skinned meshes are moved into model space (as glTF stores them), so that the
   // inverse binds are inverses of model-space bind matrices: B⁻¹ = offset · M_node⁻¹.
@@ -408,117 +522,19 @@ void read_mesh(const aiMesh& src, int node, MeshContext& ctx) {
     if (!inverse(to_model, from_model))
       throw Error(ctx.path, "mesh '" + mesh.name + "'", "mesh node transform is singular");
   }
-  const Mat4 normal_to_model = normal_matrix(to_model);
-  mesh.positions.resize(n);
-  for (unsigned v = 0; v < n; ++v)
-    mesh.positions[v] = Vec3f(to_model.transform_point(ctx.basis.point(to_vec3(src.mVertices[v]))));
-  if (src.mNormals != nullptr) {
-    mesh.normals.resize(n);
-    for (unsigned v = 0; v < n; ++v)
-      mesh.normals[v] = Vec3f(
-          normalize(normal_to_model.transform_vector(ctx.basis.vector(to_vec3(src.mNormals[v]))),
-                    Vec3::unit_y()));
-  }
-  if (src.mTextureCoords[0] != nullptr) {
-    mesh.uvs.resize(n);
-    for (unsigned v = 0; v < n; ++v)
-      mesh.uvs[v] = {static_cast<float>(src.mTextureCoords[0][v].x),
-                     static_cast<float>(src.mTextureCoords[0][v].y)};
-  }
-  for (unsigned f = 0; f < src.mNumFaces; ++f) {
-    const aiFace& face = src.mFaces[f];
-    if (face.mNumIndices != 3) continue;  // points and lines
-    bool ok = true;
-    for (unsigned k = 0; k < 3; ++k) ok = ok && face.mIndices[k] < n;
-    if (!ok)
-      throw Error(ctx.path, "mesh '" + mesh.name + "' face " + std::to_string(f),
-                  "vertex index out of range");
-    for (unsigned k = 0; k < 3; ++k) mesh.indices.push_back(face.mIndices[k]);
-  }
+  read_vertices(src, ctx.basis, to_model, mesh);
+  read_triangles(src, ctx.path, mesh);
   for (const auto& p : mesh.positions)
     if (!is_finite(p))
       throw Error(ctx.path, "mesh '" + mesh.name + "'", "non-finite vertex position");
-
   if (skinned) {
     Skin skin;
     skin.name = mesh.name;
-    std::vector<std::vector<std::pair<int, float>>> influence(n);
-    for (unsigned b = 0; b < src.mNumBones; ++b) {
-      const aiBone* bone = src.mBones[b];
-      if (bone == nullptr) continue;
-      const auto it = ctx.table.by_name.find(bone->mName.C_Str());
-      if (it == ctx.table.by_name.end()) {
-        ctx.asset.source.warnings.push_back("mesh '" + mesh.name + "': bone '" +
-                                            std::string(bone->mName.C_Str()) +
-                                            "' has no node; its weights are dropped");
-        continue;
-      }
-      const int joint = ctx.old_to_new[static_cast<size_t>(it->second)];
-      const Mat4 ibm = ctx.basis.matrix(to_mat4(bone->mOffsetMatrix)) * from_model;
-      if (!is_finite(ibm))
-        throw Error(ctx.path, "bone '" + std::string(bone->mName.C_Str()) + "'",
-                    "non-finite offset matrix");
-      const int slot = static_cast<int>(skin.joints.size());
-      skin.joints.push_back(joint);
-      skin.inverse_bind.push_back(ibm);
-      if (!ctx.asset.skeleton.joint(joint).inverse_bind)
-        ctx.asset.skeleton.inverse_bind(joint) = ibm;
-      for (unsigned w = 0; w < bone->mNumWeights; ++w) {
-        const aiVertexWeight& vw = bone->mWeights[w];
-        if (vw.mVertexId >= n || !std::isfinite(vw.mWeight))
-          throw Error(ctx.path, "bone '" + std::string(bone->mName.C_Str()) + "'",
-                      "bad vertex weight (index " + std::to_string(vw.mVertexId) + ")");
-        if (vw.mWeight <= 0) continue;
-        auto& list = influence[vw.mVertexId];
-        auto same =
-            std::find_if(list.begin(), list.end(), [&](auto& e) { return e.first == slot; });
-        if (same != list.end())
-          same->second += vw.mWeight;
-        else
-          list.emplace_back(slot, vw.mWeight);
-      }
-    }
+    std::vector<Influences> influence = read_bones(src, from_model, mesh.name, ctx, skin);
     if (skin.joints.size() > 65535)
       throw Error(ctx.path, "mesh '" + mesh.name + "'", "more than 65535 bones");
-    // Vertices no bone moves follow the mesh's own node (as they do in the source).
-    size_t unweighted = 0;
-    int own_slot = -1;
-    for (auto& list : influence) {
-      if (!list.empty()) continue;
-      ++unweighted;
-      if (own_slot < 0) {
-        const int joint = node >= 0 ? node : skin.joints.empty() ? 0 : skin.joints.front();
-        Mat4 inv = Mat4::identity();
-        if (!inverse(ctx.rest_model[static_cast<size_t>(joint)], inv)) inv = Mat4::identity();
-        own_slot = static_cast<int>(skin.joints.size());
-        skin.joints.push_back(joint);
-        skin.inverse_bind.push_back(inv);
-      }
-      list.emplace_back(own_slot, 1.0f);
-    }
-    if (unweighted > 0)
-      ctx.asset.source.warnings.push_back("mesh '" + mesh.name +
-                                          "': " + std::to_string(unweighted) +
-                                          " vertices without weights bound to their mesh node");
-    size_t most = 0;
-    for (auto& list : influence) {
-      std::stable_sort(list.begin(), list.end(),
-                       [](const auto& a, const auto& b) { return a.second > b.second; });
-      if (list.size() > 8) list.resize(8);
-      most = std::max(most, list.size());
-    }
-    mesh.influences = most <= 4 ? 4 : 8;
-    const size_t k = static_cast<size_t>(mesh.influences);
-    mesh.joints.assign(n * k, 0);
-    mesh.weights.assign(n * k, 0.0f);
-    for (unsigned v = 0; v < n; ++v) {
-      double sum = 0;
-      for (const auto& e : influence[v]) sum += e.second;
-      for (size_t i = 0; i < influence[v].size(); ++i) {
-        mesh.joints[v * k + i] = static_cast<uint16_t>(influence[v][i].first);
-        mesh.weights[v * k + i] = static_cast<float>(influence[v][i].second / sum);
-      }
-    }
+    bind_unweighted_to_node(influence, node, mesh.name, ctx, skin);
+    set_weights(influence, mesh);
     mesh.skin = static_cast<int>(ctx.asset.skins.size());
     ctx.asset.skins.push_back(std::move(skin));
   }
@@ -549,16 +565,14 @@ std::string lower_extension(const std::string& path) {
   return ext;
 }
 
-}  // namespace
-
-Asset read_with_assimp(const std::string& path) {
+/// assimp's scene of the file at `path` (owned by `importer`): no unit or axis conversion (done
+/// here instead, the same way for FBX and Collada), triangulated, identical vertices joined.
+const aiScene* import_scene(Assimp::Importer& importer, const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error(path, "",
                 std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   if (std::filesystem::file_size(path, ec) == 0 || ec) throw Error(path, "", "empty file");
-
-  Assimp::Importer importer;
   importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
   importer.SetPropertyBool(AI_CONFIG_IMPORT_COLLADA_IGNORE_UP_DIRECTION, true);
   importer.SetPropertyBool(AI_CONFIG_FBX_CONVERT_TO_M, false);
@@ -577,15 +591,17 @@ Asset read_with_assimp(const std::string& path) {
     throw Error(path, "", "assimp: " + (msg.empty() ? std::string("cannot read file") : msg));
   }
   if (scene->mRootNode == nullptr) throw Error(path, "", "scene has no nodes");
+  return scene;
+}
 
-  Asset asset;
-  SourceInfo& info = asset.source;
-  info.path = path;
+/// The change of basis of the file's format (FBX, Collada, else metres and +Y up with a
+/// warning), recorded in `info` (format, unit, axes, generator). `root` receives the root node's
+/// transform with assimp's Collada unit scale divided out again.
+Basis source_basis(const aiScene* scene, const std::string& path, SourceInfo& info, Mat4& root) {
   const std::string assimp_format = meta_string(scene, "SourceAsset_Format");
   const std::string ext = lower_extension(path);
   Basis basis;
-  // The file's root transform with assimp's Collada unit scale divided out again.
-  Mat4 root = to_mat4(scene->mRootNode->mTransformation);
+  root = to_mat4(scene->mRootNode->mTransformation);
   if (ext == ".fbx" || assimp_format.find("FBX") != std::string::npos) {
     info.format = "fbx";
     basis = fbx_basis(scene, info);
@@ -599,32 +615,41 @@ Asset read_with_assimp(const std::string& path) {
     info.warnings.push_back("format '" + info.format + "': units and axes taken as metres, +Y up");
   }
   info.generator = meta_string(scene, "SourceAsset_Generator");
+  return basis;
+}
 
-  // Skeleton: every node below the root; the root itself only when it transforms something.
-  NodeTable table;
-  std::map<std::string, int> used;
-  const aiNode* root_node = scene->mRootNode;
-  // Collada skins may name the visual scene itself as a joint; keep the root then too.
-  bool root_referenced = false;
-  const std::string root_name = root_node->mName.C_Str();
-  for (unsigned m = 0; m < scene->mNumMeshes && !root_referenced; ++m)
+/// Whether a bone or an animation channel names the root node (Collada skins may name the
+/// visual scene itself as a joint).
+bool root_is_referenced(const aiScene* scene) {
+  const std::string root_name = scene->mRootNode->mName.C_Str();
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m)
     for (unsigned b = 0; scene->mMeshes[m] != nullptr && b < scene->mMeshes[m]->mNumBones; ++b)
       if (scene->mMeshes[m]->mBones[b] != nullptr &&
           root_name == scene->mMeshes[m]->mBones[b]->mName.C_Str())
-        root_referenced = true;
-  for (unsigned a = 0; a < scene->mNumAnimations && !root_referenced; ++a)
+        return true;
+  for (unsigned a = 0; a < scene->mNumAnimations; ++a)
     for (unsigned c = 0;
          scene->mAnimations[a] != nullptr && c < scene->mAnimations[a]->mNumChannels; ++c)
       if (scene->mAnimations[a]->mChannels[c] != nullptr &&
           root_name == scene->mAnimations[a]->mChannels[c]->mNodeName.C_Str())
-        root_referenced = true;
-  if (root_referenced || !near_identity(root, 1e-6)) {
-    collect(root_node, kNoParent, basis, table, used, info);
+        return true;
+  return false;
+}
+
+/// The skeleton: every node below the root, and the root itself when it transforms something
+/// or is referenced. Fills `table` (nodes in collection order) and returns where each collected
+/// node ended up in the built skeleton.
+std::vector<int> read_skeleton(const aiScene* scene, const Basis& basis, const Mat4& root,
+                               const std::string& path, NodeTable& table, Asset& asset) {
+  std::map<std::string, int> used;
+  const aiNode* root_node = scene->mRootNode;
+  if (root_is_referenced(scene) || !near_identity(root, 1e-6)) {
+    collect(root_node, kNoParent, basis, table, used, asset.source);
     table.joints[0].rest = Transform::from_matrix(basis.matrix(root));
   } else {
     for (unsigned i = 0; i < root_node->mNumChildren; ++i)
       if (root_node->mChildren[i] != nullptr)
-        collect(root_node->mChildren[i], kNoParent, basis, table, used, info);
+        collect(root_node->mChildren[i], kNoParent, basis, table, used, asset.source);
   }
   if (table.joints.empty()) throw Error(path, "", "scene has no nodes");
   const size_t node_count = table.joints.size();
@@ -634,13 +659,28 @@ Asset read_with_assimp(const std::string& path) {
     old_to_new.resize(node_count);
     for (size_t i = 0; i < node_count; ++i) old_to_new[i] = static_cast<int>(i);
   }
+  return old_to_new;
+}
+
+}  // namespace
+
+Asset read_with_assimp(const std::string& path) {
+  Assimp::Importer importer;
+  const aiScene* scene = import_scene(importer, path);
+  Asset asset;
+  SourceInfo& info = asset.source;
+  info.path = path;
+  Mat4 root;
+  const Basis basis = source_basis(scene, path, info, root);
+  NodeTable table;
+  const std::vector<int> old_to_new = read_skeleton(scene, basis, root, path, table, asset);
 
   // Meshes and skins.
   const std::vector<Mat4> rest_model = rest_model_matrices(asset.skeleton);
   MeshContext ctx{basis, table, old_to_new, rest_model, asset, path};
   {
-    const auto it = table.index.find(root_node);
-    read_meshes(*scene, root_node,
+    const auto it = table.index.find(scene->mRootNode);
+    read_meshes(*scene, scene->mRootNode,
                 it == table.index.end() ? -1 : old_to_new[static_cast<size_t>(it->second)], ctx);
   }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -396,6 +397,235 @@ void decide_translation(const ParsedJoint& pj, const std::vector<double>& values
   }
 }
 
+/// The MOTION section's header lines.
+struct MotionHeader {
+  int64_t frames = 0;
+  double frame_time = 0;  // seconds
+};
+
+/// Reads "Frames:" and "Frame Time:" after the MOTION keyword, and refuses a frame count the
+/// rest of the file cannot hold (every one of the `total` values of a frame takes at least one
+/// character and one separator) before anything is allocated for it.
+MotionHeader read_motion_header(Scanner& sc, int total) {
+  std::string_view line;
+  long line_no = 0;
+  sc.rest_of_line();  // anything after MOTION on its line is ignored
+  sc.next_line(line, line_no);
+  if (!sc.next_nonblank_line(line, line_no))
+    sc.fail(sc.line(), "unexpected end of file, expected 'Frames:'");
+  const long frames_line = line_no;
+  const std::string_view frames_text = value_after(sc, line, line_no, "Frames:");
+  MotionHeader header;
+  header.frames = -1;
+  {
+    const char* end = frames_text.data() + frames_text.size();
+    const auto [p, ec] = std::from_chars(frames_text.data(), end, header.frames);
+    if (ec != std::errc() || p != end || header.frames < 0)
+      sc.fail(line_no,
+              "frame count must be a non-negative integer, found '" + printable(frames_text) + "'");
+  }
+  if (!sc.next_nonblank_line(line, line_no))
+    sc.fail(sc.line(), "unexpected end of file, expected 'Frame Time:'");
+  const std::string_view time_text = value_after(sc, line, line_no, "Frame Time:");
+  if (!parse_double(time_text, header.frame_time) || !std::isfinite(header.frame_time))
+    sc.fail(line_no, "frame time is not a finite number ('" + printable(time_text) + "')");
+  if (!(header.frame_time > 0))
+    sc.fail(line_no, "frame time must be positive, found '" + printable(time_text) + "'");
+
+  const auto remaining = static_cast<int64_t>(sc.remaining());
+  if (total > 0 && header.frames > (remaining + 1) / (2 * static_cast<int64_t>(total)))
+    sc.fail(frames_line, "header claims " + std::to_string(header.frames) + " frames of " +
+                             std::to_string(total) + " channels but only " +
+                             std::to_string(remaining) + " bytes follow");
+  if (header.frames > std::numeric_limits<int>::max())
+    sc.fail(frames_line, "frame count " + std::to_string(header.frames) + " is too large");
+  return header;
+}
+
+/// The channel values of `frames` frame lines, `total` finite numbers each (frame-major).
+std::vector<double> read_frames(Scanner& sc, int64_t frames, int total) {
+  std::vector<double> values(static_cast<size_t>(frames) * static_cast<size_t>(total));
+  if (total == 0) return values;
+  std::string_view line;
+  long line_no = 0;
+  for (int64_t f = 0; f < frames; ++f) {
+    if (!sc.next_nonblank_line(line, line_no))
+      sc.fail(sc.line(), "unexpected end of file: " + std::to_string(f) + " of " +
+                             std::to_string(frames) + " frames present");
+    double* out = values.data() + static_cast<size_t>(f) * static_cast<size_t>(total);
+    int count = 0;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && is_blank(line[i])) ++i;
+      if (i >= line.size()) break;
+      const size_t start = i;
+      while (i < line.size() && !is_blank(line[i])) ++i;
+      const std::string_view tok = line.substr(start, i - start);
+      if (count >= total)
+        sc.fail(line_no, "frame " + std::to_string(f) + " has more than the " +
+                             std::to_string(total) + " values the hierarchy declares");
+      double v = 0;
+      if (!parse_double(tok, v))
+        sc.fail(line_no,
+                "frame " + std::to_string(f) + ": '" + printable(tok) + "' is not a number");
+      if (!std::isfinite(v))
+        sc.fail(line_no,
+                "frame " + std::to_string(f) + ": value '" + printable(tok) + "' is not finite");
+      out[count++] = v;
+    }
+    if (count < total)
+      sc.fail(line_no, "frame " + std::to_string(f) + " has " + std::to_string(count) +
+                           " values, the hierarchy declares " + std::to_string(total));
+  }
+  return values;
+}
+
+/// The file's length unit in metres: the requested one, else detected from the rest pose's
+/// height `y_extent` (or, when the pose is not upright, its largest extent `max_extent`), else
+/// metres with a warning. Recorded in `source` (unit_in_meters, unit_name, unit_detected).
+double choose_unit(double y_extent, double max_extent, const BvhReadOptions& options,
+                   const std::string& name, SourceInfo& source) {
+  double unit = 1.0;
+  if (options.unit_in_meters) {
+    unit = *options.unit_in_meters;
+    if (!std::isfinite(unit) || !(unit > 0))
+      throw Error(name, "", "unit_in_meters must be a positive finite number");
+    source.unit_name = unit_name_of(unit);
+    source.unit_detected = false;
+  } else {
+    std::string unit_name;
+    std::optional<double> detected = bvh_detect_unit(y_extent, &unit_name);
+    if (!detected) {
+      detected = bvh_detect_unit(max_extent, &unit_name);
+      if (detected)
+        source.warnings.push_back(
+            "rest pose is not upright; unit detected from its largest extent");
+    }
+    if (detected) {
+      unit = *detected;
+      source.unit_name = unit_name;
+      source.unit_detected = true;
+    } else {
+      unit = 1.0;
+      source.unit_name = "m";
+      source.warnings.push_back("unit not detected (rest-pose height " + std::to_string(y_extent) +
+                                " file units); assumed metres");
+    }
+  }
+  source.unit_in_meters = unit;
+  return unit;
+}
+
+/// Each joint's channel list and End Site (in metres) and, for joints with position channels,
+/// how they are read (decide_translation), with a warning where neither reading fits.
+std::vector<BvhJointLayout> joint_layouts(const std::vector<ParsedJoint>& joints,
+                                          const std::vector<double>& values, size_t frames,
+                                          int total, double unit, double max_extent,
+                                          BvhTranslation requested,
+                                          std::vector<std::string>& warnings) {
+  std::vector<BvhJointLayout> layouts(joints.size());
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const ParsedJoint& pj = joints[i];
+    BvhJointLayout& layout = layouts[i];
+    for (int code : pj.channels) layout.channels.emplace_back(kChannelNames[code]);
+    layout.has_end_site = pj.has_end_site;
+    layout.end_site = pj.end_site * unit;
+    if (std::none_of(pj.channels.begin(), pj.channels.end(), [](int c) { return c < 3; })) continue;
+    decide_translation(pj, values, frames, total, max_extent, requested, layout);
+    if (layout.translation_basis == BvhTranslationBasis::Rule && frames > 0)
+      warnings.push_back(
+          "joint '" + pj.name + "' (line " + std::to_string(pj.line) +
+          "): its position channels sit neither at its OFFSET nor at zero (median ratio " +
+          format_ratio(layout.offset_ratio) + "); read as " +
+          (layout.translation == BvhTranslation::Add ? "a displacement added to the OFFSET"
+                                                     : "its local translation") +
+          (pj.parent == kNoParent ? " (the rule for roots)" : " (the rule for non-root joints)"));
+  }
+  return layouts;
+}
+
+/// The skeleton: joints in file order, rest translation the OFFSET in metres.
+Skeleton bvh_skeleton(const std::vector<ParsedJoint>& joints, double unit,
+                      const std::string& name) {
+  std::vector<Joint> skel_joints;
+  skel_joints.reserve(joints.size());
+  for (const ParsedJoint& pj : joints) {
+    Joint j;
+    j.name = pj.name;
+    j.parent = pj.parent;
+    j.rest.translation = pj.offset * unit;
+    skel_joints.push_back(std::move(j));
+  }
+  return Skeleton::build(std::move(skel_joints), /*require_single_root=*/false, name);
+}
+
+/// One joint's keys at the frame `times`: translations (channels replacing or added to the
+/// OFFSET, as `layout` decided) in metres, rotations (the rotation channels composed in file
+/// order) with neighbouring keys on one hemisphere.
+JointTrack joint_track(const ParsedJoint& pj, const BvhJointLayout& layout,
+                       const std::vector<double>& values, int total,
+                       const std::vector<double>& times, double unit) {
+  const size_t nframes = times.size();
+  bool has_pos = false, has_rot = false;
+  for (int code : pj.channels) (code < 3 ? has_pos : has_rot) = true;
+  JointTrack track;
+  const bool replace_offset = layout.translation == BvhTranslation::Replace;
+  if (has_pos) {
+    track.translation.interpolation = Interpolation::Linear;
+    track.translation.times = times;
+    track.translation.values.resize(nframes);
+  }
+  if (has_rot) {
+    track.rotation.interpolation = Interpolation::Linear;
+    track.rotation.times = times;
+    track.rotation.values.resize(nframes);
+  }
+  Quat previous = Quat::identity();
+  for (size_t f = 0; f < nframes; ++f) {
+    const double* v = values.data() + f * static_cast<size_t>(total) + pj.first_value;
+    Vec3 pos = pj.offset;
+    Quat rot = Quat::identity();
+    for (size_t c = 0; c < pj.channels.size(); ++c) {
+      const int code = pj.channels[c];
+      if (code < 3) {
+        pos[code] = replace_offset ? v[c] : pos[code] + v[c];
+      } else {
+        Vec3 axis{0, 0, 0};
+        axis[code - 3] = 1;
+        rot = rot * Quat::from_axis_angle(axis, v[c] * kDegToRad);
+      }
+    }
+    if (has_pos) track.translation.values[f] = pos * unit;
+    if (has_rot) {
+      rot = normalize(rot);
+      if (f > 0 && dot(rot, previous) < 0) rot = -rot;  // keep neighbouring keys on one hemisphere
+      track.rotation.values[f] = rot;
+      previous = rot;
+    }
+  }
+  return track;
+}
+
+/// The file's one clip, named after the file stem: LINEAR keys at every frame time.
+Clip bvh_clip(const std::vector<ParsedJoint>& joints, const std::vector<BvhJointLayout>& layouts,
+              const std::vector<double>& values, int total, const MotionHeader& motion, double unit,
+              const std::string& name) {
+  Clip clip;
+  clip.name = file_stem(name);
+  clip.sample_rate = 1.0 / motion.frame_time;
+  clip.duration =
+      motion.frames > 0 ? static_cast<double>(motion.frames - 1) * motion.frame_time : 0.0;
+  clip.tracks.resize(joints.size());
+  const auto nframes = static_cast<size_t>(motion.frames);
+  if (nframes == 0) return clip;
+  // Every animated channel shares the frame grid: build it once.
+  std::vector<double> times(nframes);
+  for (size_t f = 0; f < nframes; ++f) times[f] = static_cast<double>(f) * motion.frame_time;
+  for (size_t i = 0; i < joints.size(); ++i)
+    clip.tracks[i] = joint_track(joints[i], layouts[i], values, total, times, unit);
+  return clip;
+}
+
 }  // namespace
 
 std::optional<double> bvh_detect_unit(double height, std::string* name) {
@@ -492,207 +722,33 @@ std::vector<std::string> describe_bvh_translation(const Asset& asset) {
 Asset parse_bvh(std::string_view text, const std::string& name, const BvhReadOptions& options) {
   Scanner sc(text, name);
   std::vector<ParsedJoint> joints = parse_hierarchy(sc);
-
-  int total = 0;
+  int total = 0;  // channel values per frame line
   for (ParsedJoint& j : joints) {
     j.first_value = total;
     total += static_cast<int>(j.channels.size());
   }
-
-  // ---- MOTION header -----------------------------------------------------------------------
-  std::string_view line;
-  long line_no = 0;
-  sc.rest_of_line();  // anything after MOTION on its line is ignored
-  sc.next_line(line, line_no);
-  if (!sc.next_nonblank_line(line, line_no))
-    sc.fail(sc.line(), "unexpected end of file, expected 'Frames:'");
-  const long frames_line = line_no;
-  const std::string_view frames_text = value_after(sc, line, line_no, "Frames:");
-  int64_t frames = -1;
-  {
-    const char* end = frames_text.data() + frames_text.size();
-    const auto [p, ec] = std::from_chars(frames_text.data(), end, frames);
-    if (ec != std::errc() || p != end || frames < 0)
-      sc.fail(line_no,
-              "frame count must be a non-negative integer, found '" + printable(frames_text) + "'");
-  }
-  if (!sc.next_nonblank_line(line, line_no))
-    sc.fail(sc.line(), "unexpected end of file, expected 'Frame Time:'");
-  const std::string_view time_text = value_after(sc, line, line_no, "Frame Time:");
-  double frame_time = 0;
-  if (!parse_double(time_text, frame_time) || !std::isfinite(frame_time))
-    sc.fail(line_no, "frame time is not a finite number ('" + printable(time_text) + "')");
-  if (!(frame_time > 0))
-    sc.fail(line_no, "frame time must be positive, found '" + printable(time_text) + "'");
-
-  // Every value takes at least one character and one separator: reject absurd counts before
-  // allocating anything for them.
-  const auto remaining = static_cast<int64_t>(sc.remaining());
-  if (total > 0 && frames > (remaining + 1) / (2 * static_cast<int64_t>(total)))
-    sc.fail(frames_line, "header claims " + std::to_string(frames) + " frames of " +
-                             std::to_string(total) + " channels but only " +
-                             std::to_string(remaining) + " bytes follow");
-  if (frames > std::numeric_limits<int>::max())
-    sc.fail(frames_line, "frame count " + std::to_string(frames) + " is too large");
-
-  // ---- frame lines ---------------------------------------------------------------------------
-  std::vector<double> values(static_cast<size_t>(frames) * static_cast<size_t>(total));
-  if (total > 0) {
-    for (int64_t f = 0; f < frames; ++f) {
-      if (!sc.next_nonblank_line(line, line_no))
-        sc.fail(sc.line(), "unexpected end of file: " + std::to_string(f) + " of " +
-                               std::to_string(frames) + " frames present");
-      double* out = values.data() + static_cast<size_t>(f) * static_cast<size_t>(total);
-      int count = 0;
-      size_t i = 0;
-      while (i < line.size()) {
-        while (i < line.size() && is_blank(line[i])) ++i;
-        if (i >= line.size()) break;
-        const size_t start = i;
-        while (i < line.size() && !is_blank(line[i])) ++i;
-        const std::string_view tok = line.substr(start, i - start);
-        if (count >= total)
-          sc.fail(line_no, "frame " + std::to_string(f) + " has more than the " +
-                               std::to_string(total) + " values the hierarchy declares");
-        double v = 0;
-        if (!parse_double(tok, v))
-          sc.fail(line_no,
-                  "frame " + std::to_string(f) + ": '" + printable(tok) + "' is not a number");
-        if (!std::isfinite(v))
-          sc.fail(line_no,
-                  "frame " + std::to_string(f) + ": value '" + printable(tok) + "' is not finite");
-        out[count++] = v;
-      }
-      if (count < total)
-        sc.fail(line_no, "frame " + std::to_string(f) + " has " + std::to_string(count) +
-                             " values, the hierarchy declares " + std::to_string(total));
-    }
-  }
+  const MotionHeader motion = read_motion_header(sc, total);
+  const std::vector<double> values = read_frames(sc, motion.frames, total);
 
   Asset asset;
   asset.source.path = name;
   asset.source.format = "bvh";
   asset.source.up_axis = "+Y";
   asset.source.forward_axis = "+Z";
+  std::string_view line;
+  long line_no = 0;
   if (total > 0 && sc.next_nonblank_line(line, line_no))
-    asset.source.warnings.push_back("data after the " + std::to_string(frames) +
+    asset.source.warnings.push_back("data after the " + std::to_string(motion.frames) +
                                     " declared frames ignored (from line " +
                                     std::to_string(line_no) + ")");
-
-  // ---- unit ----------------------------------------------------------------------------------
   double y_extent = 0, max_extent = 0;
-  rest_extents(joints, frames > 0 && total > 0 ? values.data() : nullptr, y_extent, max_extent);
-  double unit = 1.0;
-  if (options.unit_in_meters) {
-    unit = *options.unit_in_meters;
-    if (!std::isfinite(unit) || !(unit > 0))
-      throw Error(name, "", "unit_in_meters must be a positive finite number");
-    asset.source.unit_name = unit_name_of(unit);
-    asset.source.unit_detected = false;
-  } else {
-    std::string unit_name;
-    std::optional<double> detected = bvh_detect_unit(y_extent, &unit_name);
-    if (!detected) {
-      detected = bvh_detect_unit(max_extent, &unit_name);
-      if (detected)
-        asset.source.warnings.push_back(
-            "rest pose is not upright; unit detected from its largest extent");
-    }
-    if (detected) {
-      unit = *detected;
-      asset.source.unit_name = unit_name;
-      asset.source.unit_detected = true;
-    } else {
-      unit = 1.0;
-      asset.source.unit_name = "m";
-      asset.source.warnings.push_back("unit not detected (rest-pose height " +
-                                      std::to_string(y_extent) + " file units); assumed metres");
-    }
-  }
-  asset.source.unit_in_meters = unit;
-
-  // ---- skeleton and layout -------------------------------------------------------------------
-  std::vector<Joint> skel_joints;
-  skel_joints.reserve(joints.size());
-  asset.bvh_layout.resize(joints.size());
-  for (size_t i = 0; i < joints.size(); ++i) {
-    const ParsedJoint& pj = joints[i];
-    Joint j;
-    j.name = pj.name;
-    j.parent = pj.parent;
-    j.rest.translation = pj.offset * unit;
-    skel_joints.push_back(std::move(j));
-    BvhJointLayout& layout = asset.bvh_layout[i];
-    for (int code : pj.channels) layout.channels.emplace_back(kChannelNames[code]);
-    layout.has_end_site = pj.has_end_site;
-    layout.end_site = pj.end_site * unit;
-    if (std::any_of(pj.channels.begin(), pj.channels.end(), [](int c) { return c < 3; })) {
-      decide_translation(pj, values, static_cast<size_t>(frames), total, max_extent,
-                         options.translation, layout);
-      if (layout.translation_basis == BvhTranslationBasis::Rule && frames > 0)
-        asset.source.warnings.push_back(
-            "joint '" + pj.name + "' (line " + std::to_string(pj.line) +
-            "): its position channels sit neither at its OFFSET nor at zero (median ratio " +
-            format_ratio(layout.offset_ratio) + "); read as " +
-            (layout.translation == BvhTranslation::Add ? "a displacement added to the OFFSET"
-                                                       : "its local translation") +
-            (pj.parent == kNoParent ? " (the rule for roots)" : " (the rule for non-root joints)"));
-    }
-  }
-  asset.skeleton = Skeleton::build(std::move(skel_joints), /*require_single_root=*/false, name);
-
-  // ---- the clip ------------------------------------------------------------------------------
-  Clip clip;
-  clip.name = file_stem(name);
-  clip.sample_rate = 1.0 / frame_time;
-  clip.duration = frames > 0 ? static_cast<double>(frames - 1) * frame_time : 0.0;
-  clip.tracks.resize(joints.size());
-  const auto nframes = static_cast<size_t>(frames);
-  // Every animated channel shares the frame grid: build it once.
-  std::vector<double> times(nframes);
-  for (size_t f = 0; f < nframes; ++f) times[f] = static_cast<double>(f) * frame_time;
-  for (size_t i = 0; i < joints.size() && nframes > 0; ++i) {
-    const ParsedJoint& pj = joints[i];
-    bool has_pos = false, has_rot = false;
-    for (int code : pj.channels) (code < 3 ? has_pos : has_rot) = true;
-    JointTrack& track = clip.tracks[i];
-    const bool replace_offset = asset.bvh_layout[i].translation == BvhTranslation::Replace;
-    if (has_pos) {
-      track.translation.interpolation = Interpolation::Linear;
-      track.translation.times = times;
-      track.translation.values.resize(nframes);
-    }
-    if (has_rot) {
-      track.rotation.interpolation = Interpolation::Linear;
-      track.rotation.times = times;
-      track.rotation.values.resize(nframes);
-    }
-    Quat previous = Quat::identity();
-    for (size_t f = 0; f < nframes; ++f) {
-      const double* v = values.data() + f * static_cast<size_t>(total) + pj.first_value;
-      Vec3 pos = pj.offset;
-      Quat rot = Quat::identity();
-      for (size_t c = 0; c < pj.channels.size(); ++c) {
-        const int code = pj.channels[c];
-        if (code < 3) {
-          pos[code] = replace_offset ? v[c] : pos[code] + v[c];
-        } else {
-          Vec3 axis{0, 0, 0};
-          axis[code - 3] = 1;
-          rot = rot * Quat::from_axis_angle(axis, v[c] * kDegToRad);
-        }
-      }
-      if (has_pos) track.translation.values[f] = pos * unit;
-      if (has_rot) {
-        rot = normalize(rot);
-        if (f > 0 && dot(rot, previous) < 0)
-          rot = -rot;  // keep neighbouring keys on one hemisphere
-        track.rotation.values[f] = rot;
-        previous = rot;
-      }
-    }
-  }
-  asset.clips.push_back(std::move(clip));
+  rest_extents(joints, motion.frames > 0 && total > 0 ? values.data() : nullptr, y_extent,
+               max_extent);
+  const double unit = choose_unit(y_extent, max_extent, options, name, asset.source);
+  asset.bvh_layout = joint_layouts(joints, values, static_cast<size_t>(motion.frames), total, unit,
+                                   max_extent, options.translation, asset.source.warnings);
+  asset.skeleton = bvh_skeleton(joints, unit, name);
+  asset.clips.push_back(bvh_clip(joints, asset.bvh_layout, values, total, motion, unit, name));
   return asset;
 }
 

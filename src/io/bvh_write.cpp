@@ -150,117 +150,134 @@ void place_position_channels(std::vector<int>& channels, bool is_root, const boo
   channels.insert(channels.end(), rotations.begin(), rotations.end());
 }
 
-}  // namespace
-
-std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
-  const std::string& file = asset.source.path;
-  const Skeleton& skeleton = asset.skeleton;
-  const int n = skeleton.joint_count();
-  if (n == 0) throw Error(file, "", "cannot write BVH: the asset has no joints");
-  const Clip* clip = nullptr;
-  if (options.clip < 0 || (static_cast<size_t>(options.clip) >= asset.clips.size() &&
-                           !(asset.clips.empty() && options.clip == 0)))
+/// The clip options.clip names (null when the asset has none and clip 0 is asked for).
+const Clip* chosen_clip(const Asset& asset, int index, const std::string& file) {
+  if (index < 0 ||
+      (static_cast<size_t>(index) >= asset.clips.size() && !(asset.clips.empty() && index == 0)))
     throw Error(file, "",
-                "cannot write BVH: clip " + std::to_string(options.clip) +
+                "cannot write BVH: clip " + std::to_string(index) +
                     " out of range (the asset has " + std::to_string(asset.clips.size()) + ")");
-  if (!asset.clips.empty()) clip = &asset.clips[static_cast<size_t>(options.clip)];
-  if (options.precision < 1 || options.precision > 17)
-    throw Error(file, "", "BVH precision must be 1 to 17 significant digits");
+  return asset.clips.empty() ? nullptr : &asset.clips[static_cast<size_t>(index)];
+}
 
-  double unit = options.unit_in_meters
-                    ? *options.unit_in_meters
-                    : (asset.source.format == "bvh" ? asset.source.unit_in_meters : 0.01);
+/// The file's length unit in metres: the requested one, else a BVH source's own, else cm.
+double output_unit(const Asset& asset, const BvhWriteOptions& options, const std::string& file) {
+  const double unit = options.unit_in_meters
+                          ? *options.unit_in_meters
+                          : (asset.source.format == "bvh" ? asset.source.unit_in_meters : 0.01);
   if (!std::isfinite(unit) || !(unit > 0))
     throw Error(file, "", "BVH unit must be a positive finite number of metres");
+  return unit;
+}
 
-  double rate = options.frame_rate;
-  if (rate == 0) rate = (clip && clip->sample_rate > 0) ? clip->sample_rate : 30.0;
-  if (!std::isfinite(rate) || !(rate > 0)) throw Error(file, "", "BVH frame rate must be positive");
-  const double duration = clip ? clip->duration : 0.0;
-  if (!std::isfinite(duration) || duration < 0)
+/// The frames written: `frames` at `rate` frames per second over the clip's `duration`.
+struct FrameGrid {
+  double rate = kDefaultSampleRate;
+  double duration = 0;
+  long frames = 1;
+};
+
+/// The requested rate, else the clip's, else 30 fps; round(duration · rate) + 1 frames.
+FrameGrid frame_grid(const Clip* clip, double requested_rate, const std::string& file) {
+  FrameGrid grid;
+  grid.rate = requested_rate;
+  if (grid.rate == 0) grid.rate = clip ? sample_rate_or(*clip) : kDefaultSampleRate;
+  if (!std::isfinite(grid.rate) || !(grid.rate > 0))
+    throw Error(file, "", "BVH frame rate must be positive");
+  grid.duration = clip ? clip->duration : 0.0;
+  if (!std::isfinite(grid.duration) || grid.duration < 0)
     throw Error(file, "", "clip duration must be finite and non-negative");
-  const double frame_count_d = std::round(duration * rate) + 1;
-  if (frame_count_d > 1e8) throw Error(file, "", "BVH would have more than 10^8 frames");
-  const auto frames = static_cast<long>(frame_count_d);
+  const double frame_count = std::round(grid.duration * grid.rate) + 1;
+  if (frame_count > 1e8) throw Error(file, "", "BVH would have more than 10^8 frames");
+  grid.frames = static_cast<long>(frame_count);
+  return grid;
+}
 
-  // ---- the channel layout of every joint -----------------------------------------------------
-  const bool have_layout = asset.bvh_layout.size() == static_cast<size_t>(n);
-  std::vector<std::vector<int>> children(static_cast<size_t>(n));
-  for (int j = 0; j < n; ++j)
+std::vector<std::vector<int>> children_of(const Skeleton& skeleton) {
+  std::vector<std::vector<int>> children(static_cast<size_t>(skeleton.joint_count()));
+  for (int j = 0; j < skeleton.joint_count(); ++j)
     if (skeleton.parent(j) != kNoParent)
       children[static_cast<size_t>(skeleton.parent(j))].push_back(j);
+  return children;
+}
 
-  std::vector<OutJoint> out(static_cast<size_t>(n));
-  for (int j = 0; j < n; ++j) {
-    OutJoint& oj = out[static_cast<size_t>(j)];
-    const Joint& joint = skeleton.joint(j);
-    const bool is_root = joint.parent == kNoParent;
-    const JointTrack* track = clip && static_cast<size_t>(j) < clip->tracks.size()
-                                  ? &clip->tracks[static_cast<size_t>(j)]
-                                  : nullptr;
-    if (have_layout) {
-      const BvhJointLayout& layout = asset.bvh_layout[static_cast<size_t>(j)];
-      for (const std::string& name : layout.channels) {
-        const int code = channel_code(name);
-        if (code < 0)
-          throw Error(file, "joint '" + joint.name + "'", "unknown BVH channel '" + name + "'");
-        if (std::find(oj.channels.begin(), oj.channels.end(), code) != oj.channels.end())
-          throw Error(file, "joint '" + joint.name + "'", "BVH channel '" + name + "' repeated");
-        oj.channels.push_back(code);
-      }
-      oj.has_end_site = layout.has_end_site;
-      oj.end_site = layout.end_site;
-    } else {
-      if (is_root) oj.channels = {0, 1, 2};
-      for (int a : euler_axes(options.default_order)) oj.channels.push_back(3 + a);
-      oj.has_end_site = children[static_cast<size_t>(j)].empty();
+/// Joint j's channels: those of its recorded `layout` (null when the asset has no layout: roots
+/// get 6 channels, others 3, and leaves an End Site), with position channels placed as
+/// place_position_channels says and rotation channels added when the joint rotates. Position
+/// channels hold the whole local translation over OFFSET 0 on their axes, so that readers that
+/// add them to the OFFSET and readers that replace it agree.
+OutJoint out_joint(const Joint& joint, const JointTrack* track, const BvhJointLayout* layout,
+                   bool is_leaf, EulerOrder default_order, const std::string& file) {
+  OutJoint oj;
+  const bool is_root = joint.parent == kNoParent;
+  if (layout) {
+    for (const std::string& name : layout->channels) {
+      const int code = channel_code(name);
+      if (code < 0)
+        throw Error(file, "joint '" + joint.name + "'", "unknown BVH channel '" + name + "'");
+      if (std::find(oj.channels.begin(), oj.channels.end(), code) != oj.channels.end())
+        throw Error(file, "joint '" + joint.name + "'", "BVH channel '" + name + "' repeated");
+      oj.channels.push_back(code);
     }
-    // Channels the data needs but the layout lacks are added (the motion must not be lost).
-    bool moves[3] = {false, false, false};
-    if (track)
-      for (size_t k = 0; k < track->translation.key_count(); ++k)
-        for (int a = 0; a < 3; ++a)
-          moves[a] = moves[a] || std::abs(track->translation.key_value(k)[a] -
-                                          joint.rest.translation[a]) > 1e-12;
-    const bool needs_rot = (track && !track->rotation.empty()) || !is_identity(joint.rest.rotation);
-    place_position_channels(oj.channels, is_root, moves, joint.rest.translation);
-    bool has_rot = false;
-    for (int c : oj.channels) has_rot = has_rot || c >= 3;
-    if (needs_rot && !has_rot)
-      for (int a : euler_axes(options.default_order)) oj.channels.push_back(3 + a);
-    for (int c : oj.channels)
-      if (c >= 3) oj.rotation_axes.push_back(c - 3);
-    oj.order = order_of(oj.rotation_axes);
-    // Position channels hold the whole local translation over OFFSET 0 on their axes, so that
-    // readers that add them to the OFFSET and readers that replace it agree.
-    oj.offset = joint.rest.translation;
-    for (int c : oj.channels)
-      if (c < 3) oj.offset[c] = 0;
+    oj.has_end_site = layout->has_end_site;
+    oj.end_site = layout->end_site;
+  } else {
+    if (is_root) oj.channels = {0, 1, 2};
+    for (int a : euler_axes(default_order)) oj.channels.push_back(3 + a);
+    oj.has_end_site = is_leaf;
   }
+  // Channels the data needs but the layout lacks are added (the motion must not be lost).
+  bool moves[3] = {false, false, false};
+  if (track)
+    for (size_t k = 0; k < track->translation.key_count(); ++k)
+      for (int a = 0; a < 3; ++a)
+        moves[a] = moves[a] ||
+                   std::abs(track->translation.key_value(k)[a] - joint.rest.translation[a]) > 1e-12;
+  const bool needs_rot = (track && !track->rotation.empty()) || !is_identity(joint.rest.rotation);
+  place_position_channels(oj.channels, is_root, moves, joint.rest.translation);
+  bool has_rot = false;
+  for (int c : oj.channels) has_rot = has_rot || c >= 3;
+  if (needs_rot && !has_rot)
+    for (int a : euler_axes(default_order)) oj.channels.push_back(3 + a);
+  for (int c : oj.channels)
+    if (c >= 3) oj.rotation_axes.push_back(c - 3);
+  oj.order = order_of(oj.rotation_axes);
+  oj.offset = joint.rest.translation;
+  for (int c : oj.channels)
+    if (c < 3) oj.offset[c] = 0;
+  return oj;
+}
 
-  // ---- hierarchy, depth-first (iterative: no recursion on hostile depths) --------------------
-  std::vector<int> order;  // depth-first pre-order
-  std::vector<int> depth(static_cast<size_t>(n), 0);
-  order.reserve(static_cast<size_t>(n));
-  {
-    std::vector<int> stack;
-    for (int r : skeleton.roots()) {
-      stack.push_back(r);
-      while (!stack.empty()) {
-        const int j = stack.back();
-        stack.pop_back();
-        order.push_back(j);
-        const auto& ch = children[static_cast<size_t>(j)];
-        for (auto it = ch.rbegin(); it != ch.rend(); ++it) {
-          depth[static_cast<size_t>(*it)] = depth[static_cast<size_t>(j)] + 1;
-          stack.push_back(*it);
-        }
+/// The joints in depth-first pre-order from each root, and each joint's depth (iterative: no
+/// recursion on hostile depths).
+std::vector<int> depth_first_order(const Skeleton& skeleton,
+                                   const std::vector<std::vector<int>>& children,
+                                   std::vector<int>& depth) {
+  std::vector<int> order;
+  order.reserve(static_cast<size_t>(skeleton.joint_count()));
+  depth.assign(static_cast<size_t>(skeleton.joint_count()), 0);
+  std::vector<int> stack;
+  for (int r : skeleton.roots()) {
+    stack.push_back(r);
+    while (!stack.empty()) {
+      const int j = stack.back();
+      stack.pop_back();
+      order.push_back(j);
+      const auto& ch = children[static_cast<size_t>(j)];
+      for (auto it = ch.rbegin(); it != ch.rend(); ++it) {
+        depth[static_cast<size_t>(*it)] = depth[static_cast<size_t>(j)] + 1;
+        stack.push_back(*it);
       }
     }
   }
+  return order;
+}
 
-  const NumberWriter num(options.precision);
-  std::string s;
+/// The HIERARCHY section: joints in `order` (depth-first) at their `depth`, OFFSETs and End
+/// Sites in file units (metres / `unit`).
+void append_hierarchy(std::string& s, const Skeleton& skeleton, const std::vector<OutJoint>& out,
+                      const std::vector<int>& order, const std::vector<int>& depth,
+                      const NumberWriter& num, double unit) {
   auto indent = [&](int d) { s.append(static_cast<size_t>(std::min(d, 64)), '\t'); };
   auto vec = [&](const Vec3& v) {
     for (int a = 0; a < 3; ++a) {
@@ -304,16 +321,22 @@ std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
     open.push_back(j);
   }
   while (!open.empty()) close();
+}
 
-  // ---- motion --------------------------------------------------------------------------------
-  s += "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: ";
-  num.append(s, 1.0 / rate);
+/// The MOTION section: `clip` (the rest pose when null) sampled at every frame of `grid`, one
+/// line per frame with the joints' channels in `order`: positions in file units, angles in
+/// degrees, continuous from frame to frame (continuous_euler updates `out`).
+void append_motion(std::string& s, const Skeleton& skeleton, const Clip* clip,
+                   const FrameGrid& grid, std::vector<OutJoint>& out, const std::vector<int>& order,
+                   const NumberWriter& num, double unit, const std::string& file) {
+  s += "MOTION\nFrames: " + std::to_string(grid.frames) + "\nFrame Time: ";
+  num.append(s, 1.0 / grid.rate);
   s += '\n';
-  std::vector<Transform> pose(static_cast<size_t>(n));
+  std::vector<Transform> pose(static_cast<size_t>(skeleton.joint_count()));
   const std::vector<Transform> rest = skeleton.rest_pose();
-  for (long f = 0; f < frames; ++f) {
+  for (long f = 0; f < grid.frames; ++f) {
     if (clip) {
-      const double t = std::min(static_cast<double>(f) / rate, duration);
+      const double t = std::min(static_cast<double>(f) / grid.rate, grid.duration);
       if (!sample_pose(*clip, skeleton, t, WrapMode::Clamp, pose))
         throw Error(file, "", "clip does not match the skeleton");
     } else {
@@ -336,6 +359,40 @@ std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
     }
     s += '\n';
   }
+}
+
+}  // namespace
+
+std::string format_bvh(const Asset& asset, const BvhWriteOptions& options) {
+  const std::string& file = asset.source.path;
+  const Skeleton& skeleton = asset.skeleton;
+  const int n = skeleton.joint_count();
+  if (n == 0) throw Error(file, "", "cannot write BVH: the asset has no joints");
+  const Clip* clip = chosen_clip(asset, options.clip, file);
+  if (options.precision < 1 || options.precision > 17)
+    throw Error(file, "", "BVH precision must be 1 to 17 significant digits");
+  const double unit = output_unit(asset, options, file);
+  const FrameGrid grid = frame_grid(clip, options.frame_rate, file);
+
+  const bool have_layout = asset.bvh_layout.size() == static_cast<size_t>(n);
+  const std::vector<std::vector<int>> children = children_of(skeleton);
+  std::vector<OutJoint> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const JointTrack* track = clip && static_cast<size_t>(j) < clip->tracks.size()
+                                  ? &clip->tracks[static_cast<size_t>(j)]
+                                  : nullptr;
+    out.push_back(out_joint(skeleton.joint(j), track,
+                            have_layout ? &asset.bvh_layout[static_cast<size_t>(j)] : nullptr,
+                            children[static_cast<size_t>(j)].empty(), options.default_order, file));
+  }
+  std::vector<int> depth;
+  const std::vector<int> order = depth_first_order(skeleton, children, depth);
+
+  const NumberWriter num(options.precision);
+  std::string s;
+  append_hierarchy(s, skeleton, out, order, depth, num, unit);
+  append_motion(s, skeleton, clip, grid, out, order, num, unit, file);
   return s;
 }
 

@@ -333,26 +333,30 @@ int write_skin_ibm(Builder& b, const Skin& s) {
   return b.floats(f, TINYGLTF_TYPE_MAT4, 16, 0, false);
 }
 
-/// Fresh model from the asset.
-Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
-  Target t;
-  const int n = a.skeleton.joint_count();
+/// One node per joint (TRS rest, children as the skeleton's), joint j being node j. Returns
+/// the root nodes.
+std::vector<int> add_joint_nodes(tinygltf::Model& m, const Skeleton& skeleton, Target& t) {
+  const int n = skeleton.joint_count();
   for (int j = 0; j < n; ++j) {
     tinygltf::Node node;
-    node.name = a.skeleton.joint(j).name;
-    set_node_trs(node, a.skeleton.joint(j).rest);
+    node.name = skeleton.joint(j).name;
+    set_node_trs(node, skeleton.joint(j).rest);
     m.nodes.push_back(node);
     t.joint_to_node.push_back(j);
   }
   std::vector<int> roots;
   for (int j = 0; j < n; ++j) {
-    const int p = a.skeleton.parent(j);
+    const int p = skeleton.parent(j);
     if (p >= 0)
       m.nodes[static_cast<size_t>(p)].children.push_back(j);
     else
       roots.push_back(j);
   }
-  for (const auto& s : a.skins) {
+  return roots;
+}
+
+void add_skins(tinygltf::Model& m, Builder& b, const std::vector<Skin>& skins) {
+  for (const auto& s : skins) {
     tinygltf::Skin gs;
     gs.name = s.name;
     gs.joints = s.joints;
@@ -360,6 +364,137 @@ Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
     gs.inverseBindMatrices = write_skin_ibm(b, s);
     m.skins.push_back(gs);
   }
+}
+
+/// POSITION (with min/max), NORMAL (unit length) and TEXCOORD_0 of a mesh.
+void add_vertex_attributes(Builder& b, const Mesh& mesh, tinygltf::Primitive& p) {
+  const size_t nv = mesh.vertex_count();
+  std::vector<float> f;
+  for (const auto& v : mesh.positions) f.insert(f.end(), {v.x, v.y, v.z});
+  p.attributes["POSITION"] = b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, true);
+  if (mesh.normals.size() == nv) {
+    f.clear();
+    for (const auto& v : mesh.normals) {
+      const Vec3f u = normalize(v, Vec3f{0, 1, 0});
+      f.insert(f.end(), {u.x, u.y, u.z});
+    }
+    p.attributes["NORMAL"] =
+        b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+  }
+  if (mesh.uvs.size() == nv) {
+    f.clear();
+    for (const auto& v : mesh.uvs) f.insert(f.end(), {v[0], v[1]});
+    p.attributes["TEXCOORD_0"] =
+        b.floats(f, TINYGLTF_TYPE_VEC2, 2, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+  }
+}
+
+/// The triangle indices as 16-bit (up to 65535 vertices) or 32-bit integers; -1 when none.
+int add_indices(Builder& b, const Mesh& mesh) {
+  if (mesh.indices.empty()) return -1;
+  if (mesh.vertex_count() <= 65535) {
+    std::vector<uint16_t> idx(mesh.indices.begin(), mesh.indices.end());
+    return b.accessor(b.view(idx.data(), idx.size() * 2, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER),
+                      TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TYPE_SCALAR, idx.size());
+  }
+  return b.accessor(
+      b.view(mesh.indices.data(), mesh.indices.size() * 4, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER),
+      TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, TINYGLTF_TYPE_SCALAR, mesh.indices.size());
+}
+
+/// JOINTS_n / WEIGHTS_n, four influences per set, weights normalized to sum to 1 (a vertex
+/// without weight gets its first joint at 1).
+void add_skin_attributes(Builder& b, const Mesh& mesh, tinygltf::Primitive& p) {
+  const size_t nv = mesh.vertex_count();
+  const size_t inf = static_cast<size_t>(mesh.influences);
+  for (size_t set = 0; set * 4 < inf; ++set) {
+    std::vector<uint16_t> jj;
+    std::vector<float> ww;
+    for (size_t v = 0; v < nv; ++v) {
+      float sum = 0;
+      for (size_t c = 0; c < inf; ++c) sum += mesh.weights[v * inf + c];
+      for (size_t c = 0; c < 4; ++c) {
+        const size_t k = v * inf + set * 4 + c;
+        const float w = sum > 0 ? mesh.weights[k] / sum : (set == 0 && c == 0 ? 1.f : 0.f);
+        jj.push_back(w > 0 ? mesh.joints[k] : 0);
+        ww.push_back(w);
+      }
+    }
+    p.attributes[set == 0 ? "JOINTS_0" : "JOINTS_1"] =
+        b.accessor(b.view(jj.data(), jj.size() * 2, TINYGLTF_TARGET_ARRAY_BUFFER),
+                   TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TYPE_VEC4, nv);
+    p.attributes[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
+        b.floats(ww, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+  }
+}
+
+/// The morph targets of `mesh` on primitive `p`, and their default weights and names
+/// (extras.targetNames) on the glTF mesh `gm`.
+void add_morph_targets(Builder& b, const Mesh& mesh, tinygltf::Primitive& p, tinygltf::Mesh& gm) {
+  const size_t nv = mesh.vertex_count();
+  tinygltf::Value::Array names;
+  std::vector<float> f;
+  for (const auto& target : mesh.morph_targets) {
+    std::map<std::string, int> attrs;
+    f.clear();
+    for (const auto& v : target.position_deltas) f.insert(f.end(), {v.x, v.y, v.z});
+    if (f.size() == 3 * nv)
+      attrs["POSITION"] = b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, true);
+    f.clear();
+    for (const auto& v : target.normal_deltas) f.insert(f.end(), {v.x, v.y, v.z});
+    if (f.size() == 3 * nv)
+      attrs["NORMAL"] = b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+    p.targets.push_back(attrs);
+    names.push_back(tinygltf::Value(target.name));
+  }
+  if (!mesh.morph_targets.empty()) {
+    gm.weights = mesh.default_weights;
+    gm.weights.resize(mesh.morph_targets.size(), 0.0);
+    gm.extras = tinygltf::Value(tinygltf::Value::Object{{"targetNames", tinygltf::Value(names)}});
+  }
+}
+
+/// A kinema Mesh as a glTF mesh of one triangle primitive (material 0) and the node that
+/// carries it: a root for skinned meshes (glTF ignores their node transform), else a child of
+/// its joint's node (a root when it has none). Returns the node.
+int add_mesh(tinygltf::Model& m, Builder& b, const Mesh& mesh, int joint_count,
+             std::vector<int>& roots) {
+  tinygltf::Primitive p;
+  p.mode = TINYGLTF_MODE_TRIANGLES;
+  p.material = 0;
+  add_vertex_attributes(b, mesh, p);
+  p.indices = add_indices(b, mesh);
+  const bool skinned =
+      mesh.skin >= 0 && mesh.influences > 0 &&
+      mesh.joints.size() == mesh.vertex_count() * static_cast<size_t>(mesh.influences);
+  if (skinned) add_skin_attributes(b, mesh, p);
+  tinygltf::Mesh gm;
+  gm.name = mesh.name;
+  add_morph_targets(b, mesh, p, gm);
+  gm.primitives.push_back(p);
+  m.meshes.push_back(gm);
+  tinygltf::Node node;
+  node.name = mesh.name;
+  node.mesh = static_cast<int>(m.meshes.size()) - 1;
+  const int idx = static_cast<int>(m.nodes.size());
+  if (skinned) {
+    node.skin = mesh.skin;
+    roots.push_back(idx);
+  } else if (mesh.node >= 0 && mesh.node < joint_count) {
+    m.nodes[static_cast<size_t>(mesh.node)].children.push_back(idx);
+  } else {
+    roots.push_back(idx);
+  }
+  m.nodes.push_back(node);
+  return idx;
+}
+
+/// Fresh model from the asset: joint nodes, skins, a default material, one mesh and node per
+/// kinema Mesh, one scene.
+Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
+  Target t;
+  std::vector<int> roots = add_joint_nodes(m, a.skeleton, t);
+  add_skins(m, b, a.skins);
   if (!a.meshes.empty()) {
     tinygltf::Material mat;
     mat.name = "default";
@@ -367,109 +502,111 @@ Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
     mat.pbrMetallicRoughness.metallicFactor = 0.0;
     m.materials.push_back(mat);
   }
-  for (const auto& mesh : a.meshes) {
-    tinygltf::Primitive p;
-    p.mode = TINYGLTF_MODE_TRIANGLES;
-    p.material = 0;
-    const size_t nv = mesh.vertex_count();
-    std::vector<float> f;
-    for (const auto& v : mesh.positions) f.insert(f.end(), {v.x, v.y, v.z});
-    p.attributes["POSITION"] =
-        b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, true);
-    if (mesh.normals.size() == nv) {
-      f.clear();
-      for (const auto& v : mesh.normals) {
-        const Vec3f u = normalize(v, Vec3f{0, 1, 0});
-        f.insert(f.end(), {u.x, u.y, u.z});
-      }
-      p.attributes["NORMAL"] =
-          b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-    }
-    if (mesh.uvs.size() == nv) {
-      f.clear();
-      for (const auto& v : mesh.uvs) f.insert(f.end(), {v[0], v[1]});
-      p.attributes["TEXCOORD_0"] =
-          b.floats(f, TINYGLTF_TYPE_VEC2, 2, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-    }
-    if (!mesh.indices.empty()) {
-      if (nv <= 65535) {
-        std::vector<uint16_t> idx(mesh.indices.begin(), mesh.indices.end());
-        p.indices =
-            b.accessor(b.view(idx.data(), idx.size() * 2, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER),
-                       TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TYPE_SCALAR, idx.size());
-      } else {
-        p.indices = b.accessor(b.view(mesh.indices.data(), mesh.indices.size() * 4,
-                                      TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER),
-                               TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, TINYGLTF_TYPE_SCALAR,
-                               mesh.indices.size());
-      }
-    }
-    const bool skinned = mesh.skin >= 0 && mesh.influences > 0 &&
-                         mesh.joints.size() == nv * static_cast<size_t>(mesh.influences);
-    if (skinned) {
-      const size_t inf = static_cast<size_t>(mesh.influences);
-      for (size_t set = 0; set * 4 < inf; ++set) {
-        std::vector<uint16_t> jj;
-        std::vector<float> ww;
-        for (size_t v = 0; v < nv; ++v) {
-          float sum = 0;
-          for (size_t c = 0; c < inf; ++c) sum += mesh.weights[v * inf + c];
-          for (size_t c = 0; c < 4; ++c) {
-            const size_t k = v * inf + set * 4 + c;
-            const float w = sum > 0 ? mesh.weights[k] / sum : (set == 0 && c == 0 ? 1.f : 0.f);
-            jj.push_back(w > 0 ? mesh.joints[k] : 0);
-            ww.push_back(w);
-          }
-        }
-        p.attributes[set == 0 ? "JOINTS_0" : "JOINTS_1"] =
-            b.accessor(b.view(jj.data(), jj.size() * 2, TINYGLTF_TARGET_ARRAY_BUFFER),
-                       TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT, TINYGLTF_TYPE_VEC4, nv);
-        p.attributes[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
-            b.floats(ww, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-      }
-    }
-    tinygltf::Mesh gm;
-    gm.name = mesh.name;
-    tinygltf::Value::Array names;
-    for (const auto& target : mesh.morph_targets) {
-      std::map<std::string, int> attrs;
-      f.clear();
-      for (const auto& v : target.position_deltas) f.insert(f.end(), {v.x, v.y, v.z});
-      if (f.size() == 3 * nv)
-        attrs["POSITION"] = b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, true);
-      f.clear();
-      for (const auto& v : target.normal_deltas) f.insert(f.end(), {v.x, v.y, v.z});
-      if (f.size() == 3 * nv)
-        attrs["NORMAL"] = b.floats(f, TINYGLTF_TYPE_VEC3, 3, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-      p.targets.push_back(attrs);
-      names.push_back(tinygltf::Value(target.name));
-    }
-    if (!mesh.morph_targets.empty()) {
-      gm.weights = mesh.default_weights;
-      gm.weights.resize(mesh.morph_targets.size(), 0.0);
-      gm.extras = tinygltf::Value(tinygltf::Value::Object{{"targetNames", tinygltf::Value(names)}});
-    }
-    gm.primitives.push_back(p);
-    m.meshes.push_back(gm);
-    tinygltf::Node node;
-    node.name = mesh.name;
-    node.mesh = static_cast<int>(m.meshes.size()) - 1;
-    const int idx = static_cast<int>(m.nodes.size());
-    if (skinned) {
-      node.skin = mesh.skin;
-      roots.push_back(idx);
-    } else if (mesh.node >= 0 && mesh.node < n) {
-      m.nodes[static_cast<size_t>(mesh.node)].children.push_back(idx);
-    } else {
-      roots.push_back(idx);
-    }
-    m.nodes.push_back(node);
-    t.mesh_node.push_back(idx);
-  }
+  for (const auto& mesh : a.meshes)
+    t.mesh_node.push_back(add_mesh(m, b, mesh, a.skeleton.joint_count(), roots));
   tinygltf::Scene scene;
   scene.nodes = roots;
   m.scenes.push_back(scene);
   m.defaultScene = 0;
+  return t;
+}
+
+/// The asset's meshes whose weights the reader renormalized: their WEIGHTS_n accessors are
+/// dropped from the source model `m` (to be rewritten by write_weights).
+std::vector<size_t> drop_renormalized_weights(tinygltf::Model& m, const Asset& asset,
+                                              const GltfDocument& doc) {
+  std::vector<size_t> rewrite;
+  for (size_t i = 0; i < asset.meshes.size(); ++i) {
+    if (i >= doc.weights_renormalized.size() || !doc.weights_renormalized[i]) continue;
+    const auto [gm, gp] = doc.mesh_primitive[i];
+    auto& attrs = m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
+    attrs.erase("WEIGHTS_0");
+    attrs.erase("WEIGHTS_1");
+    rewrite.push_back(i);
+  }
+  return rewrite;
+}
+
+/// WEIGHTS_n of the asset meshes `rewrite` as floats, from the asset.
+void write_weights(tinygltf::Model& m, Builder& b, const Asset& asset, const GltfDocument& doc,
+                   const std::vector<size_t>& rewrite) {
+  for (size_t i : rewrite) {
+    const Mesh& mesh = asset.meshes[i];
+    const auto [gm, gp] = doc.mesh_primitive[i];
+    auto& attrs = m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
+    const size_t inf = static_cast<size_t>(mesh.influences);
+    for (size_t set = 0; set * 4 < inf; ++set) {
+      std::vector<float> w;
+      for (size_t v = 0; v < mesh.vertex_count(); ++v)
+        for (size_t c = 0; c < 4; ++c) w.push_back(mesh.weights[v * inf + set * 4 + c]);
+      attrs[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
+          b.floats(w, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
+    }
+  }
+}
+
+/// Inverse bind matrices of every source skin: the asset's when its skin has the same joints,
+/// else the inverses of the skeleton's rest pose.
+void write_skin_binds(tinygltf::Model& m, Builder& b, const Asset& asset, const GltfDocument& doc) {
+  for (size_t s = 0; s < m.skins.size(); ++s) {
+    if (s < asset.skins.size() && asset.skins[s].joints.size() == m.skins[s].joints.size()) {
+      m.skins[s].inverseBindMatrices = write_skin_ibm(b, asset.skins[s]);
+    } else {
+      Skin fallback;
+      for (int node : m.skins[s].joints)
+        fallback.joints.push_back(doc.node_to_joint[static_cast<size_t>(node)]);
+      const auto ibm = inverse_bind_from_rest(asset.skeleton);
+      for (int j : fallback.joints) fallback.inverse_bind.push_back(ibm[static_cast<size_t>(j)]);
+      m.skins[s].inverseBindMatrices = write_skin_ibm(b, fallback);
+    }
+  }
+}
+
+/// VRM 0.x → 1.0: turns the scene roots (and their keys in `clips`) 180° about +Y so the avatar
+/// faces +Z.
+void face_plus_z(tinygltf::Model& m, const Asset& asset, const Target& t,
+                 std::vector<Clip>& clips) {
+  const Quat yaw{0, 1, 0, 0};
+  for (int j = 0; j < asset.skeleton.joint_count(); ++j) {
+    if (asset.skeleton.parent(j) != kNoParent) continue;
+    auto& node = m.nodes[static_cast<size_t>(t.joint_to_node[static_cast<size_t>(j)])];
+    if (node.skin >= 0 && node.children.empty()) continue;  // its transform is ignored
+    Transform r = asset.skeleton.joint(j).rest;
+    set_node_trs(node, Transform{rotate(yaw, r.translation), yaw * r.rotation, r.scale});
+    for (auto& c : clips) {
+      if (static_cast<size_t>(j) >= c.tracks.size()) continue;
+      for (auto& v : c.tracks[static_cast<size_t>(j)].translation.values) v = rotate(yaw, v);
+      for (auto& q : c.tracks[static_cast<size_t>(j)].rotation.values) q = yaw * q;
+    }
+  }
+}
+
+/// Source mode: the source model with its animations dropped, data repacked (compact), weights
+/// the reader renormalized rewritten, changed rest transforms and every skin's inverse binds
+/// written from the asset, and, for VRM output of a VRM 0.x source, the avatar turned to +Z.
+Target adapt_source(tinygltf::Model& m, Builder& b, const Asset& asset, const GltfDocument& doc,
+                    bool binary, bool vrm, std::vector<Clip>& clips) {
+  const int nj = asset.skeleton.joint_count();
+  m = doc.model;
+  m.animations.clear();
+  for (auto& s : m.skins) s.inverseBindMatrices = -1;
+  const std::vector<size_t> rewrite = drop_renormalized_weights(m, asset, doc);
+  compact(m, b, binary);
+  write_weights(m, b, asset, doc, rewrite);
+  Target t;
+  t.joint_to_node.assign(static_cast<size_t>(nj), -1);
+  for (int node = 0; node < nj; ++node)
+    t.joint_to_node[static_cast<size_t>(doc.node_to_joint[static_cast<size_t>(node)])] = node;
+  for (int j = 0; j < nj; ++j) {
+    auto& node = m.nodes[static_cast<size_t>(t.joint_to_node[static_cast<size_t>(j)])];
+    if (!near(node_trs(node), asset.skeleton.joint(j).rest))
+      set_node_trs(node, asset.skeleton.joint(j).rest);
+  }
+  write_skin_binds(m, b, asset, doc);
+  for (const auto& mesh : asset.meshes)
+    t.mesh_node.push_back(mesh.node >= 0 ? t.joint_to_node[static_cast<size_t>(mesh.node)] : -1);
+  if (vrm && m.extensions.count("VRM") && !m.extensions.count("VRMC_vrm"))
+    face_plus_z(m, asset, t, clips);
   return t;
 }
 
@@ -493,79 +630,9 @@ void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOpti
 
   tinygltf::Model m;
   Builder b(m);
-  Target t;
   std::vector<Clip> clips = asset.clips;
-  if (source_mode) {
-    m = doc->model;
-    m.animations.clear();
-    for (auto& s : m.skins) s.inverseBindMatrices = -1;
-    // Weights the reader had to renormalize are rewritten (as floats) from the asset.
-    std::vector<size_t> rewrite;
-    for (size_t i = 0; i < asset.meshes.size(); ++i) {
-      if (i >= doc->weights_renormalized.size() || !doc->weights_renormalized[i]) continue;
-      const auto [gm, gp] = doc->mesh_primitive[i];
-      auto& attrs =
-          m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
-      attrs.erase("WEIGHTS_0");
-      attrs.erase("WEIGHTS_1");
-      rewrite.push_back(i);
-    }
-    compact(m, b, binary);
-    for (size_t i : rewrite) {
-      const Mesh& mesh = asset.meshes[i];
-      const auto [gm, gp] = doc->mesh_primitive[i];
-      auto& attrs =
-          m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
-      const size_t inf = static_cast<size_t>(mesh.influences);
-      for (size_t set = 0; set * 4 < inf; ++set) {
-        std::vector<float> w;
-        for (size_t v = 0; v < mesh.vertex_count(); ++v)
-          for (size_t c = 0; c < 4; ++c) w.push_back(mesh.weights[v * inf + set * 4 + c]);
-        attrs[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
-            b.floats(w, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-      }
-    }
-    t.joint_to_node.assign(static_cast<size_t>(nj), -1);
-    for (int node = 0; node < nj; ++node)
-      t.joint_to_node[static_cast<size_t>(doc->node_to_joint[static_cast<size_t>(node)])] = node;
-    for (int j = 0; j < nj; ++j) {
-      auto& node = m.nodes[static_cast<size_t>(t.joint_to_node[static_cast<size_t>(j)])];
-      if (!near(node_trs(node), asset.skeleton.joint(j).rest))
-        set_node_trs(node, asset.skeleton.joint(j).rest);
-    }
-    for (size_t s = 0; s < m.skins.size(); ++s) {
-      if (s < asset.skins.size() && asset.skins[s].joints.size() == m.skins[s].joints.size()) {
-        m.skins[s].inverseBindMatrices = write_skin_ibm(b, asset.skins[s]);
-      } else {
-        Skin fallback;
-        for (int node : m.skins[s].joints)
-          fallback.joints.push_back(doc->node_to_joint[static_cast<size_t>(node)]);
-        const auto ibm = inverse_bind_from_rest(asset.skeleton);
-        for (int j : fallback.joints) fallback.inverse_bind.push_back(ibm[static_cast<size_t>(j)]);
-        m.skins[s].inverseBindMatrices = write_skin_ibm(b, fallback);
-      }
-    }
-    for (const auto& mesh : asset.meshes)
-      t.mesh_node.push_back(mesh.node >= 0 ? t.joint_to_node[static_cast<size_t>(mesh.node)] : -1);
-    // VRM 0.x → 1.0: turn the scene roots 180° about +Y so the avatar faces +Z.
-    if (vrm && m.extensions.count("VRM") && !m.extensions.count("VRMC_vrm")) {
-      const Quat yaw{0, 1, 0, 0};
-      for (int j = 0; j < nj; ++j) {
-        if (asset.skeleton.parent(j) != kNoParent) continue;
-        auto& node = m.nodes[static_cast<size_t>(t.joint_to_node[static_cast<size_t>(j)])];
-        if (node.skin >= 0 && node.children.empty()) continue;  // its transform is ignored
-        Transform r = asset.skeleton.joint(j).rest;
-        set_node_trs(node, Transform{rotate(yaw, r.translation), yaw * r.rotation, r.scale});
-        for (auto& c : clips) {
-          if (static_cast<size_t>(j) >= c.tracks.size()) continue;
-          for (auto& v : c.tracks[static_cast<size_t>(j)].translation.values) v = rotate(yaw, v);
-          for (auto& q : c.tracks[static_cast<size_t>(j)].rotation.values) q = yaw * q;
-        }
-      }
-    }
-  } else {
-    t = build_fresh(m, b, asset);
-  }
+  const Target t =
+      source_mode ? adapt_source(m, b, asset, *doc, binary, vrm, clips) : build_fresh(m, b, asset);
   write_animations(m, b, clips, which, t, path);
   if (vrm) gltf_detail::write_vrm1(m, asset, t.joint_to_node, path);
   m.asset.version = "2.0";

@@ -89,7 +89,7 @@ TEST(AnimationFile, DecompressedClipMatchesTheDecoderAtEveryFrame) {
       const JointTrack& t = raw.tracks[size_t(j)];
       const size_t keys = ch == 0 ? t.translation.key_count()
                                   : (ch == 1 ? t.rotation.key_count() : t.scale.key_count());
-      EXPECT_EQ(keys, c.kind(j, ch) == 2 ? size_t(c.frame_count()) : size_t(1));
+      EXPECT_EQ(keys, c.kind(j, ch) == TrackKind::Animated ? size_t(c.frame_count()) : size_t(1));
     }
   EXPECT_THROW(decompress_clip(c, test::random_skeleton(4, rng)), Error);
 }

@@ -40,20 +40,22 @@ TEST(Compress, LosslessStagesAreBitExact) {
     const std::vector<Transformf> got = decode_aos(c, f, 0);
     for (size_t j = 0; j < n; ++j) {
       const Transformf want(ref[size_t(f) * n + j]);
-      const int kt = cls.kinds[j * 3], kr = cls.kinds[j * 3 + 1], ks = cls.kinds[j * 3 + 2];
+      const TrackKind kt = cls.kinds[j * 3], kr = cls.kinds[j * 3 + 1], ks = cls.kinds[j * 3 + 2];
       // Lossless kinds are kept; an animated channel may become a (lossy) near-constant one.
-      EXPECT_TRUE(c.kind(int(j), 0) == kt || (kt == 2 && c.kind(int(j), 0) == 1));
-      EXPECT_TRUE(c.kind(int(j), 1) == kr || (kr == 2 && c.kind(int(j), 1) == 1));
-      if (kt != 2) {
+      EXPECT_TRUE(c.kind(int(j), 0) == kt ||
+                  (kt == TrackKind::Animated && c.kind(int(j), 0) == TrackKind::Constant));
+      EXPECT_TRUE(c.kind(int(j), 1) == kr ||
+                  (kr == TrackKind::Animated && c.kind(int(j), 1) == TrackKind::Constant));
+      if (kt != TrackKind::Animated) {
         EXPECT_EQ(got[j].translation, want.translation) << j;
       }
-      if (ks != 2) {
+      if (ks != TrackKind::Animated) {
         EXPECT_EQ(got[j].scale, want.scale) << j;
       }
-      if (kr == 1) {
+      if (kr == TrackKind::Constant) {
         EXPECT_EQ(got[j].rotation, want.rotation) << j;
       }
-      if (kr == 0) {
+      if (kr == TrackKind::Identity) {
         EXPECT_EQ(got[j].rotation, Quatf::identity()) << j;
       }
     }
@@ -71,7 +73,7 @@ TEST(Compress, NearConstantTracksAreStoredOnce) {
   });
   CompressionStats st;
   const CompressedClip c = compress(clip, sk, {}, &st);
-  EXPECT_EQ(c.kind(7, 1), 1);
+  EXPECT_EQ(c.kind(7, 1), TrackKind::Constant);
   EXPECT_LE(st.error.max, 1e-4);
   EXPECT_LE(measure_error(clip, sk, c).max, 1e-4);
 }
@@ -118,9 +120,11 @@ TEST(Compress, TPoseFrameThenHalfTurnStaysWithinTheBound) {
   const CompressedClip c = compress(clip, sk, {}, &st);
   EXPECT_LE(st.error.max, 1e-4);
   EXPECT_LE(measure_error(clip, sk, c).max, 1e-4);
-  const int t = c.kind(0, 0) == 2 ? 1 : 0;  // the root rotation's track (after its translation)
-  EXPECT_EQ(c.bit_rate(0, t), 32);          // the first segment: raw
-  EXPECT_LT(c.bit_rate(1, t), 32);          // the next ones are quantized again
+  const int t = c.kind(0, 0) == TrackKind::Animated
+                    ? 1
+                    : 0;            // the root rotation's track (after its translation)
+  EXPECT_EQ(c.bit_rate(0, t), 32);  // the first segment: raw
+  EXPECT_LT(c.bit_rate(1, t), 32);  // the next ones are quantized again
 }
 
 TEST(Compress, DecodingAtFrameTimesMatchesTheRawClip) {

@@ -77,6 +77,26 @@ struct Clip {
   void validate(int joint_count, const std::string& source = {}) const;
 };
 
+/// Frames per second kinema samples a clip at when neither the caller nor the clip gives a rate.
+inline constexpr double kDefaultSampleRate = 30.0;
+
+/// The clip's frame rate in frames per second: its sample_rate when it has one (> 0), else the
+/// rate of the grid its key times lie on, else 0 (keys at arbitrary times, or fewer than 3 keys
+/// in every channel).
+///
+/// The grid's spacing is that of the channel with the most keys, first to last key over the key
+/// count − 1 (so float rounding of the stored times does not accumulate); when not every key
+/// fits that grid (every channel skips frames, as key-reduced FBX takes do), it is the smallest
+/// gap between two keys, made exact over the same span. Every key of every channel, joint and
+/// morph tracks alike, must lie within 1% of a spacing of a grid point counted from the clip's
+/// earliest key. A rate within a millionth of a whole number is that number: float32 key times
+/// (glTF) blur 30 fps into 29.9999997, while 29.97 or 120.0048 fps stay as they are.
+double infer_frame_rate(const Clip& clip);
+
+/// The clip's sample_rate when it has one (> 0), else `fallback`. Key times are not examined
+/// (infer_frame_rate does that).
+double sample_rate_or(const Clip& clip, double fallback = kDefaultSampleRate);
+
 /// Maps t into [0, duration]: clamped, or wrapped for looping (t = duration stays at the end).
 double wrap_time(double t, double duration, WrapMode mode);
 

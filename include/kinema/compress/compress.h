@@ -85,10 +85,10 @@ CompressedClip compress(const Clip& clip, const Skeleton& skeleton,
                         const CompressOptions& options = {}, CompressionStats* stats = nullptr);
 
 /// The lossless stages on a resampled clip: `poses` holds frames × joints local transforms
-/// (frame-major). kinds[j · 3 + channel] is 0 identity, 1 constant, 2 animated (channel 0
+/// (frame-major). kinds[j · 3 + channel] is the kind of joint j's channel (channel 0
 /// translation, 1 rotation, 2 scale).
 struct TrackClassification {
-  std::vector<int> kinds;
+  std::vector<TrackKind> kinds;
   int identity = 0, constant = 0, animated = 0;
   /// Bytes per frame of the animated channels at full float precision (12 per translation or
   /// scale, 16 per rotation) — what is left per frame after the lossless stages.

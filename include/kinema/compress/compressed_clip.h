@@ -38,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +47,14 @@
 #include "kinema/math/transform.h"
 
 namespace kinema {
+
+/// What a compressed clip stores for one channel (translation, rotation or scale) of a joint.
+/// The values are the channel's 2-bit code in the format's kind byte.
+enum class TrackKind : uint8_t {
+  Identity = 0,  ///< stored nowhere: zero translation, identity rotation, unit scale
+  Constant = 1,  ///< stored once, as full floats
+  Animated = 2,  ///< stored per frame, quantized per segment
+};
 
 class CompressedClip {
  public:
@@ -75,14 +84,15 @@ class CompressedClip {
   /// Heap bytes held: the buffer plus the tables derived at load.
   size_t memory_bytes() const;
 
-  /// Channel kind of joint j: 0 identity, 1 constant, 2 animated (channel 0 translation,
-  /// 1 rotation, 2 scale).
-  int kind(int joint, int channel) const;
+  /// What is stored for a channel of a joint (channel 0 translation, 1 rotation, 2 scale);
+  /// nothing for a joint or channel out of range.
+  std::optional<TrackKind> kind(int joint, int channel) const;
   /// Bits per component of animated track t in segment s (0…20, or 32 for raw floats).
   int bit_rate(int segment, int track) const;
 
  private:
   friend class CompressedClipDecoder;
+  friend class CompressedClipLoader;
   struct Track {
     int32_t joint;
     int32_t channel;  // 0 T, 1 R, 2 S

@@ -26,8 +26,9 @@ namespace kinema {
 ///   Collada skins with a non-identity <bind_shape_matrix>: assimp folds it into the offsets,
 ///   so vertices stay in pre-bind-shape space (skinning is still right; W·B⁻¹ is not I).
 /// - Clips: one per aiAnimation, LINEAR keys in seconds (ticks/s default 25), duration =
-///   max(mDuration/ticks, last key), sample_rate from the closest keys. Channels for unknown
-///   nodes and morph animations are skipped with a warning.
+///   max(mDuration/ticks, last key), sample_rate the rate of the frame grid the keys lie on
+///   (infer_frame_rate: key-reduced takes skip frames), 0 when they lie on none. Channels for
+///   unknown nodes and morph animations are skipped with a warning.
 Asset read_with_assimp(const std::string& path);
 
 }  // namespace kinema

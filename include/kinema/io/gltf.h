@@ -15,7 +15,7 @@
 //  * Skin weights are renormalized to sum to 1 (a vertex whose weights sum to zero is bound to
 //    the skin's first joint, with a warning in SourceInfo::warnings).
 //  * A clip's duration is its largest key time; sample_rate is 1/spacing when every key lies on
-//    one uniform grid (at least 3 keys), else 0.
+//    one uniform grid (at least 3 keys), else 0 (infer_frame_rate, kinema/clip/clip.h).
 //  * VRM 0.x models face −Z: the data is not rotated on read (forward_axis "-Z" is recorded).
 //    Writing such an asset as VRM 1.0 turns its scene roots 180° about +Y so it faces +Z.
 //
