@@ -18,7 +18,8 @@ JointDistance max_joint_distance(const Asset& a, int clip_a, const Asset& b, int
     if (const int j = b.skeleton.find(a.skeleton.joint(i).name); j >= 0) pairs.emplace_back(i, j);
   JointDistance result;
   result.joints = static_cast<int>(pairs.size());
-  const double rate = frame_rate_of(ca) > 0 ? frame_rate_of(ca) : 30.0;
+  const double inferred = infer_frame_rate(ca);
+  const double rate = inferred > 0 ? inferred : kDefaultSampleRate;
   result.frames = std::max(1, static_cast<int>(std::lround(ca.duration * rate)) + 1);
 
   std::vector<Transform> la(static_cast<size_t>(a.skeleton.joint_count()));

@@ -357,35 +357,4 @@ Clip resample(const Clip& clip, const Skeleton& skeleton, double rate) {
   return out;
 }
 
-namespace {
-
-/// Rate of evenly spaced key times (spacing within 1% of the mean), else 0.
-double uniform_rate(const std::vector<double>& times) {
-  if (times.size() < 3) return 0;
-  const double span = times.back() - times.front();
-  if (!(span > 0)) return 0;
-  const double step = span / static_cast<double>(times.size() - 1);
-  for (size_t i = 1; i < times.size(); ++i)
-    if (std::abs(times[i] - times[i - 1] - step) > 0.01 * step) return 0;
-  const double rate = 1.0 / step;
-  const double rounded = std::round(rate);
-  return std::abs(rate - rounded) < 1e-6 * rate ? rounded : rate;
-}
-
-}  // namespace
-
-double frame_rate_of(const Clip& clip) {
-  if (clip.sample_rate > 0) return clip.sample_rate;
-  const std::vector<double>* longest = nullptr;
-  auto consider = [&](const std::vector<double>& times) {
-    if (!longest || times.size() > longest->size()) longest = &times;
-  };
-  for (const JointTrack& track : clip.tracks) {
-    consider(track.rotation.times);
-    consider(track.translation.times);
-    consider(track.scale.times);
-  }
-  return longest ? uniform_rate(*longest) : 0;
-}
-
 }  // namespace kinema

@@ -50,7 +50,7 @@ ConvertResult convert_file(const ConvertRequest& request) {
     options.unit_in_meters = request.bvh_unit;
     if (has_clip)
       options.frame_rate =
-          request.fps > 0 ? request.fps : frame_rate_of(out.clips[static_cast<size_t>(clip)]);
+          request.fps > 0 ? request.fps : infer_frame_rate(out.clips[static_cast<size_t>(clip)]);
     result.rest_pose_only = !has_clip;
     write_bvh(out, request.out, options);
   } else {
@@ -64,7 +64,7 @@ ConvertResult convert_file(const ConvertRequest& request) {
   if (has_clip) {
     const Clip& c = out.clips[static_cast<size_t>(clip)];
     result.clip = clip;
-    result.rate = request.fps > 0 ? request.fps : frame_rate_of(c);
+    result.rate = request.fps > 0 ? request.fps : infer_frame_rate(c);
     result.frames = result.rate > 0 ? std::lround(c.duration * result.rate) + 1 : c.frame_count();
   }
   return result;

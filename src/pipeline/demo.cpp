@@ -100,7 +100,7 @@ void Demo::round_trip() {
   BvhWriteOptions bvh_options;
   if (motion_.source.format == "bvh") bvh_options.unit_in_meters = motion_.source.unit_in_meters;
   // GLB stores key times, not a rate: write the BVH at the rate of the keys (the motion's).
-  bvh_options.frame_rate = frame_rate_of(via_glb.clips[0]);
+  bvh_options.frame_rate = infer_frame_rate(via_glb.clips[0]);
   write_bvh(via_glb, step.bvh, bvh_options);
   produced(step.bvh);
   BvhReadOptions read_options;

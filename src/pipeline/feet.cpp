@@ -33,7 +33,10 @@ FeetResult place_feet(const FeetRequest& request, const Progress& progress) {
 
   const Clip& clip = asset.clips[static_cast<size_t>(clip_index)];
   ClipFootPlacementOptions options = request.options;
-  if (!(options.fps > 0)) options.fps = frame_rate_of(clip) > 0 ? frame_rate_of(clip) : 30.0;
+  if (!(options.fps > 0)) {
+    const double rate = infer_frame_rate(clip);
+    options.fps = rate > 0 ? rate : kDefaultSampleRate;
+  }
   if (options.ankle_heights.size() == 1)
     options.ankle_heights.assign(legs.rig.legs.size(), options.ankle_heights[0]);
   const std::string stage = "placing feet on " + fs::path(request.ground).filename().string();

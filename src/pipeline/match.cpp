@@ -38,7 +38,7 @@ std::vector<match::ClipSource> clip_sources(const std::vector<LoadedInput>& inpu
       s.clip = &clip;
       s.joints = in.joints;
       if (skip_frames > 0) {
-        const double rate = frame_rate_of(clip);
+        const double rate = infer_frame_rate(clip);
         if (rate <= 0)
           throw Error(in.path, "clip \"" + clip.name + "\"",
                       "--skip-frames needs evenly spaced keys (the clip has no frame rate)");

@@ -206,7 +206,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
                    : asset.clips.empty() ? -1
                                          : 0;
   const double duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
-  double rate = clip >= 0 ? frame_rate_of(asset.clips[size_t(clip)]) : 0.0;
+  double rate = clip >= 0 ? infer_frame_rate(asset.clips[size_t(clip)]) : 0.0;
   if (!(rate > 0)) rate = 30;
   const int last_frame = int(std::llround(duration * rate));
   int first = request.first_frame, last = request.last_frame;

@@ -105,7 +105,7 @@ double size_ratio(const Rig& src, const Rig& dst) {
 /// The times the result is sampled at: the clip's sample rate (30 fps without one) from 0, and
 /// the end.
 std::vector<double> sample_times(const Clip& clip) {
-  const double rate = clip.sample_rate > 0 ? clip.sample_rate : 30.0;
+  const double rate = sample_rate_or(clip);
   const int frames = std::max(1, static_cast<int>(std::floor(clip.duration * rate + 1e-6)) + 1);
   std::vector<double> times;
   for (int f = 0; f < frames; ++f) times.push_back(std::min(f / rate, clip.duration));

@@ -118,11 +118,6 @@ bool sample_pose(const Clip& clip, const Skeleton& skeleton, double t, WrapMode 
 std::vector<Mat4> sample_model_pose(const Clip& clip, const Skeleton& skeleton, double t,
                                     WrapMode mode = WrapMode::Clamp);
 
-/// The clip's frame rate: its sample_rate, else the rate of its keys when they are evenly spaced
-/// (within 1 % of their mean spacing; glTF stores times, not a rate, and float32 times blur an
-/// integer rate in the 7th digit, so a rate within 1e-6 of an integer is that integer), else 0.
-double frame_rate_of(const Clip& clip);
-
 /// Resamples a clip to `rate` frames per second with LINEAR keys on every animated channel
 /// (the duration is kept; the last frame lands exactly on it).
 Clip resample(const Clip& clip, const Skeleton& skeleton, double rate);
