@@ -88,7 +88,7 @@ int frame_count_for(double duration, double rate) {
 
 double checked_rate(const Clip& clip, double requested) {
   double rate = requested;
-  if (rate == 0) rate = clip.sample_rate > 0 ? clip.sample_rate : 30.0;
+  if (rate == 0) rate = sample_rate_or(clip);
   if (!std::isfinite(rate) || rate <= 0)
     throw Error({}, kPlace, "sample rate must be finite and positive");
   if (!std::isfinite(clip.duration) || clip.duration <= 0)

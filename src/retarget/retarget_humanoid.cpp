@@ -228,8 +228,9 @@ Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target)
   Clip out;
   out.name = clip.name;
   out.duration = clip.duration;
-  // Without a rate of its own the clip was sampled at 30 fps (sample_times).
-  out.sample_rate = clip.sample_rate > 0 ? clip.sample_rate : (times.size() > 1 ? 30.0 : 0);
+  // Without a rate of its own the clip was sampled at kDefaultSampleRate (sample_times).
+  out.sample_rate =
+      clip.sample_rate > 0 ? clip.sample_rate : (times.size() > 1 ? kDefaultSampleRate : 0);
   out.tracks.resize(static_cast<size_t>(dst.skeleton.joint_count()));
   const Skeleton& ss = src.skeleton;
   std::vector<Transform> local(static_cast<size_t>(ss.joint_count()));

@@ -105,9 +105,9 @@ const Clip& bake_clip(const Asset& asset, const VatBakeOptions& options, const s
 double bake_fps(const Clip& clip, const VatBakeOptions& options, const std::string& file) {
   if (options.fps != 0 && !(options.fps > 0 && std::isfinite(options.fps)))
     throw Error(file, "fps", "must be positive and finite (0: the clip's rate)");
-  return options.fps > 0
-             ? options.fps
-             : (clip.sample_rate > 0 && std::isfinite(clip.sample_rate) ? clip.sample_rate : 30.0);
+  if (options.fps > 0) return options.fps;
+  const double rate = sample_rate_or(clip);
+  return std::isfinite(rate) ? rate : kDefaultSampleRate;
 }
 
 /// The bake's work for mesh `mi` (skinned, with positions), its skin and blend shapes checked.
