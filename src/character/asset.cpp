@@ -7,6 +7,20 @@
 
 namespace kinema {
 
+AssetCounts count_contents(const Asset& asset) {
+  AssetCounts c;
+  c.joints = asset.skeleton.joint_count();
+  c.roots = static_cast<int>(asset.skeleton.roots().size());
+  c.meshes = static_cast<int>(asset.meshes.size());
+  c.skins = static_cast<int>(asset.skins.size());
+  for (const Mesh& m : asset.meshes) {
+    c.vertices += m.vertex_count();
+    c.triangles += m.indices.size() / 3;
+    c.morph_targets += static_cast<int>(m.morph_targets.size());
+  }
+  return c;
+}
+
 int find_clip(const Asset& asset, const std::string& name_or_index, const std::string& file) {
   const int count = static_cast<int>(asset.clips.size());
   for (int i = 0; i < count; ++i)

@@ -2,12 +2,41 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "kinema/character/asset.h"
 #include "kinema/core/error.h"
 
 namespace kinema {
 namespace {
+
+TEST(AssetCounts, CountsJointsRootsMeshesTrianglesAndMorphTargets) {
+  Asset a;
+  std::vector<Joint> joints(3);
+  joints[0].name = "hips";
+  joints[1].name = "spine";
+  joints[1].parent = 0;
+  joints[2].name = "prop";  // a second root
+  a.skeleton = Skeleton::build(joints);
+  Mesh quad;
+  quad.positions.resize(4);
+  quad.indices = {0, 1, 2, 0, 2, 3};
+  quad.morph_targets.resize(2);
+  Mesh tri;
+  tri.positions.resize(3);
+  tri.indices = {0, 1, 2};
+  a.meshes = {quad, tri};
+  a.skins.resize(1);
+  const AssetCounts c = count_contents(a);
+  EXPECT_EQ(c.joints, 3);
+  EXPECT_EQ(c.roots, 2);
+  EXPECT_EQ(c.meshes, 2);
+  EXPECT_EQ(c.skins, 1);
+  EXPECT_EQ(c.vertices, 7u);
+  EXPECT_EQ(c.triangles, 3u);
+  EXPECT_EQ(c.morph_targets, 2);
+  EXPECT_EQ(count_contents(Asset{}).vertices, 0u);
+}
 
 TEST(AssetClips, FoundByNameThenByIndex) {
   Asset a;

@@ -26,25 +26,6 @@ namespace kinema::cli {
 
 namespace {
 
-struct Counts {
-  int joints = 0, roots = 0, meshes = 0, skins = 0, morph_targets = 0;
-  unsigned long long vertices = 0, triangles = 0;
-};
-
-Counts count(const Asset& asset) {
-  Counts c;
-  c.joints = asset.skeleton.joint_count();
-  c.roots = static_cast<int>(asset.skeleton.roots().size());
-  c.meshes = static_cast<int>(asset.meshes.size());
-  c.skins = static_cast<int>(asset.skins.size());
-  for (const Mesh& m : asset.meshes) {
-    c.vertices += m.vertex_count();
-    c.triangles += m.indices.size() / 3;
-    c.morph_targets += static_cast<int>(m.morph_targets.size());
-  }
-  return c;
-}
-
 /// joint index → VRM bone name, for marking the tree.
 std::map<int, std::string> bones_by_joint(const std::optional<Humanoid>& humanoid) {
   std::map<int, std::string> out;
@@ -103,7 +84,7 @@ nlohmann::ordered_json bvh_translation_json(const Asset& asset) {
 nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
   using json = nlohmann::ordered_json;
   const Skeleton& sk = asset.skeleton;
-  const Counts c = count(asset);
+  const AssetCounts c = count_contents(asset);
   json j;
   j["file"] = file;
   j["format"] = asset.source.format;
@@ -207,7 +188,7 @@ void print_compressed(const CompressedAnimation& a, std::ostream& out) {
 }  // namespace
 
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree) {
-  const Counts c = count(asset);
+  const AssetCounts c = count_contents(asset);
   const SourceInfo& src = asset.source;
   bool guessed = false;
   const std::optional<Humanoid> humanoid = humanoid_of(asset, &guessed);

@@ -136,4 +136,12 @@ struct Asset {
 /// kinema::UsageError naming `file` and listing the clips when there is no such clip.
 int find_clip(const Asset& asset, const std::string& name_or_index, const std::string& file);
 
+/// How much an asset holds: joints and roots of its skeleton, meshes with their vertices,
+/// triangles and morph targets, skins.
+struct AssetCounts {
+  int joints = 0, roots = 0, meshes = 0, skins = 0, morph_targets = 0;
+  unsigned long long vertices = 0, triangles = 0;
+};
+AssetCounts count_contents(const Asset& asset);
+
 }  // namespace kinema
