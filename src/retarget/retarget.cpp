@@ -267,7 +267,10 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
   frame.delta.assign(frame.local.size(), Quat::identity());
   std::vector<Quat> world(size_t(target.joint_count()));
   const double floor = source_floor(clip, src, plan, times, frame);
-  for (double t : times) {
+  const long frame_count = static_cast<long>(times.size());
+  for (long f = 0; f < frame_count; ++f) {
+    const double t = times[size_t(f)];
+    if (options.progress && f % 256 == 0) options.progress(f, frame_count);
     sample_source(clip, src, plan, used, t, source_file, frame);
     target_world(plan, dst, options, rest_local, frame, world);
     if (options.forearm_twist > 0) {
@@ -276,6 +279,7 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
     }
     append_keys(plan, dst, keyed, world, frame, floor, t, out);
   }
+  if (options.progress) options.progress(frame_count, frame_count);
   return out;
 }
 

@@ -72,6 +72,7 @@ int run(int argc, char** argv) {
       // clang-format off
       {"info", register_info(app, global)},
       {"convert", register_convert(app, global)},
+      {"retarget", register_retarget(app, global)},
       {"demo", register_demo(app, global)},
       {"play", register_play(app, global)},
       {"ik", register_ik(app, global)},

@@ -44,6 +44,7 @@
 //    carry translation keys, as pose-estimation output does.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "kinema/character/asset.h"
@@ -67,6 +68,8 @@ struct RetargetOptions {
   double forearm_twist = 0;
   /// Drive the fingers when both humanoids map them (else they keep the target's rest pose).
   bool fingers = true;
+  /// Called with (frames done, frame count) every 256 frames and at the end; may be empty.
+  std::function<void(long, long)> progress;
 };
 
 /// Retargets `clip` of `source` (humanoid map `source_map`) onto `target` (`target_map`), as

@@ -1,0 +1,151 @@
+// `kinema retarget` as a library call (kinema/pipeline/retarget.h).
+#include "kinema/pipeline/retarget.h"
+
+#include <cmath>
+#include <vector>
+
+#include "kinema/core/error.h"
+#include "kinema/core/file.h"
+#include "kinema/io/bvh.h"
+#include "kinema/io/fbx.h"
+#include "kinema/io/gltf.h"
+#include "kinema/io/vrma.h"
+#include "kinema/render/clip_render.h"
+#include "kinema/retarget/humanoid.h"
+#include "kinema/retarget/metrics.h"
+#include "kinema/retarget/rig.h"
+
+namespace kinema::pipeline {
+namespace {
+
+/// The humanoid map of one side: the JSON map when given, else the asset's own or a recognized
+/// one (require_humanoid names the bone it could not find and the candidates it saw).
+Humanoid side_map(const Asset& asset, const std::string& map_file, const std::string& file) {
+  if (!map_file.empty()) return read_humanoid_map(map_file, asset.skeleton);
+  return require_humanoid(asset, file);
+}
+
+/// True when the two skeletons are the same: joint names, parents and rest translations.
+bool same_skeleton(const Skeleton& a, const Skeleton& b) {
+  if (a.joint_count() != b.joint_count()) return false;
+  for (int j = 0; j < a.joint_count(); ++j)
+    if (a.joint(j).name != b.joint(j).name || a.parent(j) != b.parent(j) ||
+        distance(a.joint(j).rest.translation, b.joint(j).rest.translation) > 1e-9)
+      return false;
+  return true;
+}
+
+void write_out(const RetargetRequest& rq, const Asset& written, double rate) {
+  const std::string ext = extension_of(rq.out);
+  const Clip& clip = written.clips[0];
+  if (ext == "vrma") {
+    VrmaWriteOptions options;
+    options.expressions = vrma_expressions(written, clip);
+    write_vrma(written.skeleton, *written.humanoid, clip, rq.out, options);
+  } else if (ext == "bvh") {
+    BvhWriteOptions options;
+    options.clip = 0;
+    options.frame_rate = rate;
+    write_bvh(written, rq.out, options);
+  } else if (ext == "fbx") {
+    FbxWriteOptions options;
+    options.clips = {0};
+    write_fbx(written, rq.out, options);
+  } else {
+    GltfWriteOptions options;
+    options.binary = ext != "gltf";
+    options.vrm = ext == "vrm";
+    options.clips = {0};
+    write_gltf(written, rq.out, options);
+  }
+}
+
+/// Source (top row) and result (bottom row) at `frames` evenly spaced times, as one PNG.
+std::string render_preview(const Asset& source, int source_clip, const Asset& result,
+                           int frames, const std::string& path) {
+  ClipRenderOptions options;
+  options.target.width = 320;
+  options.target.height = 360;
+  options.camera = CameraMode::Front;
+  ClipRenderer top(source, source_clip, options, source.source.path);
+  ClipRenderer bottom(result, 0, options, result.source.path);
+  std::vector<Image> tiles;
+  const int n = std::max(frames, 1);
+  for (ClipRenderer* r : {&top, &bottom})
+    for (int i = 0; i < n; ++i)
+      tiles.push_back(r->frame(n > 1 ? r->duration() * i / (n - 1) : 0.0));
+  write_png(contact_sheet(tiles, n), path);
+  return top.renderer().name();
+}
+
+}  // namespace
+
+RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress) {
+  static constexpr std::string_view kWritable[] = {"vrma", "vrm", "glb", "gltf", "bvh", "fbx"};
+  const NamedInput inputs[] = {{"IN", rq.in}, {"the --onto avatar", rq.onto}};
+  check_output_file(rq.out, inputs, kWritable, "retarget");
+  if (!rq.preview.empty()) {
+    static constexpr std::string_view kPng[] = {"png"};
+    check_output_file(rq.preview, inputs, kPng, "retarget --preview");
+  }
+
+  report(progress, "reading", 0, 2);
+  const Asset motion = load_asset(rq.in, rq.load);
+  report(progress, "reading", 1, 2);
+  Asset avatar = load_asset(rq.onto, rq.load);
+  report(progress, "reading", 2, 2);
+  if (motion.clips.empty()) throw Error(rq.in, "", "has no animation to retarget");
+  if (extension_of(rq.out) == "vrma" && avatar.source.format != "vrm1")
+    throw UsageError(
+        "a VRM Animation (.vrma) plays on VRM 1.0 avatars, and " + rq.onto + " is " +
+        (avatar.source.format == "vrm0" ? std::string("VRM 0.x") : "not a VRM") +
+        "; convert it first (kinema convert " + rq.onto + " avatar1.vrm) or write .vrm/.glb");
+  const int clip = rq.clip.empty() ? 0 : find_clip(motion, rq.clip, rq.in);
+  const Humanoid source_map = side_map(motion, rq.map, rq.in);
+  avatar.humanoid = side_map(avatar, rq.onto_map, rq.onto);
+
+  RetargetOptions options = rq.options;
+  options.progress = [&](long done, long frames) {
+    report(progress, "retargeting", done, frames);
+  };
+  Clip moved = retarget_clip(motion.skeleton, source_map, motion.clips[size_t(clip)],
+                             avatar.skeleton, *avatar.humanoid, options, rq.in, rq.onto);
+  if (moved.name.empty()) moved.name = motion.clips[size_t(clip)].name;
+
+  RetargetResult result;
+  result.rate = moved.sample_rate > 0 ? moved.sample_rate : kDefaultSampleRate;
+  result.frames = std::lround(moved.duration * result.rate) + 1;
+  const HumanoidLegs legs = humanoid_legs(avatar, rq.onto);
+  const bool same = same_skeleton(motion.skeleton, avatar.skeleton);
+  const Clip* reference = same ? &motion.clips[size_t(clip)] : nullptr;
+  MotionMetricsOptions metric_options;
+  metric_options.contacts = rq.grounding.contacts;
+  result.before =
+      measure_motion(avatar.skeleton, legs, moved, result.rate, metric_options, reference);
+  if (rq.ground) {
+    GroundingOptions g = rq.grounding;
+    g.progress = [&](int done, int frames) { report(progress, "grounding", done, frames); };
+    moved = ground_feet(avatar.skeleton, legs, moved, result.rate, g, &result.grounding);
+    result.after = result.grounding.after;
+    if (reference)
+      result.after->pose_error =
+          measure_motion(avatar.skeleton, legs, moved, result.rate, metric_options, reference)
+              .pose_error;
+    result.grounded = true;
+  }
+  result.pose_error = (result.after ? *result.after : result.before).pose_error;
+
+  result.written = std::move(avatar);
+  result.written.clips.clear();
+  result.written.clips.push_back(std::move(moved));
+  write_out(rq, result.written, result.rate);
+  if (!rq.preview.empty()) {
+    report(progress, "rendering the preview", 0, 1);
+    result.renderer =
+        render_preview(motion, clip, result.written, rq.preview_frames, rq.preview);
+    report(progress, "rendering the preview", 1, 1);
+  }
+  return result;
+}
+
+}  // namespace kinema::pipeline
