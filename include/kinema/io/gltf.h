@@ -49,8 +49,9 @@ Asset read_gltf(const std::string& path);
 
 /// Writes an asset as glTF/GLB/VRM 1.0 atomically. When the asset came from glTF/VRM, the
 /// source document is the starting point (so nothing kinema does not model is lost) and only
-/// animations, skins, changed skin weights and the humanoid map are rewritten; writing VRM 1.0 from a VRM 0.x source
-/// also migrates expressions, first person, look-at and spring bones (docs/formats.md).
+/// animations, skins, changed skin weights and the humanoid map are rewritten; writing VRM 1.0
+/// from a VRM 0.x source also migrates expressions, first person, look-at and spring bones
+/// (docs/formats.md).
 void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOptions& options);
 
 }  // namespace kinema
