@@ -5,8 +5,10 @@
 #include "kinema/core/file.h"
 #include "kinema/io/assimp_import.h"
 #include "kinema/io/bvh.h"
+#include "kinema/io/fbx.h"
 #include "kinema/io/gltf.h"
 #include "kinema/io/kmc.h"
+#include "kinema/io/vrma.h"
 
 namespace kinema {
 
@@ -30,9 +32,18 @@ void save_asset(const Asset& asset, const std::string& path) {
     options.vrm = ext == "vrm";
     return write_gltf(asset, path, options);
   }
+  if (ext == "fbx") return write_fbx(asset, path);
+  if (ext == "vrma") {
+    if (!asset.humanoid) throw Error(path, "humanoid", "a .vrma needs a humanoid bone map");
+    if (asset.clips.empty()) throw Error(path, "clips", "a .vrma needs a clip; there is none");
+    VrmaWriteOptions options;
+    options.expressions = vrma_expressions(asset, asset.clips.front());
+    return write_vrma(asset.skeleton, *asset.humanoid, asset.clips.front(), path, options);
+  }
   if (ext == "kmc") return write_animation_file(compress_asset(asset, asset.source.path), path);
-  throw Error(path, "",
-              "cannot write '." + ext + "' files (kinema writes .bvh .gltf .glb .vrm .kmc)");
+  throw Error(
+      path, "",
+      "cannot write '." + ext + "' files (kinema writes .bvh .gltf .glb .vrm .vrma .fbx .kmc)");
 }
 
 }  // namespace kinema

@@ -6,6 +6,7 @@
 
 #include <tiny_gltf.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,24 @@ struct GltfDocument {
   /// Per Asset::meshes entry: true when the file's weights did not sum to 1 and were
   /// renormalized on read (the writer then rewrites WEIGHTS_n from the asset).
   std::vector<char> weights_renormalized;
+  /// Per Asset::meshes entry: skin_fingerprint() of the mesh as read. A mesh whose fingerprint
+  /// differs at write time (new weights, e.g. `kinema skin bake-weights`) gets its JOINTS_n and
+  /// WEIGHTS_n rewritten from the asset; everything else of the document is kept.
+  std::vector<uint64_t> skin_fingerprint;
 };
+
+/// FNV-1a hash of a mesh's influence count, joint indices and weights.
+inline uint64_t skin_fingerprint(const Mesh& mesh) {
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](const void* data, size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  };
+  mix(&mesh.influences, sizeof mesh.influences);
+  mix(mesh.joints.data(), mesh.joints.size() * sizeof(uint16_t));
+  mix(mesh.weights.data(), mesh.weights.size() * sizeof(float));
+  return h;
+}
 
 namespace gltf_detail {
 

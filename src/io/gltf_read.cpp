@@ -441,8 +441,8 @@ void read_morph_targets(const tinygltf::Primitive& prim, const tinygltf::Mesh& g
 }
 
 /// Every triangle primitive of every mesh as one kinema Mesh (points and lines are skipped with
-/// a warning), recorded in `doc` (mesh_primitive, weights_renormalized). Returns the kinema
-/// meshes of each glTF mesh, for weights channels.
+/// a warning), recorded in `doc` (mesh_primitive, weights_renormalized, skin_fingerprint).
+/// Returns the kinema meshes of each glTF mesh, for weights channels.
 std::vector<std::vector<int>> read_meshes(const tinygltf::Model& m, const AccessorReader& r,
                                           GltfDocument& doc, Asset& asset) {
   const std::vector<int> mesh_node = mesh_nodes(m, r, asset.source.warnings);
@@ -476,6 +476,7 @@ std::vector<std::vector<int>> read_meshes(const tinygltf::Model& m, const Access
       mesh_outputs[mi].push_back(static_cast<int>(asset.meshes.size()));
       doc.mesh_primitive.emplace_back(static_cast<int>(mi), static_cast<int>(pi));
       doc.weights_renormalized.push_back(weights_renormalized ? 1 : 0);
+      doc.skin_fingerprint.push_back(skin_fingerprint(mesh));
       asset.meshes.push_back(std::move(mesh));
     }
   }

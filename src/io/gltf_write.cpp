@@ -3,7 +3,8 @@
 // Two modes:
 //  * source mode (the asset came from glTF/VRM and its skeleton still matches the document):
 //    the source model is copied; animations and skins' inverse bind matrices are rebuilt from
-//    the asset; changed rest transforms are written back; everything else (materials,
+//    the asset; changed rest transforms and changed skin weights (JOINTS_n/WEIGHTS_n) are
+//    written back; everything else (materials,
 //    textures, images, spring bones, unknown extensions) is kept. Accessors and bufferViews
 //    only the old animations/skins used are dropped, and all data is repacked into one buffer.
 //  * fresh mode: nodes from the skeleton (TRS), one glTF mesh and node per kinema Mesh (with a
@@ -511,37 +512,35 @@ Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
   return t;
 }
 
-/// The asset's meshes whose weights the reader renormalized: their WEIGHTS_n accessors are
-/// dropped from the source model `m` (to be rewritten by write_weights).
-std::vector<size_t> drop_renormalized_weights(tinygltf::Model& m, const Asset& asset,
-                                              const GltfDocument& doc) {
+/// The asset's meshes whose skin weights must be rewritten: those the reader renormalized and
+/// those whose joints or weights changed since reading (skin_fingerprint). Their JOINTS_n and
+/// WEIGHTS_n accessors are dropped from the source model `m` (to be rewritten by write_weights).
+std::vector<size_t> drop_changed_weights(tinygltf::Model& m, const Asset& asset,
+                                         const GltfDocument& doc) {
   std::vector<size_t> rewrite;
   for (size_t i = 0; i < asset.meshes.size(); ++i) {
-    if (i >= doc.weights_renormalized.size() || !doc.weights_renormalized[i]) continue;
+    const bool renormalized = i < doc.weights_renormalized.size() && doc.weights_renormalized[i];
+    const bool changed = i < doc.skin_fingerprint.size() &&
+                         doc.skin_fingerprint[i] != skin_fingerprint(asset.meshes[i]);
+    if (!renormalized && !changed) continue;
     const auto [gm, gp] = doc.mesh_primitive[i];
     auto& attrs = m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
-    attrs.erase("WEIGHTS_0");
-    attrs.erase("WEIGHTS_1");
+    for (const char* name : {"JOINTS_0", "JOINTS_1", "WEIGHTS_0", "WEIGHTS_1"}) attrs.erase(name);
     rewrite.push_back(i);
   }
   return rewrite;
 }
 
-/// WEIGHTS_n of the asset meshes `rewrite` as floats, from the asset.
+/// JOINTS_n and WEIGHTS_n of the asset meshes `rewrite`, from the asset.
 void write_weights(tinygltf::Model& m, Builder& b, const Asset& asset, const GltfDocument& doc,
                    const std::vector<size_t>& rewrite) {
   for (size_t i : rewrite) {
     const Mesh& mesh = asset.meshes[i];
     const auto [gm, gp] = doc.mesh_primitive[i];
-    auto& attrs = m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)].attributes;
-    const size_t inf = static_cast<size_t>(mesh.influences);
-    for (size_t set = 0; set * 4 < inf; ++set) {
-      std::vector<float> w;
-      for (size_t v = 0; v < mesh.vertex_count(); ++v)
-        for (size_t c = 0; c < 4; ++c) w.push_back(mesh.weights[v * inf + set * 4 + c]);
-      attrs[set == 0 ? "WEIGHTS_0" : "WEIGHTS_1"] =
-          b.floats(w, TINYGLTF_TYPE_VEC4, 4, TINYGLTF_TARGET_ARRAY_BUFFER, false);
-    }
+    auto& prim = m.meshes[static_cast<size_t>(gm)].primitives[static_cast<size_t>(gp)];
+    if (mesh.influences > 0 &&
+        mesh.joints.size() == mesh.vertex_count() * static_cast<size_t>(mesh.influences))
+      add_skin_attributes(b, mesh, prim);
   }
 }
 
@@ -581,16 +580,17 @@ void face_plus_z(tinygltf::Model& m, const Asset& asset, const Target& t,
   }
 }
 
-/// Source mode: the source model with its animations dropped, data repacked (compact), weights
-/// the reader renormalized rewritten, changed rest transforms and every skin's inverse binds
-/// written from the asset, and, for VRM output of a VRM 0.x source, the avatar turned to +Z.
+/// Source mode: the source model with its animations dropped, data repacked (compact), skin
+/// weights that changed since reading (or that the reader renormalized) rewritten, changed rest
+/// transforms and every skin's inverse binds written from the asset, and, for VRM output of a VRM
+/// 0.x source, the avatar turned to +Z.
 Target adapt_source(tinygltf::Model& m, Builder& b, const Asset& asset, const GltfDocument& doc,
                     bool binary, bool vrm, std::vector<Clip>& clips) {
   const int nj = asset.skeleton.joint_count();
   m = doc.model;
   m.animations.clear();
   for (auto& s : m.skins) s.inverseBindMatrices = -1;
-  const std::vector<size_t> rewrite = drop_renormalized_weights(m, asset, doc);
+  const std::vector<size_t> rewrite = drop_changed_weights(m, asset, doc);
   compact(m, b, binary);
   write_weights(m, b, asset, doc, rewrite);
   Target t;

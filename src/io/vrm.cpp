@@ -1,4 +1,5 @@
-// VRM 0.x / 1.0 humanoid read and VRM 1.0 write (see kinema/io/gltf.h).
+// VRM 0.x / 1.0 humanoid read and VRM 1.0 write (see kinema/io/gltf.h); the humanoid of a VRM
+// Animation (.vrma, kinema/io/vrma.h) is read here too.
 //
 // VRM 0.x (`extensions.VRM.humanoid.humanBones`: [{bone, node}]) and VRM 1.0
 // (`extensions.VRMC_vrm.humanoid.humanBones`: {bone: {node}}) both become Asset::humanoid with
@@ -51,20 +52,33 @@ void read_vrm(const tinygltf::Model& m, const std::vector<int>& node_to_joint, A
       throw Error(file, place, "node " + std::to_string(node) + " does not exist");
     return node_to_joint[static_cast<size_t>(node)];
   };
-  if (auto it = m.extensions.find("VRMC_vrm"); it != m.extensions.end()) {
-    asset.source.format = "vrm1";
-    Humanoid h;
-    const Value* bones = member(it->second, "humanoid");
+  // VRM 1.0 and VRM Animation share the humanBones form {bone: {node}}; a .vrma may omit it.
+  auto read_bones = [&](const Value& ext, const std::string& name, bool required) {
+    const Value* bones = member(ext, "humanoid");
     bones = bones ? member(*bones, "humanBones") : nullptr;
-    if (!bones || !bones->IsObject())
-      throw Error(file, "/extensions/VRMC_vrm/humanoid", "VRMC_vrm has no humanoid.humanBones");
+    if (!bones || !bones->IsObject()) {
+      if (required)
+        throw Error(file, "/extensions/" + name + "/humanoid",
+                    name + " has no humanoid.humanBones");
+      return;
+    }
+    Humanoid h;
     for (const auto& key : bones->Keys()) {
-      const std::string place = "/extensions/VRMC_vrm/humanoid/humanBones/" + key;
+      const std::string place = "/extensions/" + name + "/humanoid/humanBones/" + key;
       const Value* node = member(bones->Get(key), "node");
       if (!node) throw Error(file, place, "human bone has no node");
       h.bones.emplace_back(key, joint_of(*node, place + "/node"));
     }
     asset.humanoid = std::move(h);
+  };
+  if (auto it = m.extensions.find("VRMC_vrm"); it != m.extensions.end()) {
+    asset.source.format = "vrm1";
+    read_bones(it->second, "VRMC_vrm", true);
+    return;
+  }
+  if (auto it = m.extensions.find("VRMC_vrm_animation"); it != m.extensions.end()) {
+    asset.source.format = "vrma";
+    read_bones(it->second, "VRMC_vrm_animation", false);
     return;
   }
   if (auto it = m.extensions.find("VRM"); it != m.extensions.end()) {

@@ -5,13 +5,15 @@
 
 #include "kinema/core/error.h"
 #include "kinema/io/bvh.h"
+#include "kinema/io/fbx.h"
 #include "kinema/io/gltf.h"
+#include "kinema/io/vrma.h"
 #include "kinema/retarget/retarget.h"
 
 namespace kinema::pipeline {
 
 ConvertResult convert_file(const ConvertRequest& request) {
-  static constexpr std::string_view kWritable[] = {"bvh", "gltf", "glb", "vrm"};
+  static constexpr std::string_view kWritable[] = {"bvh", "gltf", "glb", "vrm", "vrma", "fbx"};
   const NamedInput inputs[] = {{"IN", request.in}, {"the --onto avatar", request.onto}};
   check_output_file(request.out, inputs, kWritable, "kinema");
   const std::string out_ext = extension_of(request.out);
@@ -53,6 +55,20 @@ ConvertResult convert_file(const ConvertRequest& request) {
           request.fps > 0 ? request.fps : infer_frame_rate(out.clips[static_cast<size_t>(clip)]);
     result.rest_pose_only = !has_clip;
     write_bvh(out, request.out, options);
+  } else if (out_ext == "fbx") {
+    FbxWriteOptions options;
+    if (has_clip && (clip_given || !request.onto.empty())) options.clips = {clip};
+    write_fbx(out, request.out, options);
+  } else if (out_ext == "vrma") {
+    // One humanoid clip: the source's own humanoid (a VRM, a .vrma) or the --onto avatar's.
+    if (!has_clip) throw Error(request.in, "", "has no animation to write as a .vrma");
+    if (!out.humanoid)
+      throw Error(request.in, "humanoid",
+                  "has no VRM humanoid map for a .vrma (convert --onto a VRM avatar)");
+    const Clip& c = out.clips[static_cast<size_t>(clip)];
+    VrmaWriteOptions options;
+    options.expressions = vrma_expressions(out, c);
+    write_vrma(out.skeleton, *out.humanoid, c, request.out, options);
   } else {
     GltfWriteOptions options;
     options.binary = out_ext != "gltf";

@@ -78,13 +78,8 @@ BakeWeightsResult bake_weights_file(const BakeWeightsRequest& request) {
                              baked.max_before, baked.max_after, baked.vertices_kept});
   }
   if (result.meshes.empty()) throw Error(request.in, "", "no skinned triangle mesh to bake");
-  // The glTF writer's round-trip mode copies the source's vertex attributes (JOINTS_0 included),
-  // so the new weights could not land in OUT: write the asset itself instead (skeleton, skins,
-  // meshes, morph targets, clips, humanoid; materials and extensions are not carried).
-  if (asset.gltf) {
-    asset.gltf.reset();
-    result.source_document_dropped = true;
-  }
+  // A glTF/VRM source's document goes out with it: the writer rewrites JOINTS_n/WEIGHTS_n of
+  // the meshes whose weights changed and keeps materials, textures and extensions.
   save_asset(asset, request.out);
   return result;
 }

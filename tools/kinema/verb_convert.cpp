@@ -2,9 +2,9 @@
 // [--unit U] [--in-unit U]`.
 //
 // Parses the options and runs pipeline::convert_file (kinema/pipeline/convert.h): between the
-// formats by extension (reads .bvh .gltf .glb .vrm .fbx .dae, writes .bvh .gltf .glb .vrm); with
-// --onto the clip is retargeted by humanoid bone names onto the avatar. Writes are atomic, so a
-// failure leaves no OUT (or the previous OUT) and IN is only read.
+// formats by extension (reads .bvh .gltf .glb .vrm .vrma .fbx .dae, writes .bvh .gltf .glb .vrm
+// .vrma .fbx); with --onto the clip is retargeted by humanoid bone names onto the avatar. Writes
+// are atomic, so a failure leaves no OUT (or the previous OUT) and IN is only read.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -73,7 +73,7 @@ VerbRun register_convert(CLI::App& app, const GlobalOptions& global) {
   CLI::App* sub = app.add_subcommand(
       "convert",
       "Convert between formats by extension: reads .bvh .gltf .glb .vrm .fbx .dae, writes .bvh "
-      ".gltf .glb .vrm");
+      ".gltf .glb .vrm .vrma .fbx");
   sub->add_option("IN", args->in, "The file to read (never modified)")->required();
   sub->add_option("OUT", args->out, "The file to write (atomically; must differ from IN)")
       ->required();

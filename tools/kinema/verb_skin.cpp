@@ -6,7 +6,6 @@
 // about its rest pose, or evenly spaced frames of a clip), delta mush of the LBS result is the
 // target, and per-vertex weights are fitted to it. Prints the error before and after per mesh;
 // OUT (.glb .gltf .vrm) is written atomically.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -54,10 +53,6 @@ int bake(const BakeArgs& a, const GlobalOptions& global) {
               << format_number(m.rms_after * 1e3, 2) << " mm, max "
               << format_number(m.max_before * 1e3, 2) << " → "
               << format_number(m.max_after * 1e3, 2) << " mm\n";
-  if (r.source_document_dropped)
-    std::fprintf(stderr,
-                 "kinema: note: OUT is written from kinema's model of IN: materials, textures "
-                 "and extensions of IN are not carried over\n");
   std::cout << "wrote " << request.out << '\n';
   return kExitOk;
 }

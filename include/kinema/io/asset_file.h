@@ -19,8 +19,10 @@ struct LoadOptions {
 /// (case-insensitive). Throws kinema::Error; an unknown extension is an error too.
 Asset load_asset(const std::string& path, const LoadOptions& options = {});
 
-/// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0), .kmc (every clip compressed with the
-/// default bound, kinema/io/kmc.h). Throws kinema::Error.
+/// Saves by extension: .bvh, .gltf, .glb, .vrm (VRM 1.0), .vrma (the first clip with the asset's
+/// humanoid, and its morph-weight tracks as the VRM's expressions: kinema/io/vrma.h), .fbx
+/// (binary, kinema/io/fbx.h), .kmc (every clip compressed with the default bound,
+/// kinema/io/kmc.h). Throws kinema::Error.
 void save_asset(const Asset& asset, const std::string& path);
 
 }  // namespace kinema

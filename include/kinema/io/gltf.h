@@ -22,7 +22,8 @@
 // Writing produces files that pass the Khronos glTF Validator with no errors: one buffer (the
 // GLB binary chunk, or a base64 data URI in a .gltf), images embedded with their original
 // bytes; an external image the source referenced but that could not be read is replaced by a
-// 1×1 PNG placeholder. From a glTF/VRM source, weights the reader renormalized are rewritten.
+// 1×1 PNG placeholder. From a glTF/VRM source, JOINTS_n/WEIGHTS_n are rewritten for meshes whose
+// skin weights changed since reading or that the reader renormalized; the rest is kept.
 #pragma once
 
 #include <string>
@@ -48,8 +49,9 @@ Asset read_gltf(const std::string& path);
 
 /// Writes an asset as glTF/GLB/VRM 1.0 atomically. When the asset came from glTF/VRM, the
 /// source document is the starting point (so nothing kinema does not model is lost) and only
-/// animations, skins and the humanoid map are rewritten; writing VRM 1.0 from a VRM 0.x source
-/// also migrates expressions, first person, look-at and spring bones (docs/formats.md).
+/// animations, skins, changed skin weights and the humanoid map are rewritten; writing VRM 1.0
+/// from a VRM 0.x source also migrates expressions, first person, look-at and spring bones
+/// (docs/formats.md).
 void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOptions& options);
 
 }  // namespace kinema

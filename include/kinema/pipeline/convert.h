@@ -1,5 +1,5 @@
 // kinema/pipeline/convert.h — `kinema convert` as a library call: any readable file to BVH,
-// glTF/GLB or VRM, optionally retargeted onto an avatar by humanoid bone names.
+// glTF/GLB, VRM, VRM Animation or FBX, optionally retargeted onto an avatar by humanoid bone names.
 #pragma once
 
 #include <optional>
@@ -11,7 +11,7 @@
 namespace kinema::pipeline {
 
 struct ConvertRequest {
-  std::string in, out;  ///< OUT by extension: .bvh .gltf .glb .vrm
+  std::string in, out;  ///< OUT by extension: .bvh .gltf .glb .vrm .vrma .fbx
   /// The clip to convert, by name or index; empty: the first (a glTF OUT then keeps them all).
   std::string clip;
   std::string onto;  ///< an avatar to retarget the clip onto (retarget_humanoid), or empty

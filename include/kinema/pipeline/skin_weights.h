@@ -37,10 +37,6 @@ struct BakedMesh {
 struct BakeWeightsResult {
   std::vector<BakedMesh> meshes;  ///< every skinned triangle mesh, in file order
   size_t poses = 0;
-  /// IN's glTF document could not carry the new weights (its vertex attributes are copied as
-  /// they are), so OUT was written from kinema's model: materials, textures and extensions of IN
-  /// are not in it.
-  bool source_document_dropped = false;
 };
 
 /// Model-space matrices of `count` poses of `skeleton`: evenly spaced over `clip` when it is not
