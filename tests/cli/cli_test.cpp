@@ -292,8 +292,9 @@ TEST_F(Cli, UnknownExtensionIsExit2) {
   // An OUT kinema cannot write is the command line's mistake, as in every verb: exit 1.
   const CliRun out = kinema("convert " + quote(tiny_bvh()) + " " + quote(path("out.xyz")));
   EXPECT_EQ(out.code, 1);
-  EXPECT_NE(out.err.find("cannot write '.xyz' files (kinema writes .bvh .gltf .glb .vrm)"),
-            std::string::npos)
+  EXPECT_NE(
+      out.err.find("cannot write '.xyz' files (kinema writes .bvh .gltf .glb .vrm .vrma .fbx)"),
+      std::string::npos)
       << out.err;
   EXPECT_FALSE(fs::exists(path("out.xyz")));
 }

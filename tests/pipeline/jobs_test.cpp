@@ -46,11 +46,26 @@ TEST_F(Jobs, ConvertReportsWhatItWrote) {
   const pipeline::ConvertResult onto = pipeline::convert_file(request);
   EXPECT_TRUE(onto.retargeted);
   EXPECT_EQ(onto.written.skeleton.joint_count(), load_asset(request.onto).skeleton.joint_count());
+  // VRM Animation and FBX outputs: the walk on the VRM 1.0 robot as .vrma, the walk as FBX.
+  request.onto = kData + "/vrm/debug_robot.vrm";
+  request.out = path("robot_walk.vrma");
+  pipeline::convert_file(request);
+  const Asset vrma = load_asset(request.out);
+  ASSERT_TRUE(vrma.humanoid.has_value());
+  EXPECT_GE(vrma.humanoid->find("hips"), 0);
+  ASSERT_EQ(vrma.clips.size(), 1u);
+  EXPECT_NEAR(vrma.clips[0].duration, onto.written.clips[0].duration, 1e-5);
+  const std::string onto_vrm = kData + "/vrm/Godette_vrm_v4.vrm";
+  request.onto.clear();
+  request.out = path("walk.fbx");
+  pipeline::convert_file(request);
+  EXPECT_EQ(load_asset(request.out).skeleton.joint_count(), 31);
+  request.onto = onto_vrm;
   // Refusals come before anything is read or written.
   request.out = request.onto;
   EXPECT_THROW(pipeline::convert_file(request), UsageError);
   request.onto.clear();
-  request.out = path("walk.fbx");
+  request.out = path("walk.dae");  // read, not written
   EXPECT_THROW(pipeline::convert_file(request), UsageError);
   request.out = path("x.glb");
   request.clip = "swim";
