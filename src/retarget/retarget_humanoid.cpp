@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema {
 namespace {

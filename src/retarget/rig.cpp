@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema {
 
