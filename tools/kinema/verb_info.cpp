@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "kinema/character/humanoid.h"
 #include "kinema/compress/summary.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/pipeline/inspect.h"
+#include "kinema/retarget/humanoid.h"
 #include "match_summary.h"
 
 namespace kinema::cli {
@@ -33,6 +33,16 @@ std::map<int, std::string> bones_by_joint(const std::optional<Humanoid>& humanoi
   for (const auto& [bone, joint] : humanoid->bones)
     if (joint >= 0) out.emplace(joint, bone);
   return out;
+}
+
+/// Why names gave no humanoid: "no left lower leg (leftLowerLeg); candidates seen under …".
+std::string describe_missing(const HumanoidGuess& guess) {
+  if (guess.missing.empty()) return "names do not map to humanoid bones";
+  std::string s = "no " + guess.missing.front() + " found; ";
+  if (guess.candidates.empty()) return s + "no joint " + guess.candidates_seen;
+  s += "candidates seen " + guess.candidates_seen + ":";
+  for (size_t k = 0; k < guess.candidates.size(); ++k) s += (k ? ", " : " ") + guess.candidates[k];
+  return s;
 }
 
 void print_tree(const Asset& asset, const std::map<int, std::string>& bones, std::ostream& out) {
@@ -142,6 +152,13 @@ nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
     j["humanoid"] = nullptr;
     j["humanoid_source"] = nullptr;
   }
+  // How the names were read: the scheme they look like, or what is missing and the candidates.
+  const HumanoidGuess guess = humanoid && !guessed ? HumanoidGuess{} : recognize_humanoid(sk);
+  j["humanoid_scheme"] = guess.scheme.empty() ? json(nullptr) : json(guess.scheme);
+  if (!humanoid && !guess.missing.empty())
+    j["humanoid_missing"] = {{"bone", guess.missing.front()},
+                             {"candidates", guess.candidates},
+                             {"candidates_seen", guess.candidates_seen}};
   return j;
 }
 
@@ -205,12 +222,13 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
   out << '\n';
   for (const std::string& line : describe_bvh_translation(asset))
     out << "  BVH position channels: " << line << '\n';
+  const HumanoidGuess guess =
+      humanoid && !guessed ? HumanoidGuess{} : recognize_humanoid(asset.skeleton);
   if (humanoid)
-    out << "  humanoid: " << bones.size() << " bones" << (guessed ? " (guessed from names)" : "")
-        << '\n';
+    out << "  humanoid: " << bones.size() << " bones"
+        << (guessed ? " (guessed from names: " + guess.scheme + ")" : "") << '\n';
   else
-    out << "  humanoid: none"
-        << " (names do not map to humanoid bones)" << '\n';
+    out << "  humanoid: none (" << describe_missing(guess) << ")\n";
   out << "  clips: " << asset.clips.size() << '\n';
   for (size_t i = 0; i < asset.clips.size(); ++i) {
     const Clip& clip = asset.clips[i];
@@ -251,7 +269,9 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
       ->required();
   sub->add_flag("--json", args->json,
                 "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
-                "source, humanoid (and compressed for a .kmc); for a .kmm: file, format, "
+                "source, humanoid, humanoid_source, humanoid_scheme (humanoid_missing: the "
+                "first bone not found and its candidates) (and compressed for a .kmc); for a "
+                ".kmm: file, format, "
                 "database (frames, features, groups, memory, tags, clip variants)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {
