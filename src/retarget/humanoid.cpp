@@ -131,14 +131,12 @@ void Recognizer::arm(Side side, const std::string& prefix, int hips) {
   const int shoulder = pick(Part::Shoulder, side, hips);
   int upper = pick(Part::UpperArm, side, shoulder >= 0 ? shoulder : hips, shoulder >= 0);
   put(prefix + "Shoulder", shoulder);
-  if (upper < 0 && shoulder >= 0) {
-    // "LeftShoulder → LeftElbow": with no upper arm below it, the shoulder is the upper arm.
-    if (info_[static_cast<size_t>(shoulder)].alternative == Part::UpperArm) {
-      found_.erase(prefix + "Shoulder");
-      upper = shoulder;
-    } else {
-      upper = pick(Part::UpperArm, side, hips);
-    }
+  if (upper < 0) upper = pick(Part::UpperArm, side, hips);  // beside the shoulder
+  if (upper < 0 && shoulder >= 0 &&
+      info_[static_cast<size_t>(shoulder)].alternative == Part::UpperArm) {
+    // "LeftShoulder → LeftElbow": with no upper arm anywhere, the shoulder is the upper arm.
+    found_.erase(prefix + "Shoulder");
+    upper = shoulder;
   }
   put(prefix + "UpperArm", upper);
   const int lower = pick(Part::LowerArm, side, upper);
@@ -368,22 +366,26 @@ std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed) {
   return h;
 }
 
-Humanoid require_humanoid(const Asset& asset, const std::string& file) {
+Humanoid require_humanoid(const Asset& asset, const std::string& file,
+                          const std::string& map_json) {
+  if (!map_json.empty()) return read_humanoid_map(map_json, asset.skeleton);
   if (asset.humanoid && !asset.humanoid->bones.empty()) return *asset.humanoid;
   HumanoidGuess g = recognize_humanoid(asset.skeleton);
   if (g.complete()) return std::move(g.map);
+  throw Error(file, g.missing.front(),
+              "no humanoid: " + describe_missing(g) +
+                  ". Map the bones by hand in a JSON file of VRM bone → joint name (--map "
+                  "MAP.json, see docs/retarget.md)");
+}
+
+std::string describe_missing(const HumanoidGuess& g) {
+  if (g.missing.empty()) return {};
   const std::string& bone = g.missing.front();
-  std::string reason = "no humanoid: no " + spoken(bone) + " (" + bone + ")";
-  if (g.candidates.empty()) {
-    reason += "; no joint " + g.candidates_seen;
-  } else {
-    reason += "; candidates seen " + g.candidates_seen + ": ";
-    for (size_t k = 0; k < g.candidates.size(); ++k) reason += (k ? ", " : "") + g.candidates[k];
-  }
-  reason +=
-      ". Map the bones by hand in a JSON file of VRM bone → joint name (--map MAP.json, see "
-      "docs/retarget.md)";
-  throw Error(file, bone, reason);
+  std::string s = "no " + spoken(bone) + " (" + bone + ")";
+  if (g.candidates.empty()) return s + "; no joint " + g.candidates_seen;
+  s += "; candidates seen " + g.candidates_seen + ": ";
+  for (size_t k = 0; k < g.candidates.size(); ++k) s += (k ? ", " : "") + g.candidates[k];
+  return s;
 }
 
 }  // namespace kinema

@@ -35,16 +35,6 @@ std::map<int, std::string> bones_by_joint(const std::optional<Humanoid>& humanoi
   return out;
 }
 
-/// Why names gave no humanoid: "no left lower leg (leftLowerLeg); candidates seen under …".
-std::string describe_missing(const HumanoidGuess& guess) {
-  if (guess.missing.empty()) return "names do not map to humanoid bones";
-  std::string s = "no " + guess.missing.front() + " found; ";
-  if (guess.candidates.empty()) return s + "no joint " + guess.candidates_seen;
-  s += "candidates seen " + guess.candidates_seen + ":";
-  for (size_t k = 0; k < guess.candidates.size(); ++k) s += (k ? ", " : " ") + guess.candidates[k];
-  return s;
-}
-
 void print_tree(const Asset& asset, const std::map<int, std::string>& bones, std::ostream& out) {
   const Skeleton& sk = asset.skeleton;
   std::map<int, std::vector<std::string>> meshes_at;
@@ -228,7 +218,9 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
     out << "  humanoid: " << bones.size() << " bones"
         << (guessed ? " (guessed from names: " + guess.scheme + ")" : "") << '\n';
   else
-    out << "  humanoid: none (" << describe_missing(guess) << ")\n";
+    out << "  humanoid: none ("
+        << (guess.missing.empty() ? "names do not map to humanoid bones" : describe_missing(guess))
+        << ")\n";
   out << "  clips: " << asset.clips.size() << '\n';
   for (size_t i = 0; i < asset.clips.size(); ++i) {
     const Clip& clip = asset.clips[i];

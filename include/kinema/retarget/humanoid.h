@@ -76,6 +76,10 @@ struct HumanoidGuess {
 /// Recognizes a humanoid in the joint names and hierarchy (the schemes above). Never throws.
 HumanoidGuess recognize_humanoid(const Skeleton& skeleton);
 
+/// Why a guess is not a humanoid: "no left lower leg (leftLowerLeg); candidates seen under
+/// LeftThigh: LeftKnee_twist, LeftAnkle_helper"; "" when it is complete.
+std::string describe_missing(const HumanoidGuess& guess);
+
 /// recognize_humanoid()'s map when it is complete, else nullopt.
 std::optional<Humanoid> guess_humanoid(const Skeleton& skeleton);
 
@@ -83,10 +87,13 @@ std::optional<Humanoid> guess_humanoid(const Skeleton& skeleton);
 /// skeleton. `guessed` (optional) is set to whether the second case applied.
 std::optional<Humanoid> humanoid_of(const Asset& asset, bool* guessed = nullptr);
 
-/// humanoid_of(), or a kinema::Error naming `file` and the first required bone that could not be
-/// mapped, with the candidate joints seen for it ("no left lower leg (leftLowerLeg): candidates
-/// seen under LeftThigh: LeftKnee_twist, …") and how to supply a map instead.
-Humanoid require_humanoid(const Asset& asset, const std::string& file);
+/// The humanoid map a job should use for `asset` (read from `file`): read_humanoid_map(map_json)
+/// when `map_json` is not empty (a `--map` option: it wins over everything), else humanoid_of().
+/// Without one, throws a kinema::Error naming `file` and the first required bone that could not
+/// be mapped, with the candidate joints seen for it ("no left lower leg (leftLowerLeg);
+/// candidates seen under LeftThigh: LeftKnee_twist, …") and how to supply a map instead.
+Humanoid require_humanoid(const Asset& asset, const std::string& file,
+                          const std::string& map_json = "");
 
 /// Reads a humanoid map written by hand: a JSON object of VRM 1.0 bone name → joint name,
 /// `{"hips": "Bip01 Pelvis", "leftUpperLeg": "Bip01 L Thigh", …}`, or the same object under
