@@ -155,6 +155,12 @@ TEST(HumanoidMapFile, ReadsBoneToJointNames) {
   EXPECT_EQ(h.find("hips"), s.find("Bip01 Pelvis"));
   EXPECT_EQ(h.find("leftLowerLeg"), s.find("Bip01 L Calf"));
   EXPECT_EQ(h.find("chest"), -1);
+  // A job's --map wins over the asset's own map.
+  Asset a;
+  a.skeleton = s;
+  a.humanoid = Humanoid{{{"hips", 1}}};
+  EXPECT_EQ(require_humanoid(a, "biped.fbx", path).bones, h.bones);
+  EXPECT_EQ(require_humanoid(a, "biped.fbx").bones.size(), 1u) << "no map: the file's own";
   std::filesystem::remove(path);
 }
 

@@ -345,6 +345,9 @@ TEST(HumanoidSchemes, BlenderStyleGameRigNames) {
        "ForeArm{s}", "Hand{s}", "UpperLeg{s}", "Calf{s}", "Foot{s}", "ToeBase{s}"},
       {"left", "right", "hips", "spine", "torso", "neck", "head", "collar_{s}", "arm_{s}",
        "elbow_{s}", "hand_{s}", "thigh_{s}", "leg_{s}", "ankle_{s}", "toe_{s}"},
+      // The side in the middle of the name.
+      {"Left", "Right", "Hips", "Spine", "Chest", "Neck", "Head", "Collar{s}Bone", "Upper{s}Arm",
+       "Lower{s}Arm", "{s}Hand", "Up{s}Leg", "Low{s}Leg", "{s}Foot", "{s}Toes"},
   };
   for (const Rig& r : rigs) {
     SCOPED_TRACE(r.upper_arm);
@@ -374,6 +377,35 @@ TEST(HumanoidSchemes, BlenderStyleGameRigNames) {
                                              {"{S}Toes", r.toes}},
                                             r.left, r.right)));
   }
+}
+
+// Joint-named rigs: a "shoulder" with no collar above it and no upper arm below it is the
+// shoulder joint, that is the upper arm.
+TEST(HumanoidSchemes, JointNamedRigShoulderIsTheUpperArm) {
+  const std::vector<Spec> center = {{"Hips", "", {0, 0.95, 0}},
+                                    {"Spine", "Hips", {0, 0.1, 0}},
+                                    {"Chest", "Spine", {0, 0.25, 0}},
+                                    {"Neck", "Chest", {0, 0.15, 0}},
+                                    {"Head", "Neck", {0, 0.08, 0}}};
+  const std::vector<Spec> side = {
+      {"{s}Shoulder", "Chest", {0.18, 0.1, 0}}, {"{s}Elbow", "{s}Shoulder", {0.28, 0, 0}},
+      {"{s}Wrist", "{s}Elbow", {0.26, 0, 0}},   {"{s}Hip", "Hips", {0.09, -0.02, 0}},
+      {"{s}Knee", "{s}Hip", {0, -0.43, 0}},     {"{s}Ankle", "{s}Knee", {0, -0.42, 0}},
+      {"{s}Toe", "{s}Ankle", {0, -0.07, 0.13}}};
+  EXPECT_EQ(recognized(make(concat(center, both_sides(side, "Left", "Right")))),
+            center_and({{"hips", "Hips"},
+                        {"spine", "Spine"},
+                        {"chest", "Chest"},
+                        {"neck", "Neck"},
+                        {"head", "Head"}},
+                       both_side_bones({{"{S}UpperArm", "{s}Shoulder"},
+                                        {"{S}LowerArm", "{s}Elbow"},
+                                        {"{S}Hand", "{s}Wrist"},
+                                        {"{S}UpperLeg", "{s}Hip"},
+                                        {"{S}LowerLeg", "{s}Knee"},
+                                        {"{S}Foot", "{s}Ankle"},
+                                        {"{S}Toes", "{s}Toe"}},
+                                       "Left", "Right")));
 }
 
 TEST(HumanoidSchemes, VrmNamesWithFingersEyesAndJaw) {
