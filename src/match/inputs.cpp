@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema::match {
 

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/bvh.h"
@@ -14,6 +13,7 @@
 #include "kinema/io/kmc.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/render/clip_render.h"
+#include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/retarget.h"
 
 namespace kinema::pipeline {

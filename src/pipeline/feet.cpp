@@ -4,8 +4,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/rig.h"
 
 namespace kinema::pipeline {

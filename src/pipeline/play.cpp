@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/graph_file.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema::pipeline {
 

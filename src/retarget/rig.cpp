@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema {
 
@@ -28,7 +28,9 @@ HumanoidLegs humanoid_legs(const Asset& character, const std::string& file) {
         file, "",
         "cannot find the legs: foot placement needs a humanoid (hips, upper leg, lower leg and "
         "foot on both sides), from a VRM bone map or recognizable joint names (run "
-        "kinema info --tree on it)");
+        "kinema info --tree on it)" +
+            (humanoid ? std::string()
+                      : ": " + describe_missing(recognize_humanoid(character.skeleton))));
   return legs;
 }
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "cli_process.h"
-#include "kinema/character/humanoid.h"
 #include "kinema/io/asset_file.h"
+#include "kinema/retarget/humanoid.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace fs = std::filesystem;

@@ -14,12 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/compress/compress.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/match/database.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema {
 namespace {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/gltf.h"
+#include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/retarget.h"
 
 namespace kinema {

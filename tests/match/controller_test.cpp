@@ -11,11 +11,11 @@
 
 #include "common/alloc_counter.h"
 #include "kinema/blend/root_motion.h"
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/match/controller.h"
 #include "kinema/math/mat4.h"
+#include "kinema/retarget/humanoid.h"
 
 using namespace kinema;
 using namespace kinema::match;

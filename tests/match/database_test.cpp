@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
+#include "kinema/retarget/humanoid.h"
 
 using namespace kinema;
 using namespace kinema::match;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/match/inputs.h"
 #include "kinema/match/run_along_path.h"
+#include "kinema/retarget/humanoid.h"
 
 using namespace kinema;
 using namespace kinema::match;

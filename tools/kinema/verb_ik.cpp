@@ -22,11 +22,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "kinema/math/scalar.h"
+#include "kinema/retarget/humanoid.h"
 
 namespace kinema::cli {
 

@@ -15,11 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "kinema/character/humanoid.h"
 #include "kinema/compress/summary.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/pipeline/inspect.h"
+#include "kinema/retarget/humanoid.h"
 #include "match_summary.h"
 
 namespace kinema::cli {
@@ -142,6 +142,13 @@ nlohmann::ordered_json to_json(const Asset& asset, const std::string& file) {
     j["humanoid"] = nullptr;
     j["humanoid_source"] = nullptr;
   }
+  // How the names were read: the scheme they look like, or what is missing and the candidates.
+  const HumanoidGuess guess = humanoid && !guessed ? HumanoidGuess{} : recognize_humanoid(sk);
+  j["humanoid_scheme"] = guess.scheme.empty() ? json(nullptr) : json(guess.scheme);
+  if (!humanoid && !guess.missing.empty())
+    j["humanoid_missing"] = {{"bone", guess.missing.front()},
+                             {"candidates", guess.candidates},
+                             {"candidates_seen", guess.candidates_seen}};
   return j;
 }
 
@@ -205,12 +212,15 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
   out << '\n';
   for (const std::string& line : describe_bvh_translation(asset))
     out << "  BVH position channels: " << line << '\n';
+  const HumanoidGuess guess =
+      humanoid && !guessed ? HumanoidGuess{} : recognize_humanoid(asset.skeleton);
   if (humanoid)
-    out << "  humanoid: " << bones.size() << " bones" << (guessed ? " (guessed from names)" : "")
-        << '\n';
+    out << "  humanoid: " << bones.size() << " bones"
+        << (guessed ? " (guessed from names: " + guess.scheme + ")" : "") << '\n';
   else
-    out << "  humanoid: none"
-        << " (names do not map to humanoid bones)" << '\n';
+    out << "  humanoid: none ("
+        << (guess.missing.empty() ? "names do not map to humanoid bones" : describe_missing(guess))
+        << ")\n";
   out << "  clips: " << asset.clips.size() << '\n';
   for (size_t i = 0; i < asset.clips.size(); ++i) {
     const Clip& clip = asset.clips[i];
@@ -251,7 +261,9 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
       ->required();
   sub->add_flag("--json", args->json,
                 "Print one JSON object: file, format, joint_count, joints, clips, meshes, skins, "
-                "source, humanoid (and compressed for a .kmc); for a .kmm: file, format, "
+                "source, humanoid, humanoid_source, humanoid_scheme (humanoid_missing: the "
+                "first bone not found and its candidates) (and compressed for a .kmc); for a "
+                ".kmm: file, format, "
                 "database (frames, features, groups, memory, tags, clip variants)");
   sub->add_flag("--no-tree", args->no_tree, "Leave out the joint tree");
   return [args, &global]() {

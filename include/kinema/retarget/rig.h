@@ -1,5 +1,5 @@
 // kinema/retarget/rig.h — the solver rigs of a humanoid character, found by its humanoid map
-// (its own VRM map, or one guessed from joint names: kinema/character/humanoid.h).
+// (its own VRM map, or one guessed from joint names: kinema/retarget/humanoid.h).
 #pragma once
 
 #include <string>
