@@ -18,13 +18,6 @@
 namespace kinema::pipeline {
 namespace {
 
-/// The humanoid map of one side: the JSON map when given, else the asset's own or a recognized
-/// one (require_humanoid names the bone it could not find and the candidates it saw).
-Humanoid side_map(const Asset& asset, const std::string& map_file, const std::string& file) {
-  if (!map_file.empty()) return read_humanoid_map(map_file, asset.skeleton);
-  return require_humanoid(asset, file);
-}
-
 /// True when the two skeletons are the same: joint names, parents and rest translations.
 bool same_skeleton(const Skeleton& a, const Skeleton& b) {
   if (a.joint_count() != b.joint_count()) return false;
@@ -101,8 +94,8 @@ RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress
         (avatar.source.format == "vrm0" ? std::string("VRM 0.x") : "not a VRM") +
         "; convert it first (kinema convert " + rq.onto + " avatar1.vrm) or write .vrm/.glb");
   const int clip = rq.clip.empty() ? 0 : find_clip(motion, rq.clip, rq.in);
-  const Humanoid source_map = side_map(motion, rq.map, rq.in);
-  avatar.humanoid = side_map(avatar, rq.onto_map, rq.onto);
+  const Humanoid source_map = require_humanoid(motion, rq.in, rq.map);
+  avatar.humanoid = require_humanoid(avatar, rq.onto, rq.onto_map);
 
   RetargetOptions options = rq.options;
   options.progress = [&](long done, long frames) {

@@ -5,12 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "kinema/character/humanoid.h"
 #include "kinema/core/error.h"
+#include "kinema/retarget/humanoid.h"
 #include "retarget_plan.h"
 
 namespace kinema {
@@ -227,14 +226,6 @@ void check_options(const RetargetOptions& o) {
     throw UsageError("the forearm twist fraction must be within [0, 1]");
 }
 
-Humanoid humanoid_or_throw(const Asset& a) {
-  std::optional<Humanoid> g = humanoid_of(a);
-  if (!g)
-    throw Error(a.source.path, "",
-                "no humanoid bone map (not a VRM) and the joint names do not map to humanoid "
-                "bones (hips, spine, head, arms and legs); retargeting needs a humanoid");
-  return *g;
-}
 
 }  // namespace
 
@@ -287,7 +278,8 @@ Clip retarget_humanoid(const Asset& source, int clip_index, const Asset& target,
                        const RetargetOptions& options) {
   if (clip_index < 0 || clip_index >= static_cast<int>(source.clips.size()))
     throw Error(source.source.path, "clip " + std::to_string(clip_index), "no such clip");
-  const Humanoid hs = humanoid_or_throw(source), ht = humanoid_or_throw(target);
+  const Humanoid hs = require_humanoid(source, source.source.path);
+  const Humanoid ht = require_humanoid(target, target.source.path);
   return retarget_clip(source.skeleton, hs, source.clips[size_t(clip_index)], target.skeleton, ht,
                        options, source.source.path, target.source.path);
 }
