@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kinema/blend/blend_space.h"
+#include "kinema/blend/foot_contact.h"
 #include "kinema/blend/pose_ops.h"
 #include "kinema/blend/root_motion.h"
 #include "kinema/blend/transition.h"
@@ -75,6 +76,8 @@
 #include "kinema/pipeline/vat.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/render/renderer.h"
+#include "kinema/retarget/ground.h"
+#include "kinema/retarget/metrics.h"
 #include "kinema/retarget/retarget.h"
 #include "kinema/retarget/rig.h"
 #include "kinema/skeleton/runtime_skeleton.h"
