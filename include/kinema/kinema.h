@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kinema/blend/blend_space.h"
+#include "kinema/blend/foot_contact.h"
 #include "kinema/blend/pose_ops.h"
 #include "kinema/blend/root_motion.h"
 #include "kinema/blend/transition.h"
@@ -72,11 +73,14 @@
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
 #include "kinema/pipeline/render.h"
+#include "kinema/pipeline/retarget.h"
 #include "kinema/pipeline/skin_weights.h"
 #include "kinema/pipeline/vat.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/render/renderer.h"
+#include "kinema/retarget/ground.h"
 #include "kinema/retarget/humanoid.h"
+#include "kinema/retarget/metrics.h"
 #include "kinema/retarget/retarget.h"
 #include "kinema/retarget/rig.h"
 #include "kinema/skeleton/runtime_skeleton.h"
