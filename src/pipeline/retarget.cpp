@@ -68,7 +68,7 @@ std::string render_preview(const Asset& source, int source_clip, const Asset& re
     for (int i = 0; i < n; ++i)
       tiles.push_back(r->frame(n > 1 ? r->duration() * i / (n - 1) : 0.0));
   write_png(contact_sheet(tiles, n), path);
-  return top.renderer().name();
+  return top.renderer().gl_renderer();
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "kinema/blend/root_motion.h"
-#include "kinema/character/humanoid.h"
+#include "kinema/retarget/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/math/scalar.h"
 #include "leg_samples.h"
