@@ -23,9 +23,6 @@ PathRun run_along_path(const Database& db, const StickPath& path, const Controll
   clip.duration = (run.frames - 1) * dt;
   clip.sample_rate = db.fps;
   clip.tracks.resize(size_t(joints));
-  std::vector<Vec3> feet;  // left, right per frame
-  std::vector<Transform> local(static_cast<size_t>(joints));
-  std::vector<Mat4> model(static_cast<size_t>(joints));
   double error_sum = 0, speed_error_sum = 0;
   int settled = 0;
   for (int f = 0; f < run.frames; ++f) {
@@ -47,21 +44,16 @@ PathRun run_along_path(const Database& db, const StickPath& path, const Controll
     const std::span<const Transformf> pose = controller.pose();
     for (int j = 0; j < joints; ++j) {
       const Transform x(pose[size_t(j)]);
-      local[size_t(j)] = x;
       JointTrack& track = clip.tracks[size_t(j)];
       track.translation.times.push_back(t);
       track.translation.values.push_back(x.translation);
       track.rotation.times.push_back(t);
       track.rotation.values.push_back(x.rotation);
     }
-    local_to_model(db.skeleton.parents(), local, model);
-    feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
-    feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
     if (progress) progress(f + 1, run.frames);
   }
   run.searches = controller.searches();
   run.transitions = controller.transitions();
-  run.foot_sliding = measure_foot_sliding(feet, 2, dt);
   run.trajectory_error_mean = error_sum / run.frames;
   run.speed_error_mean = settled ? speed_error_sum / settled : 0;
   return run;

@@ -6,6 +6,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/retarget/humanoid.h"
+#include "kinema/retarget/metrics.h"
 #include "kinema/retarget/rig.h"
 
 namespace kinema::pipeline {
@@ -50,6 +51,8 @@ FeetResult place_feet(const FeetRequest& request, const Progress& progress) {
   result.ground_lo = ground.lo;
   result.ground_hi = ground.hi;
   result.legs = legs.names;
+  result.skate_before = humanoid_foot_skate(asset, clip, options.fps);
+  result.skate_after = humanoid_foot_skate(asset, placed, options.fps);
 
   Asset out = std::move(asset);
   out.clips.clear();

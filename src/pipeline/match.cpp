@@ -122,6 +122,7 @@ MatchRunResult run_match_along_path(const MatchRunRequest& request, const Progre
   Asset animation;
   animation.skeleton = db.skeleton;
   animation.clips.push_back(result.run.clip);
+  result.foot_skate = humanoid_foot_skate(animation, result.run.clip, db.fps);
   save_asset(animation, request.out);
   return result;
 }

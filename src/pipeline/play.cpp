@@ -6,24 +6,9 @@
 #include "kinema/core/error.h"
 #include "kinema/io/graph_file.h"
 #include "kinema/retarget/humanoid.h"
+#include "kinema/retarget/metrics.h"
 
 namespace kinema::pipeline {
-
-namespace {
-
-/// The foot-sliding metric of a clip: how far planted feet drift in the world, which is what a
-/// bad blend or root motion shows as skating. Unset without humanoid feet or a duration.
-std::optional<FootSliding> foot_sliding_of(const Asset& asset, const Clip& clip, double fps) {
-  const std::optional<Humanoid> humanoid = humanoid_of(asset);
-  if (!humanoid) return std::nullopt;
-  const int feet[] = {humanoid->find("leftFoot"), humanoid->find("rightFoot")};
-  if (feet[0] < 0 || feet[1] < 0 || !(clip.duration > 0)) return std::nullopt;
-  const std::vector<Vec3> positions = foot_world_positions(clip, asset.skeleton, feet, fps);
-  const double dt = clip.duration / (sampled_frame_count(clip, fps) - 1);
-  return measure_foot_sliding(positions, 2, dt).total;
-}
-
-}  // namespace
 
 PlayResult play_graph_file(const PlayRequest& request, const Progress& progress) {
   namespace fs = std::filesystem;
@@ -54,7 +39,7 @@ PlayResult play_graph_file(const PlayRequest& request, const Progress& progress)
   save_asset(played, request.out);
   result.duration = played.clips[0].duration;
   result.root_motion = built.graph.root_motion().enabled;
-  result.foot_sliding = foot_sliding_of(played, played.clips[0], request.fps);
+  result.foot_skate = humanoid_foot_skate(played, played.clips[0], request.fps);
   return result;
 }
 

@@ -83,6 +83,13 @@ TEST_F(IkCli, FeetOnStairsImprovesContactAndLeavesTheInput) {
   for (const char* leg : {"left", "right"}) {
     EXPECT_GT(j["after"]["legs"][leg]["planted_frames"].get<int>(), 30) << leg;
   }
+  // Foot skate on ankle and toe, before and after (cm/s; the lock is foot placement's own).
+  for (const char* when : {"before", "after"}) {
+    const auto& skate = j["foot_skate"][when];
+    ASSERT_TRUE(skate["median_cm_per_s"].is_number()) << when << skate;
+    EXPECT_TRUE(skate["with_toes"].get<bool>()) << when;
+    EXPECT_GT(skate["planted_frames"].get<int>(), 60) << when;
+  }
   EXPECT_EQ(read_all(in), before);
   EXPECT_EQ(fs::last_write_time(in), mtime);
 
@@ -162,6 +169,8 @@ TEST_F(IkCli, FeetOnSlopeHeightMapTextReport) {
                                              "  left: ",
                                              "  right: ",
                                              "reach failures 0",
+                                             "before: foot skate while planted: median ",
+                                             "after:  foot skate while planted: median ",
                                              "wrote " + out};
   for (const std::string& s : expected)
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;

@@ -74,6 +74,10 @@ TEST_F(PlayCli, PlaysTheDemoGraphToGlb) {
   EXPECT_NE(r.out.find("states visited: locomotion"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("transitions taken: 0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("root motion baked"), std::string::npos) << r.out;
+  // The skate of planted feet (cm/s on planted frames), never the old ankle-only mean.
+  EXPECT_NE(r.out.find("; foot skate while planted: median "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" planted frames"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("foot sliding"), std::string::npos) << r.out;
   EXPECT_EQ(read_all(kGraph), before) << "the graph is only read";
   const kinema::Asset a = kinema::load_asset(out);
   ASSERT_EQ(a.clips.size(), 1u);

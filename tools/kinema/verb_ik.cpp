@@ -27,6 +27,7 @@
 #include "kinema/io/terrain.h"
 #include "kinema/math/scalar.h"
 #include "kinema/retarget/humanoid.h"
+#include "skate_report.h"
 
 namespace kinema::cli {
 
@@ -105,6 +106,8 @@ void print_feet(const pipeline::FeetRequest& rq, const pipeline::FeetResult& res
         {"on_floor", report_json(r.on_floor, leg_names)},
         {"before", report_json(r.before, leg_names)},
         {"after", report_json(r.after, leg_names)},
+        {"foot_skate",
+         {{"before", skate_json(result.skate_before)}, {"after", skate_json(result.skate_after)}}},
     };
     out << j.dump(2) << '\n';
     return;
@@ -133,6 +136,9 @@ void print_feet(const pipeline::FeetRequest& rq, const pipeline::FeetResult& res
   out << indent << "after:  " << metrics_line(r.after.overall, true) << '\n';
   for (size_t i = 0; i < leg_names.size(); ++i)
     out << indent << "  " << leg_names[i] << ": " << metrics_line(r.after.legs[i], true) << '\n';
+  if (result.skate_before && result.skate_after)
+    out << indent << "before: " << skate_text(*result.skate_before) << '\n'
+        << indent << "after:  " << skate_text(*result.skate_after) << '\n';
   out << indent << "wrote " << rq.out << '\n';
 }
 

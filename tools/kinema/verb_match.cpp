@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "kinema/pipeline/match.h"
 #include "match_summary.h"
+#include "skate_report.h"
 
 namespace kinema::cli {
 
@@ -41,7 +42,6 @@ void print_match_build(const pipeline::MatchBuildRequest& request,
 void print_match_run(const pipeline::MatchRunRequest& request,
                      const pipeline::MatchRunResult& result, bool json, std::ostream& out) {
   const match::PathRun& r = result.run;
-  const FootSliding& sliding = r.foot_sliding.total;
   if (json) {
     nlohmann::ordered_json j;
     j["out"] = request.out;
@@ -49,9 +49,7 @@ void print_match_run(const pipeline::MatchRunRequest& request,
     j["fps"] = result.fps;
     j["searches"] = r.searches;
     j["transitions"] = r.transitions;
-    j["foot_sliding_mean_m_per_s"] = sliding.mean_speed;
-    j["foot_sliding_max_m_per_s"] = sliding.max_speed;
-    j["foot_drift_m"] = sliding.drift_distance;
+    j["foot_skate"] = skate_json(result.foot_skate);
     j["trajectory_error_mean_m"] = r.trajectory_error_mean;
     j["trajectory_error_max_m"] = r.trajectory_error_max;
     j["speed_error_mean_m_per_s"] = r.speed_error_mean;
@@ -62,9 +60,9 @@ void print_match_run(const pipeline::MatchRunRequest& request,
       << request.out << "\n"
       << "  frames " << r.frames << " at " << format_number(result.fps) << " fps, " << r.searches
       << " searches, " << r.transitions << " transitions\n"
-      << "  foot sliding " << format_number(sliding.mean_speed, 3) << " m/s mean, "
-      << format_number(sliding.max_speed, 3) << " m/s max ("
-      << format_number(sliding.drift_distance, 3) << " m drift in contact)\n"
+      << "  "
+      << (result.foot_skate ? skate_text(*result.foot_skate) : "foot skate: no humanoid feet")
+      << "\n"
       << "  trajectory error " << format_number(r.trajectory_error_mean, 3) << " m mean, "
       << format_number(r.trajectory_error_max, 3) << " m max (against the stick's path)\n";
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "kinema/math/scalar.h"
 #include "kinema/pipeline/play.h"
+#include "skate_report.h"
 
 namespace kinema::cli {
 
@@ -50,9 +51,7 @@ void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult
           << format_number(degrees(p.yaw), 1) << "°";
     }
   }
-  if (r.foot_sliding)
-    out << "; foot sliding while planted: mean " << format_number(r.foot_sliding->mean_speed, 3)
-        << " m/s, max " << format_number(r.foot_sliding->max_speed, 3) << " m/s";
+  if (r.foot_skate) out << "; " << skate_text(*r.foot_skate);
   out << '\n';
 }
 

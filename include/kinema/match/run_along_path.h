@@ -1,11 +1,11 @@
 // kinema/match/run_along_path.h — driving a character through a database along a scripted stick,
 // offline: the controller (kinema/match/controller.h) updated once per database frame, its pose
-// recorded as a clip, and how well it followed measured.
+// recorded as a clip, and how well it followed measured (how much its feet skate is measured on
+// the clip: kinema/retarget/metrics.h, humanoid_foot_skate).
 #pragma once
 
 #include <functional>
 
-#include "kinema/blend/root_motion.h"
 #include "kinema/clip/clip.h"
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"
@@ -19,8 +19,6 @@ struct PathRun {
   Clip clip;
   int frames = 0;
   size_t searches = 0, transitions = 0;
-  /// How far planted feet slide (measure_foot_sliding over both feet's world positions).
-  FootSlidingReport foot_sliding;
   /// The root's horizontal distance to the simulation (where the stick's springs say the
   /// character should be), metres: mean and largest over the frames.
   double trajectory_error_mean = 0, trajectory_error_max = 0;

@@ -2,6 +2,7 @@
 // read from a height-map PNG or an OBJ mesh (docs/ik.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "kinema/pipeline/job.h"
+#include "kinema/retarget/metrics.h"
 
 namespace kinema::pipeline {
 
@@ -32,6 +34,9 @@ struct FeetResult {
   Vec3 ground_lo, ground_hi;      ///< its bounds, metres
   std::vector<std::string> legs;  ///< "left", "right": the order of the report's legs
   ClipFootPlacementReport report;
+  /// How fast planted feet skate before and after (humanoid_foot_skate at the placement's rate;
+  /// the ground does not enter: skate is horizontal). Unset without humanoid feet.
+  std::optional<HumanoidFootSkate> skate_before, skate_after;
 };
 
 /// Loads the ground and the clip, finds the humanoid legs (humanoid_legs), runs

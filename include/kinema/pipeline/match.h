@@ -3,6 +3,7 @@
 // through one along a scripted stick and written as an animation (docs/match.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "kinema/match/database.h"
 #include "kinema/match/run_along_path.h"
 #include "kinema/pipeline/job.h"
+#include "kinema/retarget/metrics.h"
 
 namespace kinema::pipeline {
 
@@ -52,6 +54,9 @@ struct MatchRunRequest {
 struct MatchRunResult {
   match::PathRun run;  ///< its clip is the one written
   double fps = 0;      ///< the database's frame rate
+  /// How fast planted feet skate in run.clip (humanoid_foot_skate on the database's skeleton);
+  /// unset when its joint names give no humanoid feet.
+  std::optional<HumanoidFootSkate> foot_skate;
 };
 
 /// Loads the database and the stick path, runs the controller along it

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "kinema/blend/root_motion.h"
 #include "kinema/graph/graph_play.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/pipeline/job.h"
+#include "kinema/retarget/metrics.h"
 
 namespace kinema::pipeline {
 
@@ -25,9 +25,9 @@ struct PlayResult {
   PlayReport report;
   double duration = 0;       ///< of the clip written, seconds
   bool root_motion = false;  ///< the graph extracts root motion
-  /// How far planted feet slide in the result (its humanoid feet, found by name); unset when
-  /// the skeleton has no humanoid feet.
-  std::optional<FootSliding> foot_sliding;
+  /// How fast planted feet skate in the result (humanoid_foot_skate: its humanoid feet and toes,
+  /// found by name); unset when the skeleton has no humanoid feet.
+  std::optional<HumanoidFootSkate> foot_skate;
 };
 
 /// Reads the graph and its clips, plays it (play_graph) and writes OUT atomically (a .vrm gets a
