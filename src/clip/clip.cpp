@@ -227,6 +227,9 @@ Quat sample(const Keyframes<Quat>& keys, double t, const Quat& fallback,
     case Interpolation::Linear: {
       const Quat& a = keys.values[sp.k];
       const Quat& b = keys.values[sp.k + 1];
+      // On a key (clips sampled at their own frame rate): what slerp and nlerp give at s = 0,
+      // without their acos and sines.
+      if (sp.s == 0.0) return normalize(a);
       return rotation_interp == RotationInterp::Slerp ? slerp(a, b, sp.s) : nlerp(a, b, sp.s);
     }
     case Interpolation::CubicSpline: {

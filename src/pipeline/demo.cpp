@@ -152,16 +152,19 @@ void Demo::retarget() {
   }
   step.motion_bones = hm->bones.size();
   step.character_bones = hc->bones.size();
-  Clip moved = retarget_humanoid(motion_, 0, *character_);
-  if (moved.name.empty()) moved.name = stem_;
-  Asset result = *character_;
-  result.clips.clear();
-  result.clips.push_back(std::move(moved));
-  GltfWriteOptions options;
-  options.binary = true;
-  write_gltf(result, step.glb, options);
+  // The retarget job: retarget, ground, measure, write the GLB and the side-by-side preview.
+  RetargetRequest job;
+  job.in = rq_.motion;
+  job.onto = rq_.character;
+  job.out = step.glb;
+  job.preview = step.preview = output("retarget_preview.png");
+  job.load = rq_.load;
+  step.job = retarget_file(job);
   produced(step.glb);
-  // A VRM character also goes out as a VRM 1.0 avatar with the motion on it.
+  produced(step.preview);
+  Asset result = step.job.written;
+  // A VRM character also goes out as a VRM 1.0 avatar with the motion on it, and the motion as
+  // a VRM Animation for that avatar.
   if (character_->source.format.rfind("vrm", 0) == 0 && character_->humanoid) {
     step.vrm = output(char_stem + "_" + stem_ + ".vrm");
     GltfWriteOptions vrm_options;
@@ -169,6 +172,12 @@ void Demo::retarget() {
     vrm_options.vrm = true;
     write_gltf(result, step.vrm, vrm_options);
     produced(step.vrm);
+    RetargetRequest vrma = job;
+    vrma.onto = step.vrm;
+    vrma.out = step.vrma = output(stem_ + ".vrma");
+    vrma.preview.clear();
+    retarget_file(vrma);
+    produced(step.vrma);
   }
   retargeted_ = std::move(result);
   step.result = &*retargeted_;

@@ -54,8 +54,8 @@ void write_out(const RetargetRequest& rq, const Asset& written, double rate) {
 }
 
 /// Source (top row) and result (bottom row) at `frames` evenly spaced times, as one PNG.
-std::string render_preview(const Asset& source, int source_clip, const Asset& result,
-                           int frames, const std::string& path) {
+std::string render_preview(const Asset& source, int source_clip, const Asset& result, int frames,
+                           const std::string& path) {
   ClipRenderOptions options;
   options.target.width = 320;
   options.target.height = 360;
@@ -89,18 +89,17 @@ RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress
   report(progress, "reading", 2, 2);
   if (motion.clips.empty()) throw Error(rq.in, "", "has no animation to retarget");
   if (extension_of(rq.out) == "vrma" && avatar.source.format != "vrm1")
-    throw UsageError(
-        "a VRM Animation (.vrma) plays on VRM 1.0 avatars, and " + rq.onto + " is " +
-        (avatar.source.format == "vrm0" ? std::string("VRM 0.x") : "not a VRM") +
-        "; convert it first (kinema convert " + rq.onto + " avatar1.vrm) or write .vrm/.glb");
+    throw Error(rq.onto, "",
+                std::string("is ") + (avatar.source.format == "vrm0" ? "VRM 0.x" : "not a VRM") +
+                    ", and a VRM Animation (.vrma) plays on VRM 1.0 avatars; convert it first "
+                    "(kinema convert " +
+                    rq.onto + " avatar1.vrm) or write .vrm or .glb");
   const int clip = rq.clip.empty() ? 0 : find_clip(motion, rq.clip, rq.in);
   const Humanoid source_map = require_humanoid(motion, rq.in, rq.map);
   avatar.humanoid = require_humanoid(avatar, rq.onto, rq.onto_map);
 
   RetargetOptions options = rq.options;
-  options.progress = [&](long done, long frames) {
-    report(progress, "retargeting", done, frames);
-  };
+  options.progress = [&](long done, long frames) { report(progress, "retargeting", done, frames); };
   Clip moved = retarget_clip(motion.skeleton, source_map, motion.clips[size_t(clip)],
                              avatar.skeleton, *avatar.humanoid, options, rq.in, rq.onto);
   if (moved.name.empty()) moved.name = motion.clips[size_t(clip)].name;
@@ -134,8 +133,7 @@ RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress
   write_out(rq, result.written, result.rate);
   if (!rq.preview.empty()) {
     report(progress, "rendering the preview", 0, 1);
-    result.renderer =
-        render_preview(motion, clip, result.written, rq.preview_frames, rq.preview);
+    result.renderer = render_preview(motion, clip, result.written, rq.preview_frames, rq.preview);
     report(progress, "rendering the preview", 1, 1);
   }
   return result;

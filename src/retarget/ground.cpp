@@ -69,12 +69,21 @@ double clearance(const Context& c, int f, int l) {
                   c.s.toe[k].y - c.floor - c.heights.toe[static_cast<size_t>(l)]);
 }
 
-/// Sets the weight and correction of frame f unless a stronger lock holds it already.
+/// Adds a lock of weight w to frame f. Inside a plant (full weight) it stays as it is; where the
+/// ramps of two plants overlap, their corrections are averaged by weight (taking the stronger
+/// one alone would switch corrections in one frame: a knee pop).
 void put(LegLock& lock, int f, double w, const Vec3& correction) {
   const size_t i = static_cast<size_t>(f);
-  if (w <= lock.weight[i]) return;
-  lock.weight[i] = w;
-  lock.correction[i] = correction;
+  if (lock.full[i] || !(w > 0)) return;
+  const double old = lock.weight[i];
+  if (w >= 1.0) {
+    lock.correction[i] = correction;
+  } else if (old > 0) {
+    lock.correction[i] = (lock.correction[i] * old + correction * w) * (1.0 / (old + w));
+  } else {
+    lock.correction[i] = correction;
+  }
+  lock.weight[i] = std::max(old, w);
 }
 
 /// Locks one plant: returns false when it was released early.
@@ -186,6 +195,26 @@ std::vector<double> gaussian_smooth(const std::vector<double>& v, double sigma_f
   return out;
 }
 
+/// One-sided smoothing of an upper bound: erode (the minimum over ±2σ), blur (Gaussian σ), then
+/// the minimum with the bound itself. A plain blur would lift the hips above what a planted leg
+/// can reach next to a dip, and that leg would snap straight for a frame (a knee pop); the
+/// eroded blur never exceeds the bound.
+std::vector<double> smooth_below(const std::vector<double>& bound, double sigma_frames) {
+  if (!(sigma_frames > 0)) return bound;
+  const int r = static_cast<int>(std::ceil(2 * sigma_frames));
+  const int n = static_cast<int>(bound.size());
+  std::vector<double> eroded(bound.size());
+  for (int f = 0; f < n; ++f) {
+    double m = bound[static_cast<size_t>(f)];
+    for (int k = std::max(0, f - r); k <= std::min(n - 1, f + r); ++k)
+      m = std::min(m, bound[static_cast<size_t>(k)]);
+    eroded[static_cast<size_t>(f)] = m;
+  }
+  std::vector<double> out = gaussian_smooth(eroded, sigma_frames);
+  for (size_t f = 0; f < out.size(); ++f) out[f] = std::min(out[f], bound[f]);
+  return out;
+}
+
 /// The smoothed hips offset per frame: on each frame with a locked foot, the lowest offset any
 /// locked foot asks for.
 std::vector<double> hips_offsets(const Context& c, const std::vector<LegLock>& locks) {
@@ -202,7 +231,7 @@ std::vector<double> hips_offsets(const Context& c, const std::vector<LegLock>& l
       slot = std::isnan(slot) ? o : std::min(slot, o);
     }
   fill_gaps(offset);
-  return gaussian_smooth(offset, c.options.hips_smoothing / c.s.dt);
+  return smooth_below(offset, c.options.hips_smoothing / c.s.dt);
 }
 
 /// The pole for leg IK: beyond the current knee, away from the hip–ankle line (the foot's

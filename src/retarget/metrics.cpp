@@ -6,9 +6,9 @@
 #include <string>
 
 #include "kinema/blend/root_motion.h"
-#include "kinema/retarget/humanoid.h"
 #include "kinema/core/error.h"
 #include "kinema/math/scalar.h"
+#include "kinema/retarget/humanoid.h"
 #include "leg_samples.h"
 
 namespace kinema {
@@ -25,7 +25,7 @@ double bone_length_error(const Skeleton& skeleton, std::span<const Mat4> model,
   double worst = 0;
   for (int j = 0; j < skeleton.joint_count(); ++j) {
     const int p = skeleton.parent(j);
-    if (p < 0) continue;
+    if (p < 0 || rest_lengths[static_cast<size_t>(j)] < 0) continue;
     const double len = length(model[static_cast<size_t>(j)].translation_part() -
                               model[static_cast<size_t>(p)].translation_part());
     worst = std::max(worst, std::abs(len - rest_lengths[static_cast<size_t>(j)]));
@@ -33,11 +33,20 @@ double bone_length_error(const Skeleton& skeleton, std::span<const Mat4> model,
   return worst;
 }
 
-std::vector<double> rest_bone_lengths(const Skeleton& skeleton, std::span<const Mat4> rest) {
-  std::vector<double> lengths(static_cast<size_t>(skeleton.joint_count()), 0.0);
+/// Rest distance of each joint to its parent; −1 (not a bone to check) for roots and for joints
+/// whose translation the clip animates, or whose parent's scale it animates (the hips move away
+/// from their parent by design).
+std::vector<double> rest_bone_lengths(const Skeleton& skeleton, std::span<const Mat4> rest,
+                                      const Clip& clip) {
+  std::vector<double> lengths(static_cast<size_t>(skeleton.joint_count()), -1.0);
+  auto animated = [&](int j, bool translation) {
+    if (static_cast<size_t>(j) >= clip.tracks.size()) return false;
+    const JointTrack& t = clip.tracks[static_cast<size_t>(j)];
+    return translation ? !t.translation.empty() : !t.scale.empty();
+  };
   for (int j = 0; j < skeleton.joint_count(); ++j) {
     const int p = skeleton.parent(j);
-    if (p >= 0)
+    if (p >= 0 && !animated(j, true) && !animated(p, false))
       lengths[static_cast<size_t>(j)] = length(rest[static_cast<size_t>(j)].translation_part() -
                                                rest[static_cast<size_t>(p)].translation_part());
   }
@@ -116,7 +125,7 @@ MotionMetrics measure_motion(const Skeleton& skeleton, const HumanoidLegs& legs,
   clip.validate(skeleton.joint_count(), clip.name);
   if (reference) reference->validate(skeleton.joint_count(), reference->name);
   const std::vector<Mat4> rest = rest_model_matrices(skeleton);
-  const std::vector<double> rest_lengths = rest_bone_lengths(skeleton, rest);
+  const std::vector<double> rest_lengths = rest_bone_lengths(skeleton, rest, clip);
 
   const FrameTimes times = frame_times(clip, rate);
   MotionMetrics r;

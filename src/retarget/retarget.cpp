@@ -226,7 +226,6 @@ void check_options(const RetargetOptions& o) {
     throw UsageError("the forearm twist fraction must be within [0, 1]");
 }
 
-
 }  // namespace
 
 Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Clip& clip,
@@ -250,7 +249,12 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
   out.sample_rate = times.size() > 1 ? rate : 0;
   out.tracks.resize(size_t(target.joint_count()));
   for (size_t j = 0; j < keyed.size(); ++j)
-    if (keyed[j]) out.tracks[j].rotation.values.reserve(times.size());
+    if (keyed[j]) {
+      out.tracks[j].rotation.times.reserve(times.size());
+      out.tracks[j].rotation.values.reserve(times.size());
+    }
+  out.tracks[size_t(plan.target_hips)].translation.times.reserve(times.size());
+  out.tracks[size_t(plan.target_hips)].translation.values.reserve(times.size());
 
   SourceFrame frame;
   frame.local.resize(size_t(source.joint_count()));

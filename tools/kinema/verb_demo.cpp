@@ -96,7 +96,21 @@ struct DemoPrinter {
         << ", character " << s.character_bones << (s.character_guessed ? " (guessed)" : "") << '\n';
     out << "  wrote " << s.glb << ": " << s.result->skeleton.joint_count() << " joints, "
         << describe_clip(s.result->clips[0]) << '\n';
+    const pipeline::RetargetResult& r = s.job;
+    if (r.after) {
+      auto skate = [](const FootSkate& k) {
+        return k.speed ? format_number(k.speed->median, 2) + " cm/s" : std::string("no contacts");
+      };
+      out << "  grounded: foot skate median " << skate(r.before.skate) << " → "
+          << skate(r.after->skate) << ", knee-angle jump max "
+          << format_number(r.before.knee_jump_max, 2) << "° → "
+          << format_number(r.after->knee_jump_max, 2) << "°, hips moved "
+          << format_number(r.grounding.hips_offset_min * 100, 1) << " … "
+          << format_number(r.grounding.hips_offset_max * 100, 1) << " cm\n";
+    }
     if (!s.vrm.empty()) out << "  wrote " << s.vrm << " (VRM 1.0)\n";
+    if (!s.vrma.empty()) out << "  wrote " << s.vrma << " (VRM Animation for it)\n";
+    out << "  wrote " << s.preview << " (source above, result below)\n";
   }
   void operator()(Phase phase, const pipeline::DemoGraph& s) const {
     if (!s.skipped_folder.empty()) {

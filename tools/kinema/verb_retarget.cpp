@@ -80,8 +80,8 @@ void print_text(const RetargetArgs& a, const pipeline::RetargetResult& r, std::o
     return format_number(m.penetration_max, 2) + " / " + format_number(m.float_max, 2) + " cm";
   });
   row(out, "sole penetration / float max", p0, p1);
-  auto [k0, k1] = both(
-      [](const MotionMetrics& m) { return format_number(m.knee_jump_max, 2) + "°"; });
+  auto [k0, k1] =
+      both([](const MotionMetrics& m) { return format_number(m.knee_jump_max, 2) + "°"; });
   row(out, "knee-angle jump max", k0, k1);
   auto [l0, l1] = both([](const MotionMetrics& m) {
     return format_number(m.bone_length_error_max * 1000, 4) + " mm";
@@ -110,9 +110,9 @@ int run_retarget(RetargetArgs& a, const GlobalOptions& global) {
   bars.done();
   if (global.quiet) return kExitOk;
   if (a.json) {
-    nlohmann::json j{{"out", rq.out},           {"frames", r.frames},
-                     {"rate", r.rate},          {"duration_s", r.written.clips[0].duration},
-                     {"grounded", r.grounded},  {"before", metrics_json(r.before)}};
+    nlohmann::json j{{"out", rq.out},          {"frames", r.frames},
+                     {"rate", r.rate},         {"duration_s", r.written.clips[0].duration},
+                     {"grounded", r.grounded}, {"before", metrics_json(r.before)}};
     if (r.after) j["after"] = metrics_json(*r.after);
     if (r.grounded) {
       j["plants"] = r.grounding.plants;
@@ -167,8 +167,7 @@ VerbRun register_retarget(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   sub->add_flag("--no-fingers", args->no_fingers, "Leave the avatar's fingers in their rest pose");
-  sub->add_option("--preview", rq.preview,
-                  "Render SRC and the result side by side into this PNG");
+  sub->add_option("--preview", rq.preview, "Render SRC and the result side by side into this PNG");
   sub->add_option("--preview-frames", rq.preview_frames, "Frames per row of the preview")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();

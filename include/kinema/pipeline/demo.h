@@ -22,6 +22,7 @@
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
+#include "kinema/pipeline/retarget.h"
 
 namespace kinema::pipeline {
 
@@ -62,7 +63,9 @@ struct DemoRetarget {
   std::string skipped;            ///< why it was skipped (no humanoid), else empty
   size_t motion_bones = 0, character_bones = 0;
   bool motion_guessed = false, character_guessed = false;  ///< maps guessed from joint names
-  std::string glb, vrm;           ///< written (vrm only for a VRM character)
+  std::string glb, vrm, vrma;     ///< written (vrm and vrma only for a VRM character)
+  std::string preview;            ///< source and result side by side (PNG)
+  RetargetResult job;             ///< the retarget job's report: metrics before/after grounding
   const Asset* result = nullptr;  ///< the character with the motion; valid during the report
 };
 /// The locomotion graph played (bundled data).

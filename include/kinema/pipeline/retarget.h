@@ -20,9 +20,9 @@ struct RetargetRequest {
   /// OUT by extension: .vrma (VRM Animation; needs a VRM 1.0 avatar), .vrm .glb .gltf (the
   /// avatar with the clip, its materials and extensions carried through), .bvh, .fbx.
   std::string out;
-  std::string clip;      ///< the clip of IN, by name or index; empty: the first
-  std::string map;       ///< a JSON humanoid map for IN (read_humanoid_map); empty: recognized
-  std::string onto_map;  ///< a JSON humanoid map for the avatar; empty: its own or recognized
+  std::string clip;         ///< the clip of IN, by name or index; empty: the first
+  std::string map;          ///< a JSON humanoid map for IN (read_humanoid_map); empty: recognized
+  std::string onto_map;     ///< a JSON humanoid map for the avatar; empty: its own or recognized
   RetargetOptions options;  ///< mode, frame rate (0: IN's), forearm twist, fingers
   bool ground = true;       ///< ground the feet (ground_feet) after retargeting
   GroundingOptions grounding;
@@ -46,8 +46,8 @@ struct RetargetResult {
 };
 
 /// Reads IN and the avatar, retargets, grounds, measures and writes OUT (and the preview)
-/// atomically. Throws UsageError for an OUT that is an input, a folder or a format not written,
-/// or a VRM Animation OUT for an avatar that is not VRM 1.0; kinema::Error for unreadable input,
+/// atomically. Throws UsageError for an OUT that is an input, a folder or a format not written;
+/// kinema::Error for unreadable input, a VRM Animation OUT for an avatar that is not VRM 1.0,
 /// an IN without animation, humanoids that cannot be mapped (naming the bone and the candidates
 /// seen), zero-length bones and non-finite keys.
 RetargetResult retarget_file(const RetargetRequest& request, const Progress& progress = {});

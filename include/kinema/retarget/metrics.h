@@ -20,7 +20,9 @@
 //   - knee jump: the largest frame-to-frame change of knee flexion (the angle between the thigh
 //     hip→knee and the shin knee→ankle: 0° straight), degrees;
 //   - bone-length error: max over frames and over every joint with a parent of
-//     | |joint − parent| − the same distance in the rest pose |, metres;
+//     | |joint − parent| − the same distance in the rest pose |, metres, leaving out joints whose
+//     translation the clip animates (the hips move away from their parent by design) and
+//     joints whose parent's scale it animates;
 //   - pose error (only against a reference clip on the same skeleton): over frames and joints, the
 //     mean squared joint-position error divided by the character's height squared (the
 //     normalization of Aberman et al., "Skeleton-Aware Networks for Deep Motion Retargeting",
