@@ -43,7 +43,7 @@ std::vector<double> sample_times(double duration, double rate) {
 std::vector<int> used_source_joints(const RetargetPlan& plan) {
   std::vector<int> used = plan.source_spine.joints;
   for (const JointPlan& p : plan.joints) {
-    if (p.source >= 0) used.push_back(p.source);
+    if (p.source >= 0 && p.drive != Drive::Copy) used.push_back(p.source);
     if (p.source_child >= 0) used.push_back(p.source_child);
   }
   std::sort(used.begin(), used.end());
@@ -104,8 +104,10 @@ void target_world(const RetargetPlan& plan, const RestSide& dst, const RetargetO
     const JointPlan& p = plan.joints[size_t(j)];
     const int parent = sk.parent(j);
     Quat w;
-    if (p.drive == Drive::Rest) {
-      w = (parent >= 0 ? world[size_t(parent)] : Quat::identity()) * rest_local[size_t(j)].rotation;
+    if (p.drive == Drive::Rest || p.drive == Drive::Copy) {
+      const Quat local = p.drive == Drive::Copy ? frame.local[size_t(p.source)].rotation
+                                                : rest_local[size_t(j)].rotation;
+      w = (parent >= 0 ? world[size_t(parent)] : Quat::identity()) * local;
     } else {
       const Quat delta = p.drive == Drive::Bone ? frame.delta[size_t(p.source)]
                                                 : chain_delta(plan.source_spine, frame, p.chain_s);
@@ -140,10 +142,15 @@ void spread_forearm_twist(const RetargetPlan& plan, const RestSide& dst, double 
 /// Undriven joints follow their parents again (after spread_forearm_twist turned a lower arm,
 /// the twist bones under it turn with it; driven joints keep their world rotations).
 void follow_parents(const RetargetPlan& plan, const Skeleton& sk,
-                    const std::vector<Transform>& rest_local, std::vector<Quat>& world) {
-  for (int j = 0; j < sk.joint_count(); ++j)
-    if (plan.joints[size_t(j)].drive == Drive::Rest && sk.parent(j) >= 0)
-      world[size_t(j)] = normalize(world[size_t(sk.parent(j))] * rest_local[size_t(j)].rotation);
+                    const std::vector<Transform>& rest_local, const SourceFrame& frame,
+                    std::vector<Quat>& world) {
+  for (int j = 0; j < sk.joint_count(); ++j) {
+    const JointPlan& p = plan.joints[size_t(j)];
+    if (sk.parent(j) < 0 || (p.drive != Drive::Rest && p.drive != Drive::Copy)) continue;
+    const Quat local = p.drive == Drive::Copy ? frame.local[size_t(p.source)].rotation
+                                              : rest_local[size_t(j)].rotation;
+    world[size_t(j)] = normalize(world[size_t(sk.parent(j))] * local);
+  }
 }
 
 /// True for the target joints that get rotation keys.
@@ -270,7 +277,7 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
     target_world(plan, dst, options, rest_local, frame, world);
     if (options.forearm_twist > 0) {
       spread_forearm_twist(plan, dst, options.forearm_twist, world);
-      follow_parents(plan, target, rest_local, world);
+      follow_parents(plan, target, rest_local, frame, world);
     }
     append_keys(plan, dst, keyed, world, frame, floor, t, out);
   }

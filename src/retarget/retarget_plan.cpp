@@ -179,6 +179,25 @@ void inherit_alignments(const Skeleton& target, RetargetPlan& plan) {
   }
 }
 
+/// Joints neither side maps but both have by name (the hip joints and clavicles of the same
+/// mocap rig, helper bones of one vendor's rigs) copy the source's local rotation: between the
+/// same skeletons that makes retargeting the identity, whatever the map leaves out.
+void copy_same_names(const RestSide& src, const RestSide& dst, const RetargetOptions& options,
+                     RetargetPlan& plan) {
+  std::vector<bool> mapped(size_t(src.skeleton.joint_count()), false);
+  for (const auto& [bone, j] : src.humanoid.bones)
+    if (src.joint(bone) >= 0) mapped[size_t(j)] = true;
+  for (int j = 0; j < dst.skeleton.joint_count(); ++j) {
+    JointPlan& p = plan.joints[size_t(j)];
+    if (p.drive != Drive::Rest || dst.skeleton.parent(j) < 0) continue;
+    const int sj = src.skeleton.find(dst.skeleton.joint(j).name);
+    if (sj < 0 || mapped[size_t(sj)] || src.skeleton.parent(sj) < 0) continue;
+    if (!options.fingers && is_finger(dst.skeleton.joint(j).name)) continue;
+    p.drive = Drive::Copy;
+    p.source = sj;
+  }
+}
+
 }  // namespace
 
 RestSide::RestSide(const Skeleton& s, const Humanoid& h)
@@ -197,15 +216,13 @@ int RestSide::joint(const std::string& bone) const {
 }
 
 std::pair<size_t, double> chain_segment(const SpineChain& chain, double s) {
-  const size_t last = chain.s.size() - 1;
-  for (size_t i = 0; i < last; ++i) {
-    if (s == chain.s[i]) return {i, 0.0};
-    if (s < chain.s[i + 1]) {
-      const double span = chain.s[i + 1] - chain.s[i];
-      return {i, span > 0 ? (s - chain.s[i]) / span : 0.0};
-    }
-  }
-  return {last, 0.0};
+  // The last joint at or below s: where joints coincide (a zero-length LowerBack on the hips),
+  // the later one's rotation is the one that shapes the chain above them.
+  const size_t i = size_t(std::upper_bound(chain.s.begin(), chain.s.end(), s) - chain.s.begin());
+  if (i == 0) return {0, 0.0};
+  const size_t k = i - 1;
+  if (k + 1 >= chain.s.size()) return {k, 0.0};
+  return {k, (s - chain.s[k]) / (chain.s[k + 1] - chain.s[k])};
 }
 
 RetargetPlan plan_retarget(const RestSide& src, const RestSide& dst, const RetargetOptions& options,
@@ -233,9 +250,15 @@ RetargetPlan plan_retarget(const RestSide& src, const RestSide& dst, const Retar
   plan.source_ankles[1] = src.joint("rightFoot");
   const double src_ankle = std::min(src.rest_pos[size_t(plan.source_ankles[0])].y,
                                     src.rest_pos[size_t(plan.source_ankles[1])].y);
-  plan.source_rest_on_floor = src_ankle >= -0.02 * src_leg && src_ankle <= 0.5 * src_leg;
   plan.target_ankle_height = std::min(dst.rest_pos[size_t(dst.joint("leftFoot"))].y,
                                       dst.rest_pos[size_t(dst.joint("rightFoot"))].y);
+  // Only a target standing on y = 0 says where the floor is; two rigs that both hang from the
+  // origin (BVH onto BVH) keep their heights, scaled.
+  auto on_floor = [](double ankle, double leg) {
+    return ankle >= -0.02 * leg && ankle <= 0.5 * leg;
+  };
+  plan.source_rest_on_floor =
+      on_floor(src_ankle, src_leg) || !on_floor(plan.target_ankle_height, dst_leg);
   plan.source_hips_rest = src.rest_pos[size_t(plan.source_hips)];
   const double src_stand = plan.source_hips_rest.y - src_ankle;
   const double dst_stand = dst.rest_pos[size_t(plan.target_hips)].y - plan.target_ankle_height;
@@ -258,6 +281,7 @@ RetargetPlan plan_retarget(const RestSide& src, const RestSide& dst, const Retar
   plan_spine(src, dst, plan);
   plan_bones(src, dst, options, {file, target_file}, 1e-6 * std::min(src_leg, dst_leg), plan);
   inherit_alignments(dst.skeleton, plan);
+  copy_same_names(src, dst, options, plan);
   for (const std::string s : kSides) {
     const int lower = dst.joint(s + "LowerArm"), hand = dst.joint(s + "Hand");
     if (lower >= 0 && hand >= 0 && plan.joints[size_t(lower)].drive == Drive::Bone &&

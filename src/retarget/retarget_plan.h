@@ -28,6 +28,7 @@ enum class Drive {
   Rest,   ///< nothing: its rest local rotation under its parent
   Bone,   ///< the source joint of the same humanoid bone
   Chain,  ///< the source spine chain, interpolated at the joint's rest arc length
+  Copy,   ///< not mapped, but the source has a joint of the same name: its local rotation
 };
 
 struct JointPlan {
@@ -56,9 +57,10 @@ struct RetargetPlan {
   int source_hips = -1, target_hips = -1;
   Vec3 source_hips_rest, target_hips_rest;         ///< model space
   Mat4 target_hips_parent_inv = Mat4::identity();  ///< model → hips' parent space, at rest
-  /// Whether the source's rest pose stands on y = 0 (its lower rest ankle within
-  /// [−2 %, 50 %] of its leg length above it). When it does not (a BVH whose rest pose hangs
-  /// from the origin), the floor is taken from the clip: see retarget.h.
+  /// Whether the source's floor is y = 0: its rest pose stands there (its lower rest ankle
+  /// within [−2 %, 50 %] of its leg length above it), or the target's does not either. When
+  /// false (a BVH whose rest pose hangs from the origin, onto a standing avatar), the floor is
+  /// taken from the clip: see retarget.h.
   bool source_rest_on_floor = true;
   int source_ankles[2] = {-1, -1};
   double target_ankle_height = 0;  ///< the target's lower rest ankle height above y = 0
@@ -75,7 +77,8 @@ RetargetPlan plan_retarget(const RestSide& source, const RestSide& target,
                            const std::string& target_file);
 
 /// Index i of the segment [s_i, s_{i+1}] of `chain` holding s, and the fraction along it
-/// (exactly 0 at a joint's own parameter, so identical chains map joint to joint).
+/// (exactly 0 at a joint's own parameter, so identical chains map joint to joint; of joints at
+/// the same parameter, the last).
 std::pair<size_t, double> chain_segment(const SpineChain& chain, double s);
 
 }  // namespace kinema::retarget_detail

@@ -353,3 +353,27 @@ TEST(Retarget, CmuWalkOntoBothAvatarsKeepsLengthsAndHipsScale) {
 
 }  // namespace
 }  // namespace kinema
+
+namespace kinema {
+namespace {
+
+TEST(Retarget, CmuWalkOntoItselfIsTheIdentity) {
+  const Asset walk = load_asset(kData + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const Clip out = retarget_humanoid(walk, 0, walk);
+  double worst = 0;
+  std::string where;
+  for (int f = 0; f < 343; f += 7) {
+    const double t = std::min(f / out.sample_rate, out.duration);
+    const auto a = positions_at(walk.clips[0], walk.skeleton, t);
+    const auto b = positions_at(out, walk.skeleton, t);
+    for (size_t j = 0; j < a.size(); ++j)
+      if (distance(a[j], b[j]) > worst) {
+        worst = distance(a[j], b[j]);
+        where = walk.skeleton.joint(int(j)).name + " frame " + std::to_string(f);
+      }
+  }
+  EXPECT_LE(worst, 1e-6) << where;
+}
+
+}  // namespace
+}  // namespace kinema

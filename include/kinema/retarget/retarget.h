@@ -28,7 +28,8 @@
 // source when its rest pose does (its lower rest ankle no lower than 2 % and no higher than 50 %
 // of its leg length above y = 0, as glTF, VRM and FBX characters stand); a source whose rest pose
 // hangs from the origin (BVH mocap) says nothing about its floor, and then the lowest its ankles
-// get over the clip is taken to stand on the floor (at the target's rest ankle height). Foot
+// get over the clip is taken to stand on the floor (at the target's rest ankle height) — unless
+// the target hangs from the origin too, when heights are simply scaled. Foot
 // grounding (kinema/retarget/ground.h) plants the feet frame by frame afterwards. Facing comes from
 // the rest poses (forward = left hip → right hip × up), so a VRM 0.x avatar facing −Z and a
 // rig facing +X are turned to match. Hence retargeting onto the same skeleton is the identity
