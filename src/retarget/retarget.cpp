@@ -160,19 +160,32 @@ std::vector<bool> keyed_joints(const RetargetPlan& plan) {
   return keyed;
 }
 
-/// The source's floor height: 0 when its rest pose stands on y = 0; else the lowest its ankles
-/// get over `times`, less the target's rest ankle height scaled to the source's size (the
-/// lowest ankle is taken as standing on the floor).
-double source_floor(const Clip& clip, const RestSide& src, const RetargetPlan& plan,
+/// The source's floor and standing height where its rest pose does not say (see retarget.h):
+/// the lowest its ankles get over the clip, and the 90th percentile over the clip of the hips'
+/// height above the lower ankle (a walk's straight-legged mid-stance, a standing take's stance).
+/// Sets plan.vertical_scale from that stance when the rest pose does not stand; returns the
+/// floor height (0 when the rest pose stands on y = 0).
+double source_floor(const Clip& clip, const RestSide& src, RetargetPlan& plan,
                     const std::vector<double>& times, SourceFrame& frame) {
-  if (plan.source_rest_on_floor) return 0;
+  if (plan.source_rest_on_floor && plan.source_rest_stands) return 0;
   double lowest = std::numeric_limits<double>::infinity();
+  std::vector<double> stance;
+  stance.reserve(times.size());
   for (double t : times) {
     sample_pose(clip, src.skeleton, t, WrapMode::Clamp, frame.local);
     local_to_model(src.skeleton.parents(), frame.local, frame.model);
-    for (int ankle : plan.source_ankles)
-      lowest = std::min(lowest, frame.model[size_t(ankle)].translation_part().y);
+    double ankle = std::numeric_limits<double>::infinity();
+    for (int a : plan.source_ankles)
+      ankle = std::min(ankle, frame.model[size_t(a)].translation_part().y);
+    lowest = std::min(lowest, ankle);
+    stance.push_back(frame.model[size_t(plan.source_hips)].translation_part().y - ankle);
   }
+  if (!plan.source_rest_stands && plan.target_stand_height > 0) {
+    const size_t k = static_cast<size_t>(0.9 * double(stance.size() - 1));
+    std::nth_element(stance.begin(), stance.begin() + long(k), stance.end());
+    if (stance[k] > 0) plan.vertical_scale = plan.target_stand_height / stance[k];
+  }
+  if (plan.source_rest_on_floor) return 0;
   return lowest - plan.target_ankle_height / plan.vertical_scale;
 }
 
@@ -242,8 +255,7 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
   check_options(options);
   check_source(clip, source, source_file);
   const RestSide src(source, source_map), dst(target, target_map);
-  const RetargetPlan plan =
-      retarget_detail::plan_retarget(src, dst, options, source_file, target_file);
+  RetargetPlan plan = retarget_detail::plan_retarget(src, dst, options, source_file, target_file);
   const double rate = options.sample_rate > 0 ? options.sample_rate : sample_rate_or(clip);
   const std::vector<double> times = sample_times(clip.duration, rate);
   const std::vector<int> used = used_source_joints(plan);

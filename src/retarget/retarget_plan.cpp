@@ -262,7 +262,14 @@ RetargetPlan plan_retarget(const RestSide& src, const RestSide& dst, const Retar
   plan.source_hips_rest = src.rest_pos[size_t(plan.source_hips)];
   const double src_stand = plan.source_hips_rest.y - src_ankle;
   const double dst_stand = dst.rest_pos[size_t(plan.target_hips)].y - plan.target_ankle_height;
-  plan.vertical_scale = src_stand > 0 && dst_stand > 0 ? dst_stand / src_stand : plan.scale;
+  // The target's rest pose is how the avatar stands. A source's says so only when its legs
+  // hang down (a BVH's zero pose may be anything: Character Creator exports lift the feet 2 m);
+  // else retarget_clip measures the source's stance on the clip.
+  plan.target_stand_height = dst_stand;
+  plan.source_rest_stands = src_stand >= 0.8 * src_leg;
+  plan.vertical_scale = plan.source_rest_stands && src_stand > 0 && dst_stand > 0
+                            ? dst_stand / src_stand
+                            : plan.scale;
   plan.target_hips_rest = dst.rest_pos[size_t(plan.target_hips)];
   const int hp = dst.skeleton.parent(plan.target_hips);
   if (hp >= 0 && !inverse(dst.rest[size_t(hp)], plan.target_hips_parent_inv))

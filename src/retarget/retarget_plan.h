@@ -54,6 +54,11 @@ struct RetargetPlan {
   /// where the hip joints sit relative to the hips joint, so the leg ratio alone would leave a
   /// standing target's feet off the floor.
   double vertical_scale = 1;
+  /// The target's rest hips height above its lower rest ankle, metres.
+  double target_stand_height = 0;
+  /// Whether the source's rest pose has its legs hanging down (hips at least 80 % of the leg
+  /// length above the lower ankle), so that its rest hips height is its standing height.
+  bool source_rest_stands = true;
   int source_hips = -1, target_hips = -1;
   Vec3 source_hips_rest, target_hips_rest;         ///< model space
   Mat4 target_hips_parent_inv = Mat4::identity();  ///< model → hips' parent space, at rest

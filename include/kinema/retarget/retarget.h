@@ -23,8 +23,10 @@
 // bone lengths are kept exactly. The hips translation is the source's, scaled: horizontally as a
 // displacement from each rig's rest hips position, by the ratio of leg lengths (thigh + shin at
 // rest: stride length goes with leg length); vertically as a height above the floor, by the
-// ratio of rest hips heights above the ankles (rigs differ in where the hip joints sit relative
-// to the hips joint). The target stands on y = 0. So does the
+// ratio of standing hips heights above the ankles (rigs differ in where the hip joints sit
+// relative to the hips joint): the rest poses' — or, for a source whose rest pose does not have
+// its legs hanging down (some BVH exports' zero pose), the 90th percentile over the clip of its
+// hips' height above the lower ankle. The target stands on y = 0. So does the
 // source when its rest pose does (its lower rest ankle no lower than 2 % and no higher than 50 %
 // of its leg length above y = 0, as glTF, VRM and FBX characters stand); a source whose rest pose
 // hangs from the origin (BVH mocap) says nothing about its floor, and then the lowest its ankles
