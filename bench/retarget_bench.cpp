@@ -81,9 +81,8 @@ void BM_RetargetAndGround_LongTakeOntoGodette(benchmark::State& state) {
   avatar.humanoid = d.avatar_map;
   const HumanoidLegs legs = humanoid_legs(avatar, "Godette_vrm_v4.vrm");
   for (auto _ : state) {
-    const Clip moved =
-        retarget_clip(d.walk.skeleton, d.walk_map, d.take, avatar.skeleton, d.avatar_map);
-    Clip grounded = ground_feet(avatar.skeleton, legs, moved, kRate);
+    Clip moved = retarget_clip(d.walk.skeleton, d.walk_map, d.take, avatar.skeleton, d.avatar_map);
+    Clip grounded = ground_feet(avatar.skeleton, legs, std::move(moved), kRate);
     benchmark::DoNotOptimize(grounded.tracks.data());
   }
   state.counters["frames_per_s"] =

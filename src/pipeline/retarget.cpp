@@ -112,12 +112,16 @@ RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress
   const Clip* reference = same ? &motion.clips[size_t(clip)] : nullptr;
   MotionMetricsOptions metric_options;
   metric_options.contacts = rq.grounding.contacts;
-  result.before =
-      measure_motion(avatar.skeleton, legs, moved, result.rate, metric_options, reference);
+  // Grounding measures the clip before and after itself; with a reference the pose error is
+  // measured here too.
+  if (!rq.ground || reference)
+    result.before =
+        measure_motion(avatar.skeleton, legs, moved, result.rate, metric_options, reference);
   if (rq.ground) {
     GroundingOptions g = rq.grounding;
     g.progress = [&](int done, int frames) { report(progress, "grounding", done, frames); };
-    moved = ground_feet(avatar.skeleton, legs, moved, result.rate, g, &result.grounding);
+    moved = ground_feet(avatar.skeleton, legs, std::move(moved), result.rate, g, &result.grounding);
+    if (!reference) result.before = result.grounding.before;
     result.after = result.grounding.after;
     if (reference)
       result.after->pose_error =

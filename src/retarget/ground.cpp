@@ -321,6 +321,11 @@ std::vector<Vec3> forwards_in_feet(const Skeleton& skeleton, const HumanoidLegs&
 
 Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, const Clip& clip, double rate,
                  const GroundingOptions& options, GroundingReport* report) {
+  return ground_feet(skeleton, legs, Clip(clip), rate, options, report);
+}
+
+Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, Clip&& clip, double rate,
+                 const GroundingOptions& options, GroundingReport* report) {
   check_legs(skeleton, legs, kPlace);
   check_options(options);
   check_rate(rate, kPlace);
@@ -368,9 +373,11 @@ Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, const Clip&
       local[static_cast<size_t>(hips)].translation =
           local[static_cast<size_t>(hips)].translation + lift;
     } else {
-      local_to_model(skeleton.parents(), local, model);
-      Mat4 parent_inverse;
-      if (inverse(model[static_cast<size_t>(parent)], parent_inverse))
+      // The hips' parent in model space: only its own chain of ancestors is needed.
+      Mat4 parent_model = Mat4::identity(), parent_inverse;
+      for (int a = parent; a >= 0; a = skeleton.parent(a))
+        parent_model = local[static_cast<size_t>(a)].to_matrix() * parent_model;
+      if (inverse(parent_model, parent_inverse))
         local[static_cast<size_t>(hips)].translation =
             local[static_cast<size_t>(hips)].translation + parent_inverse.transform_vector(lift);
     }
@@ -382,7 +389,7 @@ Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, const Clip&
     if (options.progress) options.progress(f + 1, s.frames);
   }
 
-  Clip out = clip;
+  Clip out = std::move(clip);
   if (out.tracks.size() < static_cast<size_t>(skeleton.joint_count()))
     out.tracks.resize(static_cast<size_t>(skeleton.joint_count()));
   out.tracks[static_cast<size_t>(hips)].translation = std::move(keys.hips_translation);

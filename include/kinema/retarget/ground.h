@@ -76,5 +76,8 @@ struct GroundingReport {
 /// rate or the clip's duration is not finite and positive, or an option is out of range.
 Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, const Clip& clip, double rate,
                  const GroundingOptions& options = {}, GroundingReport* report = nullptr);
+/// The same, reusing `clip`'s tracks for the result (no copy of a long clip's keys).
+Clip ground_feet(const Skeleton& skeleton, const HumanoidLegs& legs, Clip&& clip, double rate,
+                 const GroundingOptions& options = {}, GroundingReport* report = nullptr);
 
 }  // namespace kinema
