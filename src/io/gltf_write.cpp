@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 
+#include "gltf_buffer.h"
 #include "gltf_internal.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
@@ -48,108 +49,10 @@ std::string sniff_mime(const std::vector<unsigned char>& b) {
   return "image/png";
 }
 
-/// Appends data to the single output buffer.
-class Builder {
- public:
-  explicit Builder(tinygltf::Model& m) : m_(m) {}
-  std::vector<unsigned char> bin;
-
-  int view(const void* data, size_t bytes, int target) {
-    while (bin.size() % 4) bin.push_back(0);
-    tinygltf::BufferView bv;
-    bv.buffer = 0;
-    bv.byteOffset = bin.size();
-    bv.byteLength = bytes;
-    bv.target = target;
-    const auto* p = static_cast<const unsigned char*>(data);
-    bin.insert(bin.end(), p, p + bytes);
-    m_.bufferViews.push_back(bv);
-    return static_cast<int>(m_.bufferViews.size()) - 1;
-  }
-
-  int accessor(int view, int component_type, int type, size_t count, std::vector<double> min = {},
-               std::vector<double> max = {}) {
-    tinygltf::Accessor a;
-    a.bufferView = view;
-    a.byteOffset = 0;
-    a.normalized = false;
-    a.componentType = component_type;
-    a.type = type;
-    a.count = count;
-    a.minValues = std::move(min);
-    a.maxValues = std::move(max);
-    m_.accessors.push_back(a);
-    return static_cast<int>(m_.accessors.size()) - 1;
-  }
-
-  /// Float accessor of `comps` components per element, with min/max when asked.
-  int floats(const std::vector<float>& v, int type, int comps, int target, bool minmax) {
-    const size_t count = v.size() / static_cast<size_t>(comps);
-    std::vector<double> lo, hi;
-    if (minmax && count > 0) {
-      lo.assign(static_cast<size_t>(comps), std::numeric_limits<double>::infinity());
-      hi.assign(static_cast<size_t>(comps), -std::numeric_limits<double>::infinity());
-      for (size_t i = 0; i < v.size(); ++i) {
-        const size_t c = i % static_cast<size_t>(comps);
-        lo[c] = std::min(lo[c], double(v[i]));
-        hi[c] = std::max(hi[c], double(v[i]));
-      }
-    }
-    const int bv = view(v.data(), v.size() * sizeof(float), target);
-    return accessor(bv, TINYGLTF_COMPONENT_TYPE_FLOAT, type, count, lo, hi);
-  }
-
-  /// Animation input accessors are shared between channels with identical key times.
-  int times(const std::vector<double>& t) {
-    auto it = times_.find(t);
-    if (it != times_.end()) return it->second;
-    std::vector<float> f(t.begin(), t.end());
-    for (size_t i = 1; i < f.size(); ++i)  // keep strictly increasing after rounding to float
-      if (!(f[i] > f[i - 1]))
-        f[i] = std::nextafter(f[i - 1], std::numeric_limits<float>::infinity());
-    const int a = floats(f, TINYGLTF_TYPE_SCALAR, 1, 0, true);
-    times_.emplace(t, a);
-    return a;
-  }
-
- private:
-  tinygltf::Model& m_;
-  std::map<std::vector<double>, int> times_;
-};
-
-std::vector<float> vec3_floats(const std::vector<Vec3>& v) {
-  std::vector<float> f;
-  f.reserve(3 * v.size());
-  for (const auto& x : v) f.insert(f.end(), {float(x.x), float(x.y), float(x.z)});
-  return f;
-}
-
-std::vector<float> quat_floats(const Keyframes<Quat>& k) {
-  std::vector<float> f;
-  f.reserve(4 * k.values.size());
-  for (size_t i = 0; i < k.values.size(); ++i) {
-    const bool tangent = k.interpolation == Interpolation::CubicSpline && i % 3 != 1;
-    const Quat q = tangent ? k.values[i] : normalize(k.values[i]);
-    Quatf qf{float(q.x), float(q.y), float(q.z), float(q.w)};
-    if (!tangent) {  // renormalize in float so the validator's unit-length check passes
-      const float len = std::sqrt(qf.x * qf.x + qf.y * qf.y + qf.z * qf.z + qf.w * qf.w);
-      qf = qf * (1.f / len);
-    }
-    f.insert(f.end(), {qf.x, qf.y, qf.z, qf.w});
-  }
-  return f;
-}
-
-const char* interp_name(Interpolation i) {
-  switch (i) {
-    case Interpolation::Step:
-      return "STEP";
-    case Interpolation::CubicSpline:
-      return "CUBICSPLINE";
-    default:
-      return "LINEAR";
-  }
-}
+using gltf_detail::add_channel;
+using gltf_detail::Builder;
+using gltf_detail::quat_floats;
+using gltf_detail::vec3_floats;
 
 void set_node_trs(tinygltf::Node& n, const Transform& t) {
   n.matrix.clear();
@@ -282,33 +185,21 @@ void write_animations(tinygltf::Model& m, Builder& b, const std::vector<Clip>& c
     const Clip& clip = clips[static_cast<size_t>(ci)];
     tinygltf::Animation anim;
     anim.name = clip.name;
-    auto add = [&](int input, int output, Interpolation i, int node, const char* path) {
-      tinygltf::AnimationSampler s;
-      s.input = input;
-      s.output = output;
-      s.interpolation = interp_name(i);
-      anim.samplers.push_back(s);
-      tinygltf::AnimationChannel c;
-      c.sampler = static_cast<int>(anim.samplers.size()) - 1;
-      c.target_node = node;
-      c.target_path = path;
-      anim.channels.push_back(c);
-    };
     for (size_t j = 0; j < clip.tracks.size() && j < t.joint_to_node.size(); ++j) {
       const auto& tr = clip.tracks[j];
       const int node = t.joint_to_node[j];
       if (!tr.translation.empty())
-        add(b.times(tr.translation.times),
-            b.floats(vec3_floats(tr.translation.values), TINYGLTF_TYPE_VEC3, 3, 0, false),
-            tr.translation.interpolation, node, "translation");
+        add_channel(anim, b.times(tr.translation.times),
+                    b.floats(vec3_floats(tr.translation.values), TINYGLTF_TYPE_VEC3, 3, 0, false),
+                    tr.translation.interpolation, node, "translation");
       if (!tr.rotation.empty())
-        add(b.times(tr.rotation.times),
-            b.floats(quat_floats(tr.rotation), TINYGLTF_TYPE_VEC4, 4, 0, false),
-            tr.rotation.interpolation, node, "rotation");
+        add_channel(anim, b.times(tr.rotation.times),
+                    b.floats(quat_floats(tr.rotation), TINYGLTF_TYPE_VEC4, 4, 0, false),
+                    tr.rotation.interpolation, node, "rotation");
       if (!tr.scale.empty())
-        add(b.times(tr.scale.times),
-            b.floats(vec3_floats(tr.scale.values), TINYGLTF_TYPE_VEC3, 3, 0, false),
-            tr.scale.interpolation, node, "scale");
+        add_channel(anim, b.times(tr.scale.times),
+                    b.floats(vec3_floats(tr.scale.values), TINYGLTF_TYPE_VEC3, 3, 0, false),
+                    tr.scale.interpolation, node, "scale");
     }
     std::vector<int> weight_nodes;
     for (const auto& mt : clip.morph_tracks) {
@@ -318,8 +209,8 @@ void write_animations(tinygltf::Model& m, Builder& b, const std::vector<Clip>& c
       if (node < 0 || std::count(weight_nodes.begin(), weight_nodes.end(), node)) continue;
       weight_nodes.push_back(node);
       std::vector<float> v(mt.values.begin(), mt.values.end());
-      add(b.times(mt.times), b.floats(v, TINYGLTF_TYPE_SCALAR, 1, 0, false), mt.interpolation, node,
-          "weights");
+      add_channel(anim, b.times(mt.times), b.floats(v, TINYGLTF_TYPE_SCALAR, 1, 0, false),
+                  mt.interpolation, node, "weights");
     }
     if (!anim.channels.empty()) m.animations.push_back(std::move(anim));
   }

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "gltf_buffer.h"
 #include "gltf_internal.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
@@ -204,76 +205,10 @@ std::vector<double> sample_times(const Clip& clip, double rate, bool* all_step) 
   return {times.begin(), times.end()};
 }
 
-/// The single GLB buffer and its views/accessors.
-class Buffer {
- public:
-  explicit Buffer(tinygltf::Model& m) : m_(m) {}
-  std::vector<unsigned char> bin;
-
-  int floats(const std::vector<float>& v, int type, int comps, bool minmax) {
-    while (bin.size() % 4) bin.push_back(0);
-    tinygltf::BufferView view;
-    view.buffer = 0;
-    view.byteOffset = bin.size();
-    view.byteLength = v.size() * sizeof(float);
-    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
-    bin.insert(bin.end(), p, p + view.byteLength);
-    m_.bufferViews.push_back(view);
-    tinygltf::Accessor a;
-    a.bufferView = static_cast<int>(m_.bufferViews.size()) - 1;
-    a.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
-    a.type = type;
-    a.count = v.size() / static_cast<size_t>(comps);
-    if (minmax && !v.empty()) {  // input accessors (scalars) need min and max
-      a.minValues = {*std::min_element(v.begin(), v.end())};
-      a.maxValues = {*std::max_element(v.begin(), v.end())};
-    }
-    m_.accessors.push_back(a);
-    return static_cast<int>(m_.accessors.size()) - 1;
-  }
-
-  /// Key times as float seconds, kept strictly increasing after rounding.
-  int times(const std::vector<double>& t) {
-    std::vector<float> f(t.begin(), t.end());
-    for (size_t i = 1; i < f.size(); ++i)
-      if (!(f[i] > f[i - 1])) f[i] = std::nextafter(f[i - 1], 2 * f[i - 1] + 1);
-    return floats(f, TINYGLTF_TYPE_SCALAR, 1, true);
-  }
-
- private:
-  tinygltf::Model& m_;
-};
-
-const char* interpolation_name(Interpolation i) {
-  return i == Interpolation::Step          ? "STEP"
-         : i == Interpolation::CubicSpline ? "CUBICSPLINE"
-                                           : "LINEAR";
-}
-
-void add_channel(tinygltf::Animation& anim, int input, int output, Interpolation interp, int node,
-                 const char* path) {
-  tinygltf::AnimationSampler s;
-  s.input = input;
-  s.output = output;
-  s.interpolation = interpolation_name(interp);
-  anim.samplers.push_back(s);
-  tinygltf::AnimationChannel c;
-  c.sampler = static_cast<int>(anim.samplers.size()) - 1;
-  c.target_node = node;
-  c.target_path = path;
-  anim.channels.push_back(c);
-}
-
-std::vector<float> quat_floats(const std::vector<Quat>& qs) {
-  std::vector<float> f;
-  f.reserve(4 * qs.size());
-  for (const Quat& q : qs) {
-    Quatf qf{float(q.x), float(q.y), float(q.z), float(q.w)};
-    qf = qf * (1.f / length(qf));  // unit length in float, as the validator checks
-    f.insert(f.end(), {qf.x, qf.y, qf.z, qf.w});
-  }
-  return f;
-}
+using gltf_detail::add_channel;
+using gltf_detail::Builder;
+using gltf_detail::quat_floats;
+using gltf_detail::vec3_floats;
 
 /// Rotation keys that take the shorter way between neighbours.
 void make_continuous(std::vector<Quat>& qs) {
@@ -300,7 +235,7 @@ ModelPose model_pose(const Skeleton& skeleton, std::span<const Transform> local)
 
 /// The bone nodes (rest offsets relative to the VRM parent bone) and their rotation tracks,
 /// plus the hips' translation track. Returns the hips node.
-int add_bones(tinygltf::Model& m, Buffer& buf, tinygltf::Animation& anim, const Skeleton& skeleton,
+int add_bones(tinygltf::Model& m, Builder& buf, tinygltf::Animation& anim, const Skeleton& skeleton,
               const Clip& clip, const std::vector<WrittenBone>& bones, double sample_rate) {
   const ModelPose rest = model_pose(skeleton, skeleton.rest_pose());
   const int first = static_cast<int>(m.nodes.size());
@@ -347,19 +282,17 @@ int add_bones(tinygltf::Model& m, Buffer& buf, tinygltf::Animation& anim, const 
   const int input = buf.times(times);
   for (size_t i = 0; i < bones.size(); ++i) {
     make_continuous(rotations[i]);
-    add_channel(anim, input, buf.floats(quat_floats(rotations[i]), TINYGLTF_TYPE_VEC4, 4, false),
+    add_channel(anim, input, buf.floats(quat_floats(rotations[i]), TINYGLTF_TYPE_VEC4, 4, 0, false),
                 interp, first + static_cast<int>(i), "rotation");
   }
-  std::vector<float> f;
-  for (const Vec3& p : hips_positions) f.insert(f.end(), {float(p.x), float(p.y), float(p.z)});
-  add_channel(anim, input, buf.floats(f, TINYGLTF_TYPE_VEC3, 3, false), interp, first,
-              "translation");
+  add_channel(anim, input, buf.floats(vec3_floats(hips_positions), TINYGLTF_TYPE_VEC3, 3, 0, false),
+              interp, first, "translation");
   return first;
 }
 
 /// One root node per expression, its weight keyed as translation x. Returns the
 /// VRMC_vrm_animation `expressions` object.
-Value::Object add_expressions(tinygltf::Model& m, Buffer& buf, tinygltf::Animation& anim,
+Value::Object add_expressions(tinygltf::Model& m, Builder& buf, tinygltf::Animation& anim,
                               const std::vector<VrmaExpressionTrack>& expressions,
                               std::vector<int>& roots) {
   Value::Object preset, custom;
@@ -376,7 +309,7 @@ Value::Object add_expressions(tinygltf::Model& m, Buffer& buf, tinygltf::Animati
       f.insert(f.end(),
                {float(value ? std::clamp(e.weights[k], 0.0, 1.0) : e.weights[k]), 0.f, 0.f});
     }
-    add_channel(anim, buf.times(e.times), buf.floats(f, TINYGLTF_TYPE_VEC3, 3, false),
+    add_channel(anim, buf.times(e.times), buf.floats(f, TINYGLTF_TYPE_VEC3, 3, 0, false),
                 e.interpolation, index, "translation");
     (is_preset(e.name) ? preset : custom)[e.name] = Value(Value::Object{{"node", Value(index)}});
   }
@@ -388,7 +321,7 @@ Value::Object add_expressions(tinygltf::Model& m, Buffer& buf, tinygltf::Animati
 
 /// The gaze node (a root, so its rotation is in model space) and its rotation track. Returns
 /// the VRMC_vrm_animation `lookAt` object.
-Value::Object add_look_at(tinygltf::Model& m, Buffer& buf, tinygltf::Animation& anim,
+Value::Object add_look_at(tinygltf::Model& m, Builder& buf, tinygltf::Animation& anim,
                           const VrmaLookAt& look, std::vector<int>& roots,
                           const std::string& path) {
   const Vec3& o = look.offset_from_head;
@@ -413,7 +346,7 @@ Value::Object add_look_at(tinygltf::Model& m, Buffer& buf, tinygltf::Animation& 
   std::vector<Quat> qs = look.rotation.values;
   if (look.rotation.interpolation != Interpolation::CubicSpline) make_continuous(qs);
   add_channel(anim, buf.times(look.rotation.times),
-              buf.floats(quat_floats(qs), TINYGLTF_TYPE_VEC4, 4, false),
+              buf.floats(quat_floats(qs), TINYGLTF_TYPE_VEC4, 4, 0, false),
               look.rotation.interpolation, index, "rotation");
   out["node"] = Value(index);
   return out;
@@ -439,7 +372,7 @@ void write_vrma(const Skeleton& skeleton, const Humanoid& humanoid, const Clip& 
   check_expressions(options.expressions, path);
 
   tinygltf::Model m;
-  Buffer buf(m);
+  Builder buf(m);
   tinygltf::Animation anim;
   anim.name = clip.name;
   const int hips = add_bones(m, buf, anim, skeleton, clip, bones, options.sample_rate);
