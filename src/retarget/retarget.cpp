@@ -160,27 +160,32 @@ std::vector<bool> keyed_joints(const RetargetPlan& plan) {
   return keyed;
 }
 
+/// The source's hips position and lower ankle height at each frame, recorded as the frames are
+/// sampled: the hips track is written from them once the floor is known.
+struct SourceHipsPath {
+  std::vector<Vec3> hips;
+  std::vector<double> lower_ankle;
+
+  void record(const RetargetPlan& plan, const SourceFrame& frame) {
+    hips.push_back(frame.model[size_t(plan.source_hips)].translation_part());
+    double ankle = std::numeric_limits<double>::infinity();
+    for (int a : plan.source_ankles)
+      ankle = std::min(ankle, frame.model[size_t(a)].translation_part().y);
+    lower_ankle.push_back(ankle);
+  }
+};
+
 /// The source's floor and standing height where its rest pose does not say (see retarget.h):
 /// the lowest its ankles get over the clip, and the 90th percentile over the clip of the hips'
 /// height above the lower ankle (a walk's straight-legged mid-stance, a standing take's stance).
 /// Sets plan.vertical_scale from that stance when the rest pose does not stand; returns the
 /// floor height (0 when the rest pose stands on y = 0).
-double source_floor(const Clip& clip, const RestSide& src, RetargetPlan& plan,
-                    const std::vector<double>& times, SourceFrame& frame) {
+double source_floor(const SourceHipsPath& path, RetargetPlan& plan) {
   if (plan.source_rest_on_floor && plan.source_rest_stands) return 0;
-  double lowest = std::numeric_limits<double>::infinity();
-  std::vector<double> stance;
-  stance.reserve(times.size());
-  for (double t : times) {
-    sample_pose(clip, src.skeleton, t, WrapMode::Clamp, frame.local);
-    local_to_model(src.skeleton.parents(), frame.local, frame.model);
-    double ankle = std::numeric_limits<double>::infinity();
-    for (int a : plan.source_ankles)
-      ankle = std::min(ankle, frame.model[size_t(a)].translation_part().y);
-    lowest = std::min(lowest, ankle);
-    stance.push_back(frame.model[size_t(plan.source_hips)].translation_part().y - ankle);
-  }
+  const double lowest = *std::min_element(path.lower_ankle.begin(), path.lower_ankle.end());
   if (!plan.source_rest_stands && plan.target_stand_height > 0) {
+    std::vector<double> stance(path.hips.size());
+    for (size_t f = 0; f < stance.size(); ++f) stance[f] = path.hips[f].y - path.lower_ankle[f];
     const size_t k = static_cast<size_t>(0.9 * double(stance.size() - 1));
     std::nth_element(stance.begin(), stance.begin() + long(k), stance.end());
     if (stance[k] > 0) plan.vertical_scale = plan.target_stand_height / stance[k];
@@ -189,11 +194,26 @@ double source_floor(const Clip& clip, const RestSide& src, RetargetPlan& plan,
   return lowest - plan.target_ankle_height / plan.vertical_scale;
 }
 
-/// Appends one frame's keys: local rotations of keyed joints (on the hemisphere of the previous
-/// key) and the hips translation.
-void append_keys(const RetargetPlan& plan, const RestSide& dst, const std::vector<bool>& keyed,
-                 const std::vector<Quat>& world, const SourceFrame& frame, double floor, double t,
-                 Clip& out) {
+/// The target hips' translation track: the source's horizontal displacement from rest and its
+/// height above the floor, both scaled, in the hips' parent space.
+Keyframes<Vec3> hips_track(const RetargetPlan& plan, const SourceHipsPath& path, double floor,
+                           const std::vector<double>& times) {
+  Keyframes<Vec3> track;
+  track.times = times;
+  track.values.reserve(times.size());
+  for (const Vec3& src_hips : path.hips) {
+    Vec3 p =
+        plan.target_hips_rest + rotate(plan.yaw, src_hips - plan.source_hips_rest) * plan.scale;
+    p.y = (src_hips.y - floor) * plan.vertical_scale;
+    track.values.push_back(plan.target_hips_parent_inv.transform_point(p));
+  }
+  return track;
+}
+
+/// Appends one frame's rotation keys: local rotations of keyed joints (on the hemisphere of the
+/// previous key).
+void append_keys(const RestSide& dst, const std::vector<bool>& keyed,
+                 const std::vector<Quat>& world, double t, Clip& out) {
   const Skeleton& sk = dst.skeleton;
   for (int j = 0; j < sk.joint_count(); ++j) {
     if (!keyed[size_t(j)]) continue;
@@ -205,13 +225,6 @@ void append_keys(const RetargetPlan& plan, const RestSide& dst, const std::vecto
     kf.times.push_back(t);
     kf.values.push_back(q);
   }
-  // Hips: horizontal displacement from rest and height above the floor, both scaled.
-  const Vec3 src_hips = frame.model[size_t(plan.source_hips)].translation_part();
-  Vec3 p = plan.target_hips_rest + rotate(plan.yaw, src_hips - plan.source_hips_rest) * plan.scale;
-  p.y = (src_hips.y - floor) * plan.vertical_scale;
-  auto& tr = out.tracks[size_t(plan.target_hips)].translation;
-  tr.times.push_back(t);
-  tr.values.push_back(plan.target_hips_parent_inv.transform_point(p));
 }
 
 /// A non-finite key would be normalized away by sampling: name it (joint name and key time).
@@ -272,27 +285,32 @@ Clip retarget_clip(const Skeleton& source, const Humanoid& source_map, const Cli
       out.tracks[j].rotation.times.reserve(times.size());
       out.tracks[j].rotation.values.reserve(times.size());
     }
-  out.tracks[size_t(plan.target_hips)].translation.times.reserve(times.size());
-  out.tracks[size_t(plan.target_hips)].translation.values.reserve(times.size());
 
   SourceFrame frame;
   frame.local.resize(size_t(source.joint_count()));
   frame.model.resize(frame.local.size());
   frame.delta.assign(frame.local.size(), Quat::identity());
   std::vector<Quat> world(size_t(target.joint_count()));
-  const double floor = source_floor(clip, src, plan, times, frame);
+  SourceHipsPath path;
+  path.hips.reserve(times.size());
+  path.lower_ankle.reserve(times.size());
   const long frame_count = static_cast<long>(times.size());
   for (long f = 0; f < frame_count; ++f) {
     const double t = times[size_t(f)];
     if (options.progress && f % 256 == 0) options.progress(f, frame_count);
     sample_source(clip, src, plan, used, t, source_file, frame);
+    path.record(plan, frame);
     target_world(plan, dst, options, rest_local, frame, world);
     if (options.forearm_twist > 0) {
       spread_forearm_twist(plan, dst, options.forearm_twist, world);
       follow_parents(plan, target, rest_local, frame, world);
     }
-    append_keys(plan, dst, keyed, world, frame, floor, t, out);
+    append_keys(dst, keyed, world, t, out);
   }
+  // The floor (and a non-standing source's stance) comes from the whole clip, so the hips
+  // track is written last, from the path recorded on the way.
+  const double floor = source_floor(path, plan);
+  out.tracks[size_t(plan.target_hips)].translation = hips_track(plan, path, floor, times);
   if (options.progress) options.progress(frame_count, frame_count);
   return out;
 }
