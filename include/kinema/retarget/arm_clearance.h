@@ -55,6 +55,9 @@ struct ArmClearanceOptions {
   double upper_t_min = 0.7;  ///< the upper arm is tested on t ∈ [upper_t_min, 1] only
   int upper_samples = 3, fore_samples = 6, hand_samples = 3;  ///< points per segment
   int iterations = 4;  ///< push → re-solve rounds per candidate
+  /// Move the elbow's pole by the largest forearm/upper-arm push. false keeps the pole where it
+  /// is (the wrist alone clears the forearm: a lever; for comparison only).
+  bool push_elbow_pole = true;
   ClearanceFieldOptions field;
   BodySurfaceOptions surface;
   int keep = 3;                         ///< candidates per frame
@@ -110,7 +113,7 @@ ArmCandidate push_arm_out(const ClearanceField& field, const ArmPose& arm, const
 /// return it, or return a field shared by every frame.
 using ClearanceFieldAt = std::function<const ClearanceField&(long frame, ClearanceField& scratch)>;
 
-/// One arm over a clip, for solve_arm_track.
+/// One arm over a clip, for solve_arm_tracks.
 struct ArmTrack {
   std::vector<ArmPose> frames;
   ArmRadii radii;
@@ -124,12 +127,15 @@ struct ArmTrackSolution {
   std::vector<ArmCandidate> per_frame;  ///< pushed from the input alone (the per-frame answer)
   std::vector<double> depth_before;     ///< the input's deepest sample, metres
   std::vector<int> candidates;          ///< candidates kept per frame
+  double candidates_s = 0, path_s = 0;  ///< wall time of the candidates and of the Viterbi pass
 };
 
-/// Candidates per frame (in parallel over frames, the two sweeps in parallel with each other;
-/// deterministic whatever the thread count) and the Viterbi path through them.
-ArmTrackSolution solve_arm_track(const ClearanceFieldAt& field_at, const ArmTrack& track,
-                                 const ArmClearanceOptions& options);
+/// Candidates per frame for each arm (in parallel over frames; the forward and backward sweeps
+/// run in chunks, in parallel with each other; deterministic whatever the thread count) and the
+/// Viterbi path through them. The arms share each frame's field, built once per chunk pass.
+std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
+                                               std::span<const ArmTrack> tracks,
+                                               const ArmClearanceOptions& options);
 
 /// The Viterbi pass alone: per frame, the index of the chosen candidate. unary[i][c] is candidate
 /// c's unary cost at frame i; the transition cost is transition_weight · (|ΔdW|² + |ΔdK|²).

@@ -1,0 +1,169 @@
+// The k-nearest plane push of a body surface (kinema/retarget/clearance_field.h).
+#include "kinema/retarget/clearance_field.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "kinema/core/error.h"
+
+namespace kinema {
+
+namespace {
+
+constexpr int kMaxNeighbours = 64;
+
+/// The k smallest (squared distance, index) pairs seen, kept sorted (k is small: insertion).
+struct NearestK {
+  int k = 1, count = 0;
+  std::array<double, kMaxNeighbours> d2{};
+  std::array<uint32_t, kMaxNeighbours> index{};
+  double worst() const {
+    return count < k ? std::numeric_limits<double>::infinity() : d2[static_cast<size_t>(k - 1)];
+  }
+  void offer(double dist2, uint32_t i) {
+    if (dist2 >= worst()) return;
+    int at = std::min(count, k - 1);
+    while (at > 0 && d2[static_cast<size_t>(at - 1)] > dist2) {
+      d2[static_cast<size_t>(at)] = d2[static_cast<size_t>(at - 1)];
+      index[static_cast<size_t>(at)] = index[static_cast<size_t>(at - 1)];
+      --at;
+    }
+    d2[static_cast<size_t>(at)] = dist2;
+    index[static_cast<size_t>(at)] = i;
+    count = std::min(count + 1, k);
+  }
+};
+
+}  // namespace
+
+void ClearanceField::build(std::span<const Vec3f> points, std::span<const Vec3f> normals,
+                           const ClearanceFieldOptions& options, double max_clearance_m) {
+  if (points.size() != normals.size())
+    throw Error("", "clearance field",
+                std::to_string(points.size()) + " points but " + std::to_string(normals.size()) +
+                    " normals");
+  if (options.neighbours < 1 || options.neighbours > kMaxNeighbours || !(options.soft_m > 0) ||
+      !(options.reach_m >= 0) || !(max_clearance_m >= 0))
+    throw Error("", "clearance field",
+                "neighbours must be 1–64, soft > 0, reach and clearance ≥ 0");
+  options_ = options;
+  points_.clear();
+  normals_.clear();
+  cell_start_.assign(1, 0);
+  nx_ = ny_ = nz_ = 0;
+  if (points.empty()) return;
+
+  Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  for (const Vec3f& p : points) {
+    lo = {std::min(lo.x, double(p.x)), std::min(lo.y, double(p.y)), std::min(lo.z, double(p.z))};
+    hi = {std::max(hi.x, double(p.x)), std::max(hi.y, double(p.y)), std::max(hi.z, double(p.z))};
+  }
+  // Cells about a third of the query reach: a query visits a few rings, each of few points.
+  cell_m_ = std::max(0.02, (max_clearance_m + options.reach_m) / 3.0);
+  origin_ = lo;
+  auto cells = [&](double extent) {
+    return std::clamp(static_cast<int>(extent / cell_m_) + 1, 1, 1 << 10);
+  };
+  nx_ = cells(hi.x - lo.x);
+  ny_ = cells(hi.y - lo.y);
+  nz_ = cells(hi.z - lo.z);
+  const size_t cell_count = size_t(nx_) * size_t(ny_) * size_t(nz_);
+
+  std::vector<uint32_t> cell_of(points.size());
+  std::vector<uint32_t> count(cell_count + 1, 0);
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto axis = [&](double v, double o, int n) {
+      return std::clamp(static_cast<int>((v - o) / cell_m_), 0, n - 1);
+    };
+    const int cx = axis(points[i].x, origin_.x, nx_), cy = axis(points[i].y, origin_.y, ny_),
+              cz = axis(points[i].z, origin_.z, nz_);
+    cell_of[i] =
+        static_cast<uint32_t>((size_t(cz) * size_t(ny_) + size_t(cy)) * size_t(nx_) + size_t(cx));
+    ++count[cell_of[i] + 1];
+  }
+  std::partial_sum(count.begin(), count.end(), count.begin());
+  cell_start_ = count;
+  points_.resize(points.size());
+  normals_.resize(points.size());
+  std::vector<uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
+  for (size_t i = 0; i < points.size(); ++i) {  // stable: the input order within a cell
+    const uint32_t at = fill[cell_of[i]]++;
+    points_[at] = points[i];
+    normals_[at] = normals[i];
+  }
+}
+
+ClearancePush ClearanceField::push(const Vec3& p, double clearance_m) const {
+  ClearancePush out;
+  if (points_.empty()) return out;
+  const double near_limit = clearance_m + options_.reach_m;
+  // Distance from p to the grid's box: farther than the near limit, nothing can be near.
+  const Vec3 box_hi = origin_ + Vec3{nx_ * cell_m_, ny_ * cell_m_, nz_ * cell_m_};
+  const Vec3 gap{std::max({0.0, origin_.x - p.x, p.x - box_hi.x}),
+                 std::max({0.0, origin_.y - p.y, p.y - box_hi.y}),
+                 std::max({0.0, origin_.z - p.z, p.z - box_hi.z})};
+  if (length(gap) > near_limit) return out;
+
+  const int qx = static_cast<int>(std::floor((p.x - origin_.x) / cell_m_));
+  const int qy = static_cast<int>(std::floor((p.y - origin_.y) / cell_m_));
+  const int qz = static_cast<int>(std::floor((p.z - origin_.z) / cell_m_));
+  NearestK nearest;
+  nearest.k = std::min<int>(options_.neighbours, static_cast<int>(points_.size()));
+  const int max_ring =
+      std::max({nx_, ny_, nz_}) + std::max({std::abs(qx), std::abs(qy), std::abs(qz)}) + 1;
+  for (int r = 0; r <= max_ring; ++r) {
+    const int z0 = std::max(qz - r, 0), z1 = std::min(qz + r, nz_ - 1);
+    const int y0 = std::max(qy - r, 0), y1 = std::min(qy + r, ny_ - 1);
+    const int x0 = std::max(qx - r, 0), x1 = std::min(qx + r, nx_ - 1);
+    for (int z = z0; z <= z1; ++z)
+      for (int y = y0; y <= y1; ++y) {
+        const bool inner_zy = std::abs(z - qz) < r && std::abs(y - qy) < r;
+        for (int x = x0; x <= x1; ++x) {
+          if (inner_zy && std::abs(x - qx) < r) {  // inside the ring: visited already
+            x = std::min(x1, qx + r - 1);
+            continue;
+          }
+          const size_t cell = (size_t(z) * size_t(ny_) + size_t(y)) * size_t(nx_) + size_t(x);
+          for (uint32_t i = cell_start_[cell]; i < cell_start_[cell + 1]; ++i) {
+            const Vec3 d = p - Vec3(points_[i]);
+            nearest.offer(dot(d, d), i);
+          }
+        }
+      }
+    // Every cell not yet visited lies at least r cells away: r·cell_m_ from p.
+    const double unvisited = r * cell_m_;
+    if (nearest.count == 0 && unvisited > near_limit) return out;
+    if (nearest.count == nearest.k && nearest.worst() <= unvisited * unvisited) break;
+  }
+  if (nearest.count == 0) return out;
+  const double d_min = std::sqrt(nearest.d2[0]);
+  if (d_min > near_limit) return out;
+  out.near = true;
+
+  // Weights relative to the nearest vertex: exp(0) = 1 for it, so the sum never underflows.
+  std::array<double, kMaxNeighbours> w{};
+  double w_sum = 0;
+  Vec3 n{0, 0, 0};
+  for (int j = 0; j < nearest.count; ++j) {
+    const double rel = (std::sqrt(nearest.d2[size_t(j)]) - d_min) / options_.soft_m;
+    w[size_t(j)] = std::exp(-rel * rel);
+    w_sum += w[size_t(j)];
+  }
+  for (int j = 0; j < nearest.count; ++j) {
+    w[size_t(j)] /= w_sum;
+    n = n + Vec3(normals_[nearest.index[size_t(j)]]) * w[size_t(j)];
+  }
+  const double n_len = length(n);
+  n = n_len > 1e-9 ? n / n_len : Vec3(normals_[nearest.index[0]]);
+  double s = 0;
+  for (int j = 0; j < nearest.count; ++j)
+    s += w[size_t(j)] * dot(p - Vec3(points_[nearest.index[size_t(j)]]), n);
+  out.depth = std::max(0.0, -s);
+  out.push = n * std::max(0.0, clearance_m - s);
+  return out;
+}
+
+}  // namespace kinema
