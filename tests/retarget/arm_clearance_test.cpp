@@ -128,6 +128,21 @@ TEST(ArmClearance, ForearmLeverNeedsFourTimesTheWristMotionUnlessTheElbowMoves) 
   EXPECT_GT(length(both.elbow_offset), 0.01);  // the elbow moved out with the forearm
 }
 
+// Near the shoulder the arm is also body: the upper arm is tested only from 70 % of its length
+// on, so a torso enclosing its first half pushes nothing; its outer part is pushed.
+TEST(ArmClearance, UpperArmIsTestedOnlyOnItsOuterPart) {
+  const ArmPose arm{{0, 1.4, 0}, {0, 1.1, 0.05}, {0, 0.85, 0.1}, {0, 0.77, 0.1}, {}};
+  ArmClearanceOptions o;
+  o.field.reach_m = 0.05;
+  auto depth_with_surface_at = [&](double y) {  // a front-facing patch 2 cm in front of the arm
+    Cloud c;
+    add_patch(c, {0, y, 0.02 + (1.4 - y) / 6}, {1, 0, 0}, {0, 1, 0}, 0.05, 0.05, {0, 0, 1}, 0.005);
+    return arm_depth(field_of(c, o.field), arm, uniform_radii(0), o);
+  };
+  EXPECT_EQ(depth_with_surface_at(1.33), 0);     // around t ≈ 0.25 of the upper arm
+  EXPECT_GT(depth_with_surface_at(1.15), 0.01);  // around t ≈ 0.85
+}
+
 /// A static pose with a hand clasped behind the back, in the character's frame (+Z forward):
 /// the forearm 74 mm into a surface it leaves backwards, the hand 73 mm into one it leaves
 /// forwards; each frame jitters both surfaces by up to ±1 mm.
@@ -177,6 +192,25 @@ TEST(ArmClearance, CoinFlipPerFrameFlipsButTheCandidatePathDoesNot) {
                                             o.switch_window_frames);
   EXPECT_GT(per_frame, 3);
   EXPECT_EQ(path, 0);
+}
+
+TEST(ArmClearance, SolveIsBitIdenticalWhateverTheThreadCount) {
+  std::vector<std::vector<ArmTrackSolution>> runs;
+  for (const int threads : {1, 2, 4}) {
+    ArmClearanceOptions o;
+    o.threads = threads;
+    CoinFlip flip(700, o);  // several chunks of the sweeps
+    runs.push_back(solve_arm_tracks(flip.at(), std::span(&flip.track, 1), o));
+  }
+  for (size_t r = 1; r < runs.size(); ++r)
+    for (size_t i = 0; i < runs[0][0].chosen.size(); ++i) {
+      const ArmCandidate &a = runs[0][0].chosen[i], &b = runs[r][0].chosen[i];
+      ASSERT_EQ(a.wrist_offset.x, b.wrist_offset.x);
+      ASSERT_EQ(a.wrist_offset.y, b.wrist_offset.y);
+      ASSERT_EQ(a.wrist_offset.z, b.wrist_offset.z);
+      ASSERT_EQ(a.elbow_offset.z, b.elbow_offset.z);
+      ASSERT_EQ(a.inside_m, b.inside_m);
+    }
 }
 
 TEST(ArmClearance, CoinFlipSeenHandGoesToTheCameraSide) {
