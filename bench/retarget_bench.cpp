@@ -4,8 +4,10 @@
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 #include "kinema/io/asset_file.h"
+#include "kinema/retarget/body_surface.h"
 #include "kinema/retarget/ground.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/retarget.h"
@@ -89,6 +91,33 @@ void BM_RetargetAndGround_LongTakeOntoGodette(benchmark::State& state) {
       benchmark::Counter(double(kFrames) * double(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_RetargetAndGround_LongTakeOntoGodette)->Unit(benchmark::kMillisecond);
+
+// The body surface arm clearance needs per frame: Godette's kept body vertices skinned (positions
+// and normals) and their inner faces dropped, cycling through the CMU walk retargeted onto her.
+void BM_BodySurface_PerFrameOnGodette(benchmark::State& state) {
+  const LongTake& d = long_take();
+  const BodySurfaceModel model(d.avatar, d.avatar_map, {}, "Godette_vrm_v4.vrm");
+  const Clip walk =
+      retarget_clip(d.walk.skeleton, d.walk_map, d.walk.clips[0], d.avatar.skeleton, d.avatar_map);
+  const Skeleton& sk = d.avatar.skeleton;
+  std::vector<std::vector<Mat4>> poses;
+  std::vector<Transform> local(size_t(sk.joint_count()));
+  for (int f = 0; f < 120; ++f) {
+    sample_pose(walk, sk, f / kRate, WrapMode::Loop, local);
+    poses.emplace_back(local.size());
+    local_to_model(sk.parents(), local, poses.back());
+  }
+  BodySurface surface;
+  size_t frame = 0;
+  for (auto _ : state) {
+    model.surface(poses[frame], surface);
+    benchmark::DoNotOptimize(surface.points.data());
+    frame = frame + 1 == poses.size() ? 0 : frame + 1;
+  }
+  state.counters["vertices"] = double(model.vertex_count());
+  state.counters["points"] = double(surface.points.size());
+}
+BENCHMARK(BM_BodySurface_PerFrameOnGodette)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace kinema
