@@ -262,7 +262,8 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
     const ArmTrackSolution& s = solved[size_t(a)];
     ArmClearanceMetrics& m = result.arms[size_t(a)];
     m.depth_before_m = s.depth_before;
-    std::vector<Vec3> per_frame(static_cast<size_t>(n)), chosen(static_cast<size_t>(n)), before(static_cast<size_t>(n)), after(static_cast<size_t>(n));
+    std::vector<Vec3> per_frame(static_cast<size_t>(n)), chosen(static_cast<size_t>(n)),
+        before(static_cast<size_t>(n)), after(static_cast<size_t>(n));
     double added_sum = 0;
     for (long i = 0; i < n; ++i) {
       const ArmCandidate& c = s.chosen[size_t(i)];

@@ -31,7 +31,11 @@ const Vec3& largest(const Vec3& a, const Vec3& b) { return dot(b, b) > dot(a, a)
 struct ArmPushes {
   Vec3 upper{0, 0, 0}, fore{0, 0, 0}, hand{0, 0, 0};
   double depth = 0;
-  bool any() const { return dot(upper, upper) + dot(fore, fore) + dot(hand, hand) > 0; }
+  /// Does any segment need to move by more than `tolerance` metres?
+  bool any(double tolerance) const {
+    const double t2 = tolerance * tolerance;
+    return dot(upper, upper) > t2 || dot(fore, fore) > t2 || dot(hand, hand) > t2;
+  }
 };
 
 /// Samples a segment a → b at t values [t0, t1] (n points, both ends included when n ≥ 2).
@@ -95,13 +99,17 @@ double arm_depth(const ClearanceField& field, const ArmPose& arm, const ArmRadii
   return arm_pushes(field, arm, radii, options).depth;
 }
 
-ArmCandidate push_arm_out(const ClearanceField& field, const ArmPose& arm, const ArmRadii& radii,
-                          const Vec3& start_wrist_offset, const Vec3& start_elbow_offset,
-                          const ArmClearanceOptions& options) {
+namespace {
+
+/// push_arm_out, also giving the depth of the starting pose (the input's, from zero offsets).
+ArmCandidate push_from(const ClearanceField& field, const ArmPose& arm, const ArmRadii& radii,
+                       const Vec3& start_wrist_offset, const Vec3& start_elbow_offset,
+                       const ArmClearanceOptions& options, double* start_depth) {
   Vec3 wrist_offset = start_wrist_offset, elbow_offset = start_elbow_offset;
   ArmPose pose = resolve_arm(arm, wrist_offset, elbow_offset);
   ArmPushes pushes = arm_pushes(field, pose, radii, options);
-  for (int round = 0; round < options.iterations && pushes.any(); ++round) {
+  if (start_depth) *start_depth = pushes.depth;
+  for (int round = 0; round < options.iterations && pushes.any(options.push_tolerance_m); ++round) {
     // The forearm moves both ends: the wrist alone would have to travel 1/t as far to clear a
     // forearm point at t from the elbow.
     wrist_offset = wrist_offset + largest(pushes.fore, pushes.hand);
@@ -115,6 +123,14 @@ ArmCandidate push_arm_out(const ClearanceField& field, const ArmPose& arm, const
   out.inside_m = pushes.depth;
   out.pose = std::move(pose);
   return out;
+}
+
+}  // namespace
+
+ArmCandidate push_arm_out(const ClearanceField& field, const ArmPose& arm, const ArmRadii& radii,
+                          const Vec3& start_wrist_offset, const Vec3& start_elbow_offset,
+                          const ArmClearanceOptions& options) {
+  return push_from(field, arm, radii, start_wrist_offset, start_elbow_offset, options, nullptr);
 }
 
 double candidate_unary_cost(const ArmCandidate& c, const Vec3* toward, double seen,
@@ -236,8 +252,8 @@ std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
     return arena.execute([&] { return solve_arm_tracks(field_at, tracks, one_arena); });
   }
   const long frames = static_cast<long>(tracks[0].frames.size());
-  std::vector<std::vector<FrameCandidates>> found(tracks.size(),
-                                                  std::vector<FrameCandidates>(static_cast<size_t>(frames)));
+  std::vector<std::vector<FrameCandidates>> found(
+      tracks.size(), std::vector<FrameCandidates>(static_cast<size_t>(frames)));
   auto carried = [&](const ArmCandidate& prev, const ArmTrack& track, long i,
                      const ClearanceField& field) {
     return push_arm_out(field, track.frames[size_t(i)], track.radii, prev.wrist_offset * o.carry,
@@ -256,8 +272,9 @@ std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
             for (size_t a = 0; a < tracks.size(); ++a) {
               const ArmTrack& t = tracks[a];
               FrameCandidates& fc = found[a][size_t(i)];
-              fc.input = push_arm_out(f, t.frames[size_t(i)], t.radii, {0, 0, 0}, {0, 0, 0}, o);
-              const double depth0 = arm_depth(f, t.frames[size_t(i)], t.radii, o);
+              double depth0 = 0;
+              fc.input =
+                  push_from(f, t.frames[size_t(i)], t.radii, {0, 0, 0}, {0, 0, 0}, o, &depth0);
               fc.depth_before = depth0;
               if (toward_at(t, size_t(i)) && depth0 > 0) {
                 const double sign = t.seen[size_t(i)] >= 0.5 ? 1.0 : -1.0;

@@ -123,7 +123,9 @@ TEST(ArmClearance, ForearmLeverNeedsFourTimesTheWristMotionUnlessTheElbowMoves) 
   const ArmCandidate both = push_arm_out(field, arm, uniform_radii(0), {}, {}, o);
   EXPECT_LT(lever.inside_m, 1e-4);
   EXPECT_LT(both.inside_m, 1e-4);
-  EXPECT_NEAR(length(lever.wrist_offset) / 0.015, 4.0, 0.5);
+  // ≈ 4: a little less, as the re-solve lets the elbow drift with the wrist.
+  EXPECT_GT(length(lever.wrist_offset) / 0.015, 3.2);
+  EXPECT_LT(length(lever.wrist_offset) / 0.015, 4.5);
   EXPECT_NEAR(length(both.wrist_offset) / 0.015, 1.0, 0.3);
   EXPECT_GT(length(both.elbow_offset), 0.01);  // the elbow moved out with the forearm
 }

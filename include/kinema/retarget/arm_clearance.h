@@ -53,7 +53,10 @@ namespace kinema {
 struct ArmClearanceOptions {
   double margin_m = 0.006;   ///< clearance beyond each part's radius, metres
   double upper_t_min = 0.7;  ///< the upper arm is tested on t ∈ [upper_t_min, 1] only
-  int upper_samples = 3, fore_samples = 6, hand_samples = 3;  ///< points per segment
+  int upper_samples = 2, fore_samples = 4, hand_samples = 2;  ///< points per segment
+  /// A round ends when no sample needs more than this (metres): the plane under a pushed point
+  /// shifts a little as its neighbours change, and chasing micrometres costs rounds.
+  double push_tolerance_m = 1e-4;
   int iterations = 4;  ///< push → re-solve rounds per candidate
   /// Move the elbow's pole by the largest forearm/upper-arm push. false keeps the pole where it
   /// is (the wrist alone clears the forearm: a lever; for comparison only).

@@ -59,6 +59,11 @@ class ClearanceField {
   Vec3 origin_{0, 0, 0};
   double cell_m_ = 1;
   int nx_ = 0, ny_ = 0, nz_ = 0;
+  // A coarse grid (cells of the largest near limit) marking where any point lies: a query with
+  // no marked cell among its 27 neighbours is not near, without a ring search.
+  std::vector<uint8_t> coarse_;
+  double coarse_m_ = 1;
+  int cnx_ = 0, cny_ = 0, cnz_ = 0;
 };
 
 }  // namespace kinema
