@@ -77,6 +77,7 @@
 #include "kinema/pipeline/skin_weights.h"
 #include "kinema/pipeline/vat.h"
 #include "kinema/render/clip_render.h"
+#include "kinema/render/plot.h"
 #include "kinema/render/renderer.h"
 #include "kinema/retarget/arm_clearance.h"
 #include "kinema/retarget/body_surface.h"
