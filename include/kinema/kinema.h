@@ -64,6 +64,7 @@
 #include "kinema/math/soa_transform.h"
 #include "kinema/math/transform.h"
 #include "kinema/math/vec3.h"
+#include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/compress.h"
 #include "kinema/pipeline/convert.h"
 #include "kinema/pipeline/demo.h"
