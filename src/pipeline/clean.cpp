@@ -13,6 +13,7 @@
 #include "kinema/render/clip_render.h"
 #include "kinema/render/plot.h"
 #include "kinema/retarget/humanoid.h"
+#include "kinema/retarget/retarget.h"
 #include "motion_out.h"
 
 namespace kinema::pipeline {
@@ -32,6 +33,22 @@ std::string name_list(const std::vector<std::string>& names, size_t shown = 8) {
   for (size_t i = 0; i < std::min(names.size(), shown); ++i) s += (i ? ", " : "") + names[i];
   if (names.size() > shown) s += " and " + std::to_string(names.size() - shown) + " more";
   return s;
+}
+
+/// A .vrma's clip on the character: its nodes are VRM humanoid bones, not the character's
+/// joints, so it is moved bone by bone (retarget_clip, rotation mode, at the clip's rate).
+Clip vrma_on_character(const Asset& motion, int clip_index, const Asset& character,
+                       const Humanoid& map, const CleanRequest& rq, int& matched) {
+  const Clip& source = motion.clips[size_t(clip_index)];
+  const Humanoid source_map = require_humanoid(motion, rq.in);
+  matched = 0;
+  for (const auto& [bone, joint] : source_map.bones) matched += map.find(bone) >= 0;
+  RetargetOptions options;
+  options.sample_rate = source.sample_rate > 0 ? source.sample_rate : infer_frame_rate(source);
+  Clip clip = retarget_clip(motion.skeleton, source_map, source, character.skeleton, map, options,
+                            rq.in, rq.character);
+  if (clip.name.empty()) clip.name = source.name;
+  return clip;
 }
 
 /// IN's clip with its tracks moved onto the character's joints of the same names. Morph tracks
@@ -290,7 +307,9 @@ CleanResult clean_file(const CleanRequest& rq, const Progress& progress) {
 
   CleanResult r;
   r.clip_name = motion.clips[size_t(clip_index)].name;
-  Clip clip = clip_on_character(motion, clip_index, character, rq, r.matched_joints);
+  Clip clip = extension_of(rq.in) == "vrma"
+                  ? vrma_on_character(motion, clip_index, character, map, rq, r.matched_joints)
+                  : clip_on_character(motion, clip_index, character, rq, r.matched_joints);
   // A glTF clip has key times, not a rate: sample it on the grid its keys lie on.
   if (clip.sample_rate <= 0) clip.sample_rate = infer_frame_rate(clip);
   const double rate = sample_rate_or(clip);

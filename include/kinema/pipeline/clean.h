@@ -4,7 +4,8 @@
 // report, a contact sheet of the worst frames before and after, and a plot of the per-frame depth.
 //
 // The motion must already be on the character's skeleton (a `kinema retarget` result, or the
-// character's own animation): its tracks are matched to the character's joints by name.
+// character's own animation): its tracks are matched to the character's joints by name. A .vrma
+// (whose nodes are VRM humanoid bones) is moved onto the character bone by bone instead.
 #pragma once
 
 #include <array>
@@ -19,8 +20,9 @@
 namespace kinema::pipeline {
 
 struct CleanRequest {
-  /// The motion on the character: .vrma, or .vrm .glb .gltf .bvh .fbx whose skeleton is the
-  /// character's (tracks matched to its joints by name). Never modified.
+  /// The motion on the character: .vrma (moved onto the character by humanoid bone, rotation
+  /// mode), or .vrm .glb .gltf .bvh .fbx whose skeleton is the character's (tracks matched to
+  /// its joints by name). Never modified.
   std::string in;
   std::string character;  ///< the character: VRM/GLB with a skinned mesh (never modified)
   /// OUT by extension: .vrma (needs a VRM 1.0 character), .vrm .glb .gltf (the character with
@@ -48,7 +50,7 @@ struct CleanResult {
   Asset written;
   ArmClearanceResult clearance;  ///< metrics, per-frame depths, timings (its clip is empty)
   std::string clip_name;         ///< the clip of IN that was cleaned
-  int matched_joints = 0;        ///< IN's animated joints found on the character
+  int matched_joints = 0;        ///< IN's animated joints found on the character (.vrma: bones)
   std::vector<long> preview_frame_indices;  ///< the worst frames shown, in time order
   std::string renderer;             ///< the GL renderer of the preview, when one was rendered
   std::string preview_skipped;      ///< why there is no preview (preview_optional), else empty
