@@ -126,6 +126,31 @@ TEST_F(Clean, CleansTheRetargetedWalkAndLeavesTheBodyAlone) {
   }
 }
 
+TEST_F(Clean, AVrmaIsMovedOntoTheCharacterByBoneAndWrittenBackAsVrma) {
+  // A VRM Animation needs a VRM 1.0 avatar: the demo character (VRM 0.x) written as 1.0.
+  const std::string avatar = path("character1.vrm");
+  GltfWriteOptions options;
+  options.binary = true;
+  options.vrm = true;
+  write_gltf(load_asset(kCharacter), avatar, options);
+  pipeline::RetargetRequest walk;
+  walk.in = kWalk;
+  walk.onto = avatar;
+  walk.out = path("walk.vrma");
+  pipeline::retarget_file(walk);
+
+  CleanRequest rq = request(walk.out);
+  rq.character = avatar;
+  rq.out = path("clean.vrma");
+  const CleanResult r = pipeline::clean_file(rq);
+  EXPECT_GE(r.matched_joints, 15);  // humanoid bones both sides map
+  const Asset back = load_asset(rq.out);
+  ASSERT_EQ(back.clips.size(), 1u);
+  EXPECT_NEAR(back.clips[0].duration, load_asset(walk.out).clips[0].duration, 1e-3);
+  for (const ArmClearanceMetrics& arm : r.clearance.arms)
+    EXPECT_LE(arm.frames_inside_after, arm.frames_inside_before);
+}
+
 TEST_F(Clean, AClipForAnotherSkeletonIsRefusedNamingItsJoints) {
   CleanRequest rq = request(kWalk);  // the CMU skeleton, not the character's
   const Error e = refused(rq);
