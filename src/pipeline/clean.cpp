@@ -187,7 +187,13 @@ std::string render_preview(const Asset& before, const Asset& after, const std::v
   ClipRenderer bottom(after, 0, options, file);
   std::vector<Image> tiles;
   for (ClipRenderer* r : {&top, &bottom})
-    for (long f : frames) tiles.push_back(r->frame(double(f) / rate));
+    for (long f : frames) {
+      // Framed around that moment (±0.25 s), not the whole clip: a walk's whole path would
+      // leave the arms a few pixels wide.
+      const double t = double(f) / rate;
+      r->set_time_range(std::max(0.0, t - 0.25), std::min(r->duration(), t + 0.25));
+      tiles.push_back(r->frame(t));
+    }
   renderer = top.renderer().gl_renderer();
   return encode_png(contact_sheet(tiles, int(frames.size())));
 }

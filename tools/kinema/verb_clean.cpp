@@ -39,11 +39,22 @@ Vec3 parse_camera(const std::string& text) {
   return {v[0], v[1], v[2]};
 }
 
+/// Characters `text` takes on a terminal: UTF-8 code points ("→" and "²" are one each).
+size_t columns(const std::string& text) {
+  size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+/// Spaces that pad `text` to `width` columns (at least one).
+std::string pad(const std::string& text, size_t width) {
+  return std::string(columns(text) < width ? width - columns(text) : 1, ' ');
+}
+
 /// One row of the table: the label, then the left and the right arm.
 void row(std::ostream& out, const std::string& label, const std::string& left,
          const std::string& right) {
-  out << "  " << label << std::string(label.size() < 30 ? 30 - label.size() : 1, ' ') << left
-      << std::string(left.size() < 24 ? 24 - left.size() : 1, ' ') << right << '\n';
+  out << "  " << label << pad(label, 30) << left << pad(left, 24) << right << '\n';
 }
 
 std::string arrow(const std::string& a, const std::string& b) { return a + " → " + b; }
