@@ -53,6 +53,7 @@ class Demo {
   Asset load(const std::string& role, const std::string& path);
   void round_trip();
   void retarget();
+  void clean(const std::string& retargeted_file);
   void graph();
   void motion_matching();
   void feet();
@@ -66,6 +67,7 @@ class Demo {
   std::string stem_;
   Asset motion_;
   std::optional<Asset> character_, retargeted_;
+  std::string retargeted_file_;  // the retarget step's GLB, when written
   std::vector<std::string> produced_;
 };
 
@@ -180,7 +182,37 @@ void Demo::retarget() {
     produced(step.vrma);
   }
   retargeted_ = std::move(result);
+  retargeted_file_ = step.glb;
   step.result = &*retargeted_;
+  report(DemoEvent::Phase::Done, step);
+}
+
+/// The retargeted walk's arms pushed out of the character's body: the clean job, writing the
+/// cleaned GLB, its report, a preview of the worst frames (skipped without OpenGL) and the depth
+/// plot. A character the job cannot use (no skinned torso) is reported as skipped.
+void Demo::clean(const std::string& retargeted_file) {
+  if (retargeted_file.empty()) return;
+  DemoClean step;
+  const std::string char_stem = fs::path(rq_.character).stem().string();
+  step.request.in = retargeted_file;
+  step.request.character = rq_.character;
+  step.request.out = output(char_stem + "_" + stem_ + "_clean.glb");
+  step.request.report = output("clean_report.json");
+  step.request.preview = output("clean_preview.png");
+  step.request.plot = output("clean_depth.png");
+  step.request.preview_optional = true;
+  step.request.load = rq_.load;
+  report(DemoEvent::Phase::Started, step);
+  try {
+    step.result = clean_file(step.request, progress_);
+  } catch (const Error& e) {
+    step.skipped = e.what();
+    return report(DemoEvent::Phase::Done, step);
+  }
+  produced(step.request.out);
+  produced(step.request.report);
+  if (step.result.preview_skipped.empty()) produced(step.request.preview);
+  produced(step.request.plot);
   report(DemoEvent::Phase::Done, step);
 }
 
@@ -354,6 +386,7 @@ std::vector<std::string> Demo::run() {
 
   round_trip();
   retarget();
+  clean(retargeted_file_);
   if (bundled()) {
     graph();
     motion_matching();

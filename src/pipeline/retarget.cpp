@@ -6,14 +6,11 @@
 
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
-#include "kinema/io/bvh.h"
-#include "kinema/io/fbx.h"
-#include "kinema/io/gltf.h"
-#include "kinema/io/vrma.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/metrics.h"
 #include "kinema/retarget/rig.h"
+#include "motion_out.h"
 
 namespace kinema::pipeline {
 namespace {
@@ -26,31 +23,6 @@ bool same_skeleton(const Skeleton& a, const Skeleton& b) {
         distance(a.joint(j).rest.translation, b.joint(j).rest.translation) > 1e-9)
       return false;
   return true;
-}
-
-void write_out(const RetargetRequest& rq, const Asset& written, double rate) {
-  const std::string ext = extension_of(rq.out);
-  const Clip& clip = written.clips[0];
-  if (ext == "vrma") {
-    VrmaWriteOptions options;
-    options.expressions = vrma_expressions(written, clip);
-    write_vrma(written.skeleton, *written.humanoid, clip, rq.out, options);
-  } else if (ext == "bvh") {
-    BvhWriteOptions options;
-    options.clip = 0;
-    options.frame_rate = rate;
-    write_bvh(written, rq.out, options);
-  } else if (ext == "fbx") {
-    FbxWriteOptions options;
-    options.clips = {0};
-    write_fbx(written, rq.out, options);
-  } else {
-    GltfWriteOptions options;
-    options.binary = ext != "gltf";
-    options.vrm = ext == "vrm";
-    options.clips = {0};
-    write_gltf(written, rq.out, options);
-  }
 }
 
 /// Source (top row) and result (bottom row) at `frames` evenly spaced times, as one PNG.
@@ -134,7 +106,7 @@ RetargetResult retarget_file(const RetargetRequest& rq, const Progress& progress
   result.written = std::move(avatar);
   result.written.clips.clear();
   result.written.clips.push_back(std::move(moved));
-  write_out(rq, result.written, result.rate);
+  write_motion(result.written, rq.out, result.rate);
   if (!rq.preview.empty()) {
     report(progress, "rendering the preview", 0, 1);
     result.renderer = render_preview(motion, clip, result.written, rq.preview_frames, rq.preview);

@@ -456,6 +456,11 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   ASSERT_EQ(walked.clips.size(), 1u);
   EXPECT_NEAR(walked.clips[0].duration, 342 / 120.005, 1e-2);
   EXPECT_FALSE(walked.meshes.empty()) << "the character keeps its meshes";
+  // The clean step: the retargeted walk's arms out of the body, with its report and depth plot.
+  EXPECT_TRUE(fs::exists(out + "/character_walk_clean.glb")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/clean_report.json")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/clean_depth.png")) << r.out;
+  EXPECT_NE(r.out.find("switches per-frame → DP"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

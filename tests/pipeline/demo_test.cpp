@@ -18,9 +18,9 @@ class Demo : public PipelineTest {};
 
 /// "Started RoundTrip", "Done Load"…: the order of the reports.
 std::string describe(const pipeline::DemoEvent& e) {
-  static const char* const kNames[] = {"BundledData", "Load",       "RoundTrip", "Retarget",
-                                       "Graph",       "MatchBuild", "MatchRun",  "Feet",
-                                       "Compression", "Sheet",      "Produced"};
+  static const char* const kNames[] = {"BundledData", "Load",        "RoundTrip",  "Retarget",
+                                       "Clean",       "Graph",       "MatchBuild", "MatchRun",
+                                       "Feet",        "Compression", "Sheet",      "Produced"};
   return std::string(e.phase == pipeline::DemoEvent::Phase::Started ? "Started " : "Done ") +
          kNames[e.step.index()];
 }

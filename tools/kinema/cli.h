@@ -17,6 +17,7 @@
 #include "kinema/character/asset.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
+#include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
@@ -63,6 +64,7 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global);
 VerbRun register_compress(CLI::App& app, const GlobalOptions& global);
 VerbRun register_decompress(CLI::App& app, const GlobalOptions& global);
 VerbRun register_retarget(CLI::App& app, const GlobalOptions& global);
+VerbRun register_clean(CLI::App& app, const GlobalOptions& global);
 
 /// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
 void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,
@@ -75,6 +77,11 @@ void print_feet(const pipeline::FeetRequest& request, const pipeline::FeetResult
                 const std::string& indent, std::ostream& out);
 void note_feet_below_ground(const pipeline::FeetRequest& request,
                             const pipeline::FeetResult& result);
+
+/// What `kinema clean` prints (verb_clean.cpp); `kinema demo` prints it too: what was written and
+/// a before/after table per arm, each line prefixed by `indent`.
+void print_clean(const pipeline::CleanRequest& request, const pipeline::CleanResult& result,
+                 const std::string& indent, std::ostream& out);
 
 /// What `kinema match build` and `kinema match run` print (verb_match.cpp); `kinema demo`
 /// prints them too: the summary as text, or as one JSON object when `json`.

@@ -73,6 +73,7 @@ int run(int argc, char** argv) {
       {"info", register_info(app, global)},
       {"convert", register_convert(app, global)},
       {"retarget", register_retarget(app, global)},
+      {"clean", register_clean(app, global)},
       {"demo", register_demo(app, global)},
       {"play", register_play(app, global)},
       {"ik", register_ik(app, global)},

@@ -2,7 +2,7 @@
 //
 // Finds the bundled data (data/demo: a CMU walk and a small skinned character, the pab walk and
 // run, stairs and a slope) or takes the user's files, runs pipeline::run_demo
-// (kinema/pipeline/demo.h: round trip, retarget, graph, motion matching, foot placement,
+// (kinema/pipeline/demo.h: round trip, retarget, clean, graph, motion matching, foot placement,
 // compression, renders) and prints each step as it goes, with the same printers as the verbs
 // those steps share (`kinema play`, `match`, `ik feet`).
 #include <cstdio>
@@ -111,6 +111,18 @@ struct DemoPrinter {
     if (!s.vrm.empty()) out << "  wrote " << s.vrm << " (VRM 1.0)\n";
     if (!s.vrma.empty()) out << "  wrote " << s.vrma << " (VRM Animation for it)\n";
     out << "  wrote " << s.preview << " (source above, result below)\n";
+  }
+  void operator()(Phase phase, const pipeline::DemoClean& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== clean: the retargeted arms pushed out of the character's body, the side "
+             "chosen over the whole clip\n";
+      return;
+    }
+    if (!s.skipped.empty()) {
+      out << "  skipped: " << s.skipped << '\n';
+      return;
+    }
+    print_clean(s.request, s.result, "  ", out);
   }
   void operator()(Phase phase, const pipeline::DemoGraph& s) const {
     if (!s.skipped_folder.empty()) {

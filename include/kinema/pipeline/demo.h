@@ -4,12 +4,13 @@
 //
 // Steps, in order: load both files; convert the motion to GLB and back to BVH and measure what
 // the round trip moved (refused past 1 mm); retarget the motion onto the character by humanoid
-// bone names (GLB, and VRM 1.0 for a VRM character); and with the bundled data, play the
-// walk/run locomotion graph (the play job), build a motion-matching database and drive it along
-// a scripted stick (the match jobs), place the walk's feet on stairs and a slope (the feet job);
-// then compress the motion within 0.01 cm and render contact sheets of what was made. Every
-// step reports to an observer as it starts and when it is done, so a caller can show it as it
-// goes; the jobs never print.
+// bone names (GLB, and VRM 1.0 for a VRM character); push the retargeted arms out of the
+// character's body (the clean job: cleaned GLB, report, preview of the worst frames, depth plot);
+// and with the bundled data, play the walk/run locomotion graph (the play job), build a
+// motion-matching database and drive it along a scripted stick (the match jobs), place the walk's
+// feet on stairs and a slope (the feet job); then compress the motion within 0.01 cm and render
+// contact sheets of what was made. Every step reports to an observer as it starts and when it is
+// done, so a caller can show it as it goes; the jobs never print.
 #pragma once
 
 #include <functional>
@@ -19,6 +20,7 @@
 
 #include "kinema/character/compare.h"
 #include "kinema/compress/compress.h"
+#include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
@@ -68,6 +70,14 @@ struct DemoRetarget {
   RetargetResult job;             ///< the retarget job's report: metrics before/after grounding
   const Asset* result = nullptr;  ///< the character with the motion; valid during the report
 };
+/// The retargeted clip's arms pushed out of the character's body (the clean job), when the
+/// retarget step wrote a clip.
+struct DemoClean {
+  std::string
+      skipped;  ///< why there is no result (the character has no skinned torso…), else empty
+  CleanRequest request;
+  CleanResult result;  ///< when done and not skipped
+};
 /// The locomotion graph played (bundled data).
 struct DemoGraph {
   std::string skipped_folder;  ///< the graph is missing from this folder: skipped
@@ -110,8 +120,8 @@ struct DemoEvent {
   enum class Phase { Started, Done };
   Phase phase = Phase::Done;
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
-  std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoGraph, DemoMatchBuild,
-               DemoMatchRun, DemoFeet, DemoCompression, DemoSheet, DemoProduced>
+  std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
+               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCompression, DemoSheet, DemoProduced>
       step;
 };
 
