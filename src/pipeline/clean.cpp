@@ -158,6 +158,7 @@ std::string report_json(const CleanRequest& rq, const CleanResult& r) {
                      {"candidates", t.candidates_s},
                      {"path", t.path_s},
                      {"coupling", t.coupling_s},
+                     {"smoothing", t.smoothing_s},
                      {"write", t.write_s},
                      {"clear_arms_total", t.total_s},
                      {"render", r.render_s}}},

@@ -139,6 +139,21 @@ std::array<Quat, 3> arm_local_rotations(const Skeleton& s, const ArmJoints& arm,
 
 }  // namespace
 
+ArmClearanceOptions options_at_frame_rate(const ArmClearanceOptions& o, double rate) {
+  ArmClearanceOptions out = o;
+  if (!(rate > 0) || !(o.reference_rate > 0)) return out;
+  const double ratio = rate / o.reference_rate;
+  out.carry = std::pow(o.carry, 1 / ratio);
+  out.transition_weight = o.transition_weight * ratio * ratio;
+  auto frames = [&](int n) { return n > 0 ? std::max(1, int(std::lround(n * ratio))) : n; };
+  out.switch_window_frames = frames(o.switch_window_frames);
+  out.ease_radius_frames = frames(o.ease_radius_frames);
+  out.hold_radius_frames = frames(o.hold_radius_frames);
+  out.smooth_radius_frames = frames(o.smooth_radius_frames);
+  out.reference_rate = rate;
+  return out;
+}
+
 ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const Clip& clip,
                               const ArmClearanceInputs& inputs, const ArmClearanceOptions& o,
                               const std::string& file, const ArmClearanceProgress& progress) {
@@ -153,7 +168,7 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
   const long n = static_cast<long>(times.size());
   check_inputs(character, clip, inputs, n, file);
   tbb::task_arena arena(o.threads > 0 ? o.threads : tbb::task_arena::automatic);
-  ArmClearanceOptions solve_options = o;
+  ArmClearanceOptions solve_options = options_at_frame_rate(o, rate);
   solve_options.threads = 0;  // the arena above already holds the thread count
 
   ArmClearanceResult result;
@@ -223,6 +238,12 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
                         solve_options);
   });
   result.timings.coupling_s = seconds_since(t0);
+  report("smoothing", 0);
+  t0 = Clock::now();
+  arena.execute([&] {
+    smooth_arm_paths(field_at, {&tracks[0], &tracks[1]}, {&solved[0], &solved[1]}, solve_options);
+  });
+  result.timings.smoothing_s = seconds_since(t0);
 
   report("writing", 0);
   t0 = Clock::now();
@@ -279,8 +300,9 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
       m.added_max_mm = std::max(m.added_max_mm, added);
     }
     m.added_mean_mm = added_sum / double(n);
-    m.switches_per_frame = count_reverting_switches(per_frame, forward, o.switch_window_frames);
-    m.switches = count_reverting_switches(chosen, forward, o.switch_window_frames);
+    m.switches_per_frame =
+        count_reverting_switches(per_frame, forward, solve_options.switch_window_frames);
+    m.switches = count_reverting_switches(chosen, forward, solve_options.switch_window_frames);
     const std::vector<double> jb = wrist_jerk_mm(before), ja = wrist_jerk_mm(after);
     m.jerk_peak_before_mm = jb.empty() ? 0 : *std::max_element(jb.begin(), jb.end());
     m.jerk_peak_after_mm = ja.empty() ? 0 : *std::max_element(ja.begin(), ja.end());

@@ -126,12 +126,13 @@ std::vector<double> couple_hands(const ClearanceFieldAt& field_at,
 
 int count_reverting_switches(std::span<const Vec3> wrist_offsets, std::span<const Vec3> forward,
                              int window) {
-  // The sided frames: displaced by at least 1 cm, on the side the displacement points to.
+  // The sided frames: displaced at least 1 cm forwards or backwards (a sideways push has no
+  // front or back, whatever its few millimetres along the forward axis say).
   std::vector<std::pair<long, int>> sided;
   for (size_t i = 0; i < wrist_offsets.size(); ++i) {
-    if (length(wrist_offsets[i]) < 0.01) continue;
     const double a = dot(wrist_offsets[i], forward[i]);
-    sided.emplace_back(static_cast<long>(i), a >= 0 ? 1 : -1);
+    if (std::abs(a) < 0.01) continue;
+    sided.emplace_back(static_cast<long>(i), a > 0 ? 1 : -1);
   }
   int count = 0;
   for (size_t e = 1; e < sided.size(); ++e) {

@@ -84,8 +84,11 @@ TEST_F(Clean, CleansTheRetargetedWalkAndLeavesTheBodyAlone) {
   for (const ArmClearanceMetrics& arm : c.arms) {
     EXPECT_EQ(long(arm.depth_before_m.size()), c.frames);
     EXPECT_EQ(long(arm.depth_after_m.size()), c.frames);
-    EXPECT_LE(arm.frames_inside_after, arm.frames_inside_before);
-    EXPECT_LE(arm.switches, arm.switches_per_frame);
+    // The walk's arms swing through the skirt: most frames start inside, almost none end there.
+    EXPECT_GT(arm.frames_inside_before, c.frames / 4);
+    EXPECT_LE(arm.frames_inside_after * 4, arm.frames_inside_before);
+    // Not switches ≤ per-frame switches: the path minimizes motion, not switches, and in a walk
+    // a mostly sideways push may lean a centimetre back between two forward ones.
   }
   EXPECT_GT(c.body_vertices, 0u);
   EXPECT_TRUE(c.clip.tracks.empty());  // moved into written

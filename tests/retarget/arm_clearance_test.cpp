@@ -431,3 +431,37 @@ TEST(BoundSmoothing, EaseRampsIntoADipInsteadOfSteppingAndHoldRampsOutOfAPeak) {
 
 }  // namespace
 }  // namespace kinema
+
+namespace kinema {
+namespace {
+
+// A path that jumps where the best candidate changes kind is smoothed where the body allows, and
+// never made deeper than it was.
+TEST(ArmClearance, SmoothingTakesTheJumpOutOfAPathButNotIntoTheBody) {
+  ArmClearanceOptions o;
+  CoinFlip flip(60, o);
+  std::array<ArmTrack, 2> tracks{flip.track, flip.track};
+  auto solved = solve_arm_tracks(flip.at(), tracks, o);
+  // Make the left path jump 4 cm sideways halfway (outside the patches, which span x ± 4 cm).
+  for (size_t i = 30; i < 60; ++i) {
+    ArmCandidate& c = solved[0].chosen[i];
+    c.wrist_offset = c.wrist_offset + Vec3{0.04, 0, 0};
+    c.pose = resolve_arm(tracks[0].frames[i], c.wrist_offset, c.elbow_offset);
+    c.inside_m = arm_depth(flip.fields[i], c.pose, tracks[0].radii, o);
+  }
+  std::vector<double> depth_before;
+  for (const ArmCandidate& c : solved[0].chosen) depth_before.push_back(c.inside_m);
+  const double jerk_before = wrist_jerk_peak_mm(solved[0].chosen);
+  const auto shares =
+      smooth_arm_paths(flip.at(), {&tracks[0], &tracks[1]}, {&solved[0], &solved[1]}, o);
+  EXPECT_LT(wrist_jerk_peak_mm(solved[0].chosen), 0.3 * jerk_before);
+  for (size_t i = 0; i < solved[0].chosen.size(); ++i) {
+    EXPECT_LE(arm_depth(flip.fields[i], solved[0].chosen[i].pose, tracks[0].radii, o),
+              std::max(o.inside_tolerance_m, depth_before[i]) + 1e-12);
+    EXPECT_GE(shares[0][i], 0.0);
+    EXPECT_LE(shares[0][i], 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace kinema

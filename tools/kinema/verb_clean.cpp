@@ -98,7 +98,8 @@ void print_text(const pipeline::CleanRequest& rq, const pipeline::CleanResult& r
   out << "body surface: " << c.body_vertices << " vertices; time: surface "
       << format_number(t.surface_s, 3) << " s, candidates " << format_number(t.candidates_s, 3)
       << " s, path " << format_number(t.path_s, 3) << " s, coupling "
-      << format_number(t.coupling_s, 3) << " s, total " << format_number(t.total_s, 3) << " s\n";
+      << format_number(t.coupling_s, 3) << " s, smoothing " << format_number(t.smoothing_s, 3)
+      << " s, total " << format_number(t.total_s, 3) << " s\n";
   if (!rq.report.empty()) out << "report: " << rq.report << '\n';
   if (!r.renderer.empty()) {
     out << "preview: " << rq.preview << " (frames";

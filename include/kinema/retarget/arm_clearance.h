@@ -79,8 +79,23 @@ struct ArmClearanceOptions {
   bool part_fingers = true;             ///< part clasped hands so fingertips do not interlace
   double finger_pass_limit_m = -0.035;  ///< fingertip past the other wrist, metres (−: a gap)
   int hold_radius_frames = 4;           ///< smoothing of the parting distance (lower bound)
-  int threads = 0;                      ///< 0: all cores; results do not depend on it
+  /// Smoothing of the chosen path where the body allows (smooth_arm_paths): blur radius in
+  /// frames (0: off) and the amounts tried per frame.
+  int smooth_radius_frames = 3;
+  int smooth_search_steps = 8;
+  int threads = 0;  ///< 0: all cores; results do not depend on it
+  /// The frame rate the per-frame coefficients above are stated for (carry, transition_weight,
+  /// switch_window_frames, ease/hold radii): clear_arms rescales them to the clip's rate with
+  /// options_at_frame_rate, so a 120 fps take decays, smooths and counts like the same motion at
+  /// 30 fps.
+  double reference_rate = 30;
 };
+
+/// The options for frames at `rate` fps: carry^(reference_rate/rate) (the same decay per second),
+/// transition_weight·(rate/reference_rate)² (the same cost for the same velocity change), and the
+/// frame counts (switch window, ease, hold and smoothing radii) scaled by rate/reference_rate
+/// (rounded, at least 1 where they were).
+ArmClearanceOptions options_at_frame_rate(const ArmClearanceOptions& options, double rate);
 
 /// One arm in one frame, model space, metres. fingertips: the tips of the fingers (may be empty).
 struct ArmPose {
@@ -161,8 +176,21 @@ std::vector<double> couple_hands(const ClearanceFieldAt& field_at,
                                  std::array<ArmTrackSolution*, 2> solutions,
                                  const ArmClearanceOptions& options);
 
+/// Smooths each arm's chosen path where the body allows, in place. The path chooses among
+/// candidates, so it jumps where the best candidate changes kind. Per arm, the wrist and elbow
+/// offsets are box-blurred twice over ±smooth_radius_frames; each frame takes the largest share
+/// a of the blurred offsets (offset + a·(blurred − offset), a searched from 1 down in
+/// smooth_search_steps) that leaves the arm no deeper than its chosen answer (or 0.1 mm), and the
+/// shares are eased (never above what the search allowed: kinema/retarget/bound_smoothing.h).
+/// Returns per arm the share used per frame.
+std::array<std::vector<double>, 2> smooth_arm_paths(const ClearanceFieldAt& field_at,
+                                                    const std::array<const ArmTrack*, 2>& tracks,
+                                                    std::array<ArmTrackSolution*, 2> solutions,
+                                                    const ArmClearanceOptions& options);
+
 /// Front/back switches of an arm's wrist displacement that revert within `window` frames.
-/// Only frames displaced by ≥ 1 cm have a side: the sign of displacement · forward. A switch is a
+/// Only frames displaced by ≥ 1 cm along the forward axis (unit, horizontal) have a side: the sign
+/// of displacement · forward (a sideways push has none). A switch is a
 /// change of side between consecutive sided frames j < k; it reverts when the side changes back
 /// at a sided frame m with m − k ≤ window. Each reverting switch counts once.
 int count_reverting_switches(std::span<const Vec3> wrist_offsets, std::span<const Vec3> forward,
@@ -188,7 +216,8 @@ struct ClaspedHandsMetrics {
 };
 
 struct ArmClearanceTimings {
-  double surface_s = 0, candidates_s = 0, path_s = 0, coupling_s = 0, write_s = 0, total_s = 0;
+  double surface_s = 0, candidates_s = 0, path_s = 0, coupling_s = 0, smoothing_s = 0, write_s = 0,
+         total_s = 0;
 };
 
 struct ArmClearanceResult {
