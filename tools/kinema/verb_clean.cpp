@@ -1,6 +1,8 @@
 // tools/kinema/verb_clean.cpp — `kinema clean IN --character AVATAR [--clip C]
 // [--visibility V.json] [--camera X,Y,Z] -o OUT [--report R.json] [--preview P.png]
-// [--plot D.png] [--margin M] [--keep N] [--no-couple] [--finger-limit M] [--threads N]`.
+// [--plot D.png] [--margin M] [--keep N] [--no-couple] [--finger-limit M] [--smooth N]
+// [--transition W]
+// [--threads N]`.
 //
 // Parses the options and runs pipeline::clean_file (kinema/pipeline/clean.h), then prints what
 // was written and a before/after table per arm.
@@ -183,6 +185,15 @@ VerbRun register_clean(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--finger-limit", o.finger_pass_limit_m,
                   "How far a fingertip may pass the other wrist, metres (negative: a gap)")
       ->check(CLI::Range(-0.2, 0.2))
+      ->capture_default_str();
+  sub->add_option("--smooth", o.smooth_radius_frames,
+                  "Smooth the chosen path over ± this many frames at 30 fps where the body "
+                  "allows (0: off)")
+      ->check(CLI::Range(0, 30))
+      ->capture_default_str();
+  sub->add_option("--transition", o.transition_weight,
+                  "Cost per m² of change between consecutive frames' answers (at 30 fps)")
+      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   sub->add_option("--threads", o.threads,
                   "Threads (0: all cores; the result does not depend on it)")
