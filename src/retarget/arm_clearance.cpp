@@ -57,8 +57,6 @@ void check_inputs(const Asset& character, const Clip& clip, const ArmClearanceIn
             std::string("visibility of the ") + hands[h] + " hand, frame " + std::to_string(i),
             "a visibility must lie in [0, 1]");
   }
-  if (in.visibility[0].empty() != in.visibility[1].empty())
-    throw Error(file, "visibility", "give both hands' visibility or neither");
   if (in.camera &&
       !(std::isfinite(in.camera->x) && std::isfinite(in.camera->y) && std::isfinite(in.camera->z)))
     throw Error(file, "camera", "the camera position is not finite");
@@ -197,10 +195,11 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
         hips0 = model[size_t(map.find("hips"))].translation_part();
     });
   });
-  if (!inputs.visibility[0].empty()) {
+  if (!inputs.visibility[0].empty() || !inputs.visibility[1].empty()) {
     const Vec3 camera = inputs.camera ? *inputs.camera : hips0 + forward[0] * 3.0;
     for (int a = 0; a < 2; ++a) {
       ArmTrack& t = tracks[size_t(a)];
+      if (inputs.visibility[size_t(a)].empty()) continue;  // no evidence for this hand
       t.seen = inputs.visibility[size_t(a)];
       t.toward.resize(static_cast<size_t>(n));
       for (long i = 0; i < n; ++i) {

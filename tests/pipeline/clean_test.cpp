@@ -183,6 +183,46 @@ TEST_F(Clean, VisibilityOfTheWrongLengthIsRefusedNamingTheHandAndBothLengths) {
   EXPECT_EQ(read_file(in), in_bytes);
 }
 
+// Hand visibility from the footage and a camera 4 m out along +Z: with the hands seen, the
+// camera's side is preferred, so the wrists end up further towards +Z than without the evidence;
+// a visibility file for one hand alone is taken for that hand.
+TEST_F(Clean, SeenHandsLeanTowardsTheCameraSide) {
+  const std::string in = retargeted();
+  const long frames = load_asset(in).clips[0].frame_count();
+  auto mean_towards_camera_mm = [&](const CleanRequest& rq) {
+    const CleanResult r = pipeline::clean_file(rq);
+    const Asset input = load_asset(in);
+    const Humanoid map = require_humanoid(r.written, kCharacter);
+    double sum = 0;
+    for (const char* hand : {"leftHand", "rightHand"}) {
+      const int j = map.find(hand);
+      for (long f = 0; f < frames; ++f) {
+        const double t = double(f) / r.clearance.rate;
+        const auto a = sample_model_pose(input.clips[0], input.skeleton, t);
+        const auto b = sample_model_pose(r.written.clips[0], r.written.skeleton, t);
+        sum += 1000 * (b[size_t(j)].translation_part().z - a[size_t(j)].translation_part().z);
+      }
+    }
+    return sum / double(2 * frames);
+  };
+  CleanRequest plain = request(in);
+  const double without = mean_towards_camera_mm(plain);
+  CleanRequest seen = request(in);
+  seen.out = path("seen.glb");
+  seen.report.clear();
+  seen.plot.clear();
+  seen.visibility = path("visibility.json");
+  seen.camera = Vec3{0, 1, 4};
+  write_file_atomically(seen.visibility,
+                        nlohmann::json{{"left", std::vector<double>(size_t(frames), 1.0)},
+                                       {"right", std::vector<double>(size_t(frames), 1.0)}}
+                            .dump());
+  EXPECT_GT(mean_towards_camera_mm(seen), without + 1.0);
+  write_file_atomically(seen.visibility,
+                        nlohmann::json{{"left", std::vector<double>(size_t(frames), 1.0)}}.dump());
+  EXPECT_NO_THROW(pipeline::clean_file(seen));
+}
+
 TEST_F(Clean, ACharacterWithoutSkinWeightsOnTheTorsoIsRefused) {
   const std::string in = retargeted();
   // The character with every vertex bound to its left hand: no body surface to push out of.

@@ -233,7 +233,7 @@ struct ArmClearanceResult {
 
 /// Evidence of which side a hand is on, from the footage.
 struct ArmClearanceInputs {
-  /// Per frame visibility of each hand (left, right), 0–1; empty: no side term.
+  /// Per frame visibility of each hand (left, right), 0–1; a hand's empty: no side term for it.
   std::array<std::vector<double>, 2> visibility;
   /// The camera position in the character's model space, metres. With visibility but no camera,
   /// the camera stands 3 m in front of the hips at the first frame (the character's forward from
