@@ -4,7 +4,11 @@
 #include <algorithm>
 #include <deque>
 
+#include "box_blur.h"
+
 namespace kinema {
+
+using retarget_detail::box_blur;
 
 namespace {
 
@@ -24,21 +28,6 @@ std::vector<double> running_extreme(std::span<const double> v, int radius, Bette
     }
     while (window.front() < i - radius) window.pop_front();
     out[static_cast<size_t>(i)] = v[static_cast<size_t>(window.front())];
-  }
-  return out;
-}
-
-/// Box filter over ±radius, ends clamped (the first and last values repeat).
-std::vector<double> box_blur(const std::vector<double>& v, int radius) {
-  const long n = static_cast<long>(v.size());
-  std::vector<double> out(v.size());
-  auto at = [&](long i) { return v[static_cast<size_t>(std::clamp(i, 0L, n - 1))]; };
-  double sum = 0;
-  for (long k = -radius; k <= radius; ++k) sum += at(k);
-  const double count = 2.0 * radius + 1;
-  for (long i = 0; i < n; ++i) {
-    out[static_cast<size_t>(i)] = sum / count;
-    sum += at(i + radius + 1) - at(i - radius);
   }
   return out;
 }

@@ -3,30 +3,13 @@
 
 #include <algorithm>
 
+#include "box_blur.h"
 #include "kinema/retarget/arm_clearance.h"
 #include "kinema/retarget/bound_smoothing.h"
 
 namespace kinema {
 
-namespace {
-
-/// Box blur over ±radius frames, twice (a triangle of half-width 2·radius), ends clamped.
-std::vector<Vec3> blur_twice(const std::vector<Vec3>& v, int radius) {
-  const long n = static_cast<long>(v.size());
-  std::vector<Vec3> a = v, b(v.size());
-  for (int pass = 0; pass < 2; ++pass) {
-    for (long i = 0; i < n; ++i) {
-      Vec3 sum{0, 0, 0};
-      for (long k = i - radius; k <= i + radius; ++k)
-        sum = sum + a[size_t(std::clamp(k, 0L, n - 1))];
-      b[size_t(i)] = sum / double(2 * radius + 1);
-    }
-    a.swap(b);
-  }
-  return a;
-}
-
-}  // namespace
+using retarget_detail::box_blur;
 
 std::array<std::vector<double>, 2> smooth_arm_paths(const ClearanceFieldAt& field_at,
                                                     const std::array<const ArmTrack*, 2>& tracks,
@@ -42,8 +25,8 @@ std::array<std::vector<double>, 2> smooth_arm_paths(const ClearanceFieldAt& fiel
       w[size_t(i)] = solutions[a]->chosen[size_t(i)].wrist_offset;
       k[size_t(i)] = solutions[a]->chosen[size_t(i)].elbow_offset;
     }
-    wrist_goal[a] = blur_twice(w, o.smooth_radius_frames);
-    elbow_goal[a] = blur_twice(k, o.smooth_radius_frames);
+    wrist_goal[a] = box_blur(box_blur(w, o.smooth_radius_frames), o.smooth_radius_frames);
+    elbow_goal[a] = box_blur(box_blur(k, o.smooth_radius_frames), o.smooth_radius_frames);
     shares[a].assign(static_cast<size_t>(n), 0.0);
   }
   // The largest share of the blurred path each frame accepts (searched, both arms at once so the
