@@ -50,20 +50,31 @@ void sample_segment(const Vec3& a, const Vec3& b, double t0, double t1, int n, V
 ArmPushes arm_pushes(const ClearanceField& field, const ArmPose& arm, const ArmRadii& radii,
                      const ArmClearanceOptions& o) {
   ArmPushes out;
-  auto visit_into = [&](Vec3& segment_push, const RadiusProfile& profile) {
-    return [&](const Vec3& p, double t) {
-      const ClearancePush c = field.push(p, profile.at(t) + o.margin_m);
-      segment_push = largest(segment_push, c.push);
-      out.depth = std::max(out.depth, c.depth);
-    };
+  auto add = [&](Vec3& segment_push, const ClearancePush& c) {
+    segment_push = largest(segment_push, c.push);
+    out.depth = std::max(out.depth, c.depth);
   };
-  sample_segment(arm.shoulder, arm.elbow, o.upper_t_min, 1.0, o.upper_samples,
-                 visit_into(out.upper, radii.upper));
-  sample_segment(arm.elbow, arm.wrist, 0.0, 1.0, o.fore_samples, visit_into(out.fore, radii.fore));
+  // The elbow ends the upper arm (t = 1) and starts the forearm (t = 0 when it has ≥ 2 samples):
+  // one search serves both clearances.
+  const double upper_at_elbow = radii.upper.at(1.0) + o.margin_m;
+  const double fore_at_elbow = radii.fore.at(0.0) + o.margin_m;
+  const bool shared_elbow = o.fore_samples >= 2;
+  ClearancePlane elbow;
+  if (shared_elbow) elbow = field.plane(arm.elbow, std::max(upper_at_elbow, fore_at_elbow));
+  sample_segment(
+      arm.shoulder, arm.elbow, o.upper_t_min, 1.0, o.upper_samples, [&](const Vec3& p, double t) {
+        add(out.upper, shared_elbow && t == 1.0 ? field.push_of(elbow, upper_at_elbow)
+                                                : field.push(p, radii.upper.at(t) + o.margin_m));
+      });
+  sample_segment(arm.elbow, arm.wrist, 0.0, 1.0, o.fore_samples, [&](const Vec3& p, double t) {
+    add(out.fore, shared_elbow && t == 0.0 ? field.push_of(elbow, fore_at_elbow)
+                                           : field.push(p, radii.fore.at(t) + o.margin_m));
+  });
   // The hand from just past the wrist (the forearm's last sample is the wrist) to its tip.
   const double first = o.hand_samples > 1 ? 1.0 / o.hand_samples : 1.0;
-  sample_segment(arm.wrist, arm.hand_tip, first, 1.0, o.hand_samples,
-                 visit_into(out.hand, radii.hand));
+  sample_segment(arm.wrist, arm.hand_tip, first, 1.0, o.hand_samples, [&](const Vec3& p, double t) {
+    add(out.hand, field.push(p, radii.hand.at(t) + o.margin_m));
+  });
   return out;
 }
 
@@ -260,29 +271,35 @@ std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
                         prev.elbow_offset * o.carry, o);
   };
 
-  // Forward pass over chunks: per frame (in parallel) the input's push and the seeded candidate,
-  // then the forward sweep through the chunk. The backward pass rebuilds the fields in reverse.
-  auto forward_pass = [&] {
+  // Per frame, the input's push and the seeded candidate, computed where the frame's field is
+  // built anyway: the forward sweep's pass for the first half of the clip, the backward sweep's
+  // for the second (two threads: one sweep each, evenly loaded).
+  const long half = (frames + 1) / 2;
+  auto per_frame_candidates = [&](long i, const ClearanceField& f) {
+    for (size_t a = 0; a < tracks.size(); ++a) {
+      const ArmTrack& t = tracks[a];
+      FrameCandidates& fc = found[a][size_t(i)];
+      double depth0 = 0;
+      fc.input = push_from(f, t.frames[size_t(i)], t.radii, {0, 0, 0}, {0, 0, 0}, o, &depth0);
+      fc.depth_before = depth0;
+      if (toward_at(t, size_t(i)) && depth0 > 0) {
+        const double sign = t.seen[size_t(i)] >= 0.5 ? 1.0 : -1.0;
+        const Vec3 start = t.toward[size_t(i)] * (sign * (depth0 + o.seed_past_m));
+        fc.seeded = push_arm_out(f, t.frames[size_t(i)], t.radii, start, start, o);
+      }
+    }
+  };
+  // Each sweep is sequential through the clip, a chunk at a time: the chunk's fields (and its
+  // per-frame candidates) first, in parallel, then the sweep through it.
+  auto forward_sweep = [&] {
     std::vector<ClearanceField> scratch;
     std::vector<const ClearanceField*> fields;
     for (long c0 = 0; c0 < frames; c0 += kChunkFrames) {
       const long c1 = std::min(frames, c0 + kChunkFrames);
-      for_frames_with_fields(
-          field_at, c0, c1, scratch, fields, [&](long i, const ClearanceField& f) {
-            for (size_t a = 0; a < tracks.size(); ++a) {
-              const ArmTrack& t = tracks[a];
-              FrameCandidates& fc = found[a][size_t(i)];
-              double depth0 = 0;
-              fc.input =
-                  push_from(f, t.frames[size_t(i)], t.radii, {0, 0, 0}, {0, 0, 0}, o, &depth0);
-              fc.depth_before = depth0;
-              if (toward_at(t, size_t(i)) && depth0 > 0) {
-                const double sign = t.seen[size_t(i)] >= 0.5 ? 1.0 : -1.0;
-                const Vec3 start = t.toward[size_t(i)] * (sign * (depth0 + o.seed_past_m));
-                fc.seeded = push_arm_out(f, t.frames[size_t(i)], t.radii, start, start, o);
-              }
-            }
-          });
+      for_frames_with_fields(field_at, c0, c1, scratch, fields,
+                             [&](long i, const ClearanceField& f) {
+                               if (i < half) per_frame_candidates(i, f);
+                             });
       for (long i = c0; i < c1; ++i)
         for (size_t a = 0; a < tracks.size(); ++a)
           found[a][size_t(i)].forward = i == 0 ? found[a][0].input
@@ -290,28 +307,28 @@ std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
                                                          tracks[a], i, *fields[size_t(i - c0)]);
     }
   };
-  auto backward_pass = [&] {
+  auto backward_sweep = [&] {
     std::vector<ClearanceField> scratch;
     std::vector<const ClearanceField*> fields;
-    std::vector<ArmCandidate> last(tracks.size());
     for (long c1 = frames; c1 > 0; c1 -= kChunkFrames) {
       const long c0 = std::max(0L, c1 - kChunkFrames);
-      for_frames_with_fields(field_at, c0, c1, scratch, fields, [](long, const ClearanceField&) {});
+      for_frames_with_fields(field_at, c0, c1, scratch, fields,
+                             [&](long i, const ClearanceField& f) {
+                               if (i >= half) per_frame_candidates(i, f);
+                             });
       for (long i = c1 - 1; i >= c0; --i)
-        for (size_t a = 0; a < tracks.size(); ++a) {
-          const ClearanceField& f = *fields[size_t(i - c0)];
-          last[a] = i == frames - 1 ? push_arm_out(f, tracks[a].frames[size_t(i)], tracks[a].radii,
-                                                   {0, 0, 0}, {0, 0, 0}, o)
-                                    : carried(last[a], tracks[a], i, f);
-          found[a][size_t(i)].backward = last[a];
-        }
+        for (size_t a = 0; a < tracks.size(); ++a)
+          found[a][size_t(i)].backward = i == frames - 1
+                                             ? found[a][size_t(i)].input
+                                             : carried(*found[a][size_t(i + 1)].backward, tracks[a],
+                                                       i, *fields[size_t(i - c0)]);
     }
   };
   const auto t0 = std::chrono::steady_clock::now();
-  tbb::parallel_invoke(forward_pass, backward_pass);
+  tbb::parallel_invoke(forward_sweep, backward_sweep);
   const auto t1 = std::chrono::steady_clock::now();
 
-  for (size_t a = 0; a < tracks.size(); ++a) {
+  tbb::parallel_for(size_t(0), tracks.size(), [&](size_t a) {  // the arms are independent
     ArmTrackSolution& s = out[a];
     std::vector<std::vector<ArmCandidate>> kept(static_cast<size_t>(frames));
     std::vector<std::vector<double>> unary(static_cast<size_t>(frames));
@@ -329,7 +346,7 @@ std::vector<ArmTrackSolution> solve_arm_tracks(const ClearanceFieldAt& field_at,
     s.chosen.resize(static_cast<size_t>(frames));
     for (long i = 0; i < frames; ++i)
       s.chosen[size_t(i)] = std::move(kept[size_t(i)][size_t(path[size_t(i)])]);
-  }
+  });
   const auto t2 = std::chrono::steady_clock::now();
   for (ArmTrackSolution& s : out) {
     s.candidates_s = std::chrono::duration<double>(t1 - t0).count();

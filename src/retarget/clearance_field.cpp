@@ -16,15 +16,14 @@ namespace {
 constexpr int kMaxNeighbours = 64;
 
 /// The k smallest (squared distance, index) pairs seen, kept sorted (k is small: insertion).
+/// Single precision: only the selection uses it; the plane is fitted in double.
 struct NearestK {
   int k = 1, count = 0;
-  std::array<double, kMaxNeighbours> d2{};
-  std::array<uint32_t, kMaxNeighbours> index{};
-  double worst() const {
-    return count < k ? std::numeric_limits<double>::infinity() : d2[static_cast<size_t>(k - 1)];
-  }
-  void offer(double dist2, uint32_t i) {
-    if (dist2 >= worst()) return;
+  float worst = std::numeric_limits<float>::infinity();  // the k-th smallest, once k are seen
+  // Left uninitialized (only the first `count` are read): this runs millions of times a clip.
+  std::array<float, kMaxNeighbours> d2;
+  std::array<uint32_t, kMaxNeighbours> index;
+  void offer(float dist2, uint32_t i) {
     int at = std::min(count, k - 1);
     while (at > 0 && d2[static_cast<size_t>(at - 1)] > dist2) {
       d2[static_cast<size_t>(at)] = d2[static_cast<size_t>(at - 1)];
@@ -34,6 +33,7 @@ struct NearestK {
     d2[static_cast<size_t>(at)] = dist2;
     index[static_cast<size_t>(at)] = i;
     count = std::min(count + 1, k);
+    if (count == k) worst = d2[static_cast<size_t>(k - 1)];
   }
 };
 
@@ -73,19 +73,21 @@ void ClearanceField::build(std::span<const Vec3f> points, std::span<const Vec3f>
   nz_ = cells(hi.z - lo.z);
   const size_t cell_count = size_t(nx_) * size_t(ny_) * size_t(nz_);
 
-  std::vector<uint32_t> cell_of(points.size());
-  std::vector<uint32_t> count(cell_count + 1, 0);
+  // Counting sort of the points by cell (scratch kept between builds: this runs every frame).
+  const double inv_cell = 1 / cell_m_;
+  cell_of_.resize(points.size());
+  cell_start_.assign(cell_count + 1, 0);
   for (size_t i = 0; i < points.size(); ++i) {
     auto axis = [&](double v, double o, int n) {
-      return std::clamp(static_cast<int>((v - o) / cell_m_), 0, n - 1);
+      return std::clamp(static_cast<int>((v - o) * inv_cell), 0, n - 1);
     };
     const int cx = axis(points[i].x, origin_.x, nx_), cy = axis(points[i].y, origin_.y, ny_),
               cz = axis(points[i].z, origin_.z, nz_);
-    cell_of[i] =
+    cell_of_[i] =
         static_cast<uint32_t>((size_t(cz) * size_t(ny_) + size_t(cy)) * size_t(nx_) + size_t(cx));
-    ++count[cell_of[i] + 1];
+    ++cell_start_[cell_of_[i] + 1];
   }
-  std::partial_sum(count.begin(), count.end(), count.begin());
+  std::partial_sum(cell_start_.begin(), cell_start_.end(), cell_start_.begin());
 
   coarse_m_ = std::max(cell_m_, max_clearance_m + options.reach_m);
   auto coarse_cells = [&](double extent) {
@@ -95,28 +97,37 @@ void ClearanceField::build(std::span<const Vec3f> points, std::span<const Vec3f>
   cny_ = coarse_cells(hi.y - lo.y);
   cnz_ = coarse_cells(hi.z - lo.z);
   coarse_.assign(size_t(cnx_) * size_t(cny_) * size_t(cnz_), 0);
+  const double inv_coarse = 1 / coarse_m_;
   for (const Vec3f& p : points) {
     auto axis = [&](double v, double o, int n) {
-      return std::clamp(static_cast<int>((v - o) / coarse_m_), 0, n - 1);
+      return std::clamp(static_cast<int>((v - o) * inv_coarse), 0, n - 1);
     };
     coarse_[(size_t(axis(p.z, origin_.z, cnz_)) * size_t(cny_) +
              size_t(axis(p.y, origin_.y, cny_))) *
                 size_t(cnx_) +
             size_t(axis(p.x, origin_.x, cnx_))] = 1;
   }
-  cell_start_ = count;
   points_.resize(points.size());
   normals_.resize(points.size());
-  std::vector<uint32_t> fill(cell_start_.begin(), cell_start_.end() - 1);
+  fill_.assign(cell_start_.begin(), cell_start_.end() - 1);
   for (size_t i = 0; i < points.size(); ++i) {  // stable: the input order within a cell
-    const uint32_t at = fill[cell_of[i]]++;
+    const uint32_t at = fill_[cell_of_[i]]++;
     points_[at] = points[i];
     normals_[at] = normals[i];
   }
 }
 
-ClearancePush ClearanceField::push(const Vec3& p, double clearance_m) const {
+ClearancePush ClearanceField::push_of(const ClearancePlane& plane, double clearance_m) const {
   ClearancePush out;
+  if (!(plane.nearest_m <= clearance_m + options_.reach_m)) return out;
+  out.near = true;
+  out.depth = std::max(0.0, -plane.signed_m);
+  out.push = plane.normal * std::max(0.0, clearance_m - plane.signed_m);
+  return out;
+}
+
+ClearancePlane ClearanceField::plane(const Vec3& p, double clearance_m) const {
+  ClearancePlane out;
   if (points_.empty()) return out;
   const double near_limit = clearance_m + options_.reach_m;
   // Distance from p to the grid's box: farther than the near limit, nothing can be near.
@@ -143,6 +154,7 @@ ClearancePush ClearanceField::push(const Vec3& p, double clearance_m) const {
   const int qx = static_cast<int>(std::floor((p.x - origin_.x) / cell_m_));
   const int qy = static_cast<int>(std::floor((p.y - origin_.y) / cell_m_));
   const int qz = static_cast<int>(std::floor((p.z - origin_.z) / cell_m_));
+  const float px = float(p.x), py = float(p.y), pz = float(p.z);
   NearestK nearest;
   nearest.k = std::min<int>(options_.neighbours, static_cast<int>(points_.size()));
   const int max_ring =
@@ -151,21 +163,45 @@ ClearancePush ClearanceField::push(const Vec3& p, double clearance_m) const {
     const int z0 = std::max(qz - r, 0), z1 = std::min(qz + r, nz_ - 1);
     const int y0 = std::max(qy - r, 0), y1 = std::min(qy + r, ny_ - 1);
     const int x0 = std::max(qx - r, 0), x1 = std::min(qx + r, nx_ - 1);
-    for (int z = z0; z <= z1; ++z)
+    // Points are sorted by cell, cells by (z, y, x): the cells x0…x1 of a row are one range.
+    auto scan_row = [&](int z, int y, int xa, int xb) {
+      if (xa > xb) return;
+      const size_t row = (size_t(z) * size_t(ny_) + size_t(y)) * size_t(nx_);
+      const uint32_t end = cell_start_[row + size_t(xb) + 1];
+      for (uint32_t i = cell_start_[row + size_t(xa)]; i < end; ++i) {
+        const float dx = px - points_[i].x, dy = py - points_[i].y, dz = pz - points_[i].z;
+        const float d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 < nearest.worst) nearest.offer(d2, i);
+      }
+    };
+    // Squared distance from p to a slab of cells along one axis (0 within it): rows and cells
+    // wholly farther than the k-th nearest so far are skipped.
+    auto gap2 = [&](double v, double o, int c) {
+      const double g = std::max({0.0, o + c * cell_m_ - v, v - (o + (c + 1) * cell_m_)});
+      return g * g;
+    };
+    for (int z = z0; z <= z1; ++z) {
+      const double gz = gap2(p.z, origin_.z, z);
+      if (gz >= nearest.worst) continue;
       for (int y = y0; y <= y1; ++y) {
-        const bool inner_zy = std::abs(z - qz) < r && std::abs(y - qy) < r;
-        for (int x = x0; x <= x1; ++x) {
-          if (inner_zy && std::abs(x - qx) < r) {  // inside the ring: visited already
-            x = std::min(x1, qx + r - 1);
-            continue;
-          }
-          const size_t cell = (size_t(z) * size_t(ny_) + size_t(y)) * size_t(nx_) + size_t(x);
-          for (uint32_t i = cell_start_[cell]; i < cell_start_[cell + 1]; ++i) {
-            const double dx = p.x - points_[i].x, dy = p.y - points_[i].y, dz = p.z - points_[i].z;
-            nearest.offer(dx * dx + dy * dy + dz * dz, i);
-          }
+        const double gzy = gz + gap2(p.y, origin_.y, y);
+        if (gzy >= nearest.worst) continue;
+        if (std::abs(z - qz) < r && std::abs(y - qy) < r) {  // the ring's two ends of this row
+          if (qx - r >= 0 && gzy + gap2(p.x, origin_.x, qx - r) < nearest.worst)
+            scan_row(z, y, qx - r, qx - r);
+          if (qx + r < nx_ && gzy + gap2(p.x, origin_.x, qx + r) < nearest.worst)
+            scan_row(z, y, qx + r, qx + r);
+        } else if (nearest.count < nearest.k) {
+          scan_row(z, y, x0, x1);
+        } else {  // only the cells of the row within the k-th distance
+          const double reach_x = std::sqrt(nearest.worst - gzy);
+          scan_row(
+              z, y,
+              std::max(x0, static_cast<int>(std::floor((p.x - reach_x - origin_.x) / cell_m_))),
+              std::min(x1, static_cast<int>(std::floor((p.x + reach_x - origin_.x) / cell_m_))));
         }
       }
+    }
     // The nearest an unvisited cell can be: the distance from p to the visited block's faces,
     // on the sides where the grid goes on beyond it.
     double unvisited = INFINITY;
@@ -184,33 +220,37 @@ ClearancePush ClearanceField::push(const Vec3& p, double clearance_m) const {
     // Nothing within the near limit so far and everything unvisited beyond it: not near.
     if (unvisited > near_limit && (nearest.count == 0 || nearest.d2[0] > near_limit * near_limit))
       return out;
-    if (nearest.count == nearest.k && nearest.worst() <= unvisited * unvisited) break;
+    if (nearest.count == nearest.k && nearest.worst <= unvisited * unvisited) break;
   }
   if (nearest.count == 0) return out;
-  const double d_min = std::sqrt(nearest.d2[0]);
+  // The plane in double precision: distances recomputed for the k selected.
+  std::array<double, kMaxNeighbours> dist;
+  int nearest_j = 0;
+  for (int j = 0; j < nearest.count; ++j) {
+    dist[size_t(j)] = length(p - Vec3(points_[nearest.index[size_t(j)]]));
+    if (dist[size_t(j)] < dist[size_t(nearest_j)]) nearest_j = j;
+  }
+  const double d_min = dist[size_t(nearest_j)];
   if (d_min > near_limit) return out;
-  out.near = true;
 
   // Weights relative to the nearest vertex: exp(0) = 1 for it, so the sum never underflows.
-  std::array<double, kMaxNeighbours> w{};
+  // s = Σ w_j (p − v_j)·n = (p − Σ w_j v_j)·n: the plane through the weighted centroid.
   double w_sum = 0;
-  Vec3 n{0, 0, 0};
+  Vec3 n{0, 0, 0}, centroid{0, 0, 0};
   for (int j = 0; j < nearest.count; ++j) {
-    const double rel = (std::sqrt(nearest.d2[size_t(j)]) - d_min) / options_.soft_m;
-    w[size_t(j)] = rel < 6 ? std::exp(-rel * rel) : 0.0;  // below 1e-15 of the nearest's: none
-    w_sum += w[size_t(j)];
-  }
-  for (int j = 0; j < nearest.count; ++j) {
-    w[size_t(j)] /= w_sum;
-    n = n + Vec3(normals_[nearest.index[size_t(j)]]) * w[size_t(j)];
+    const double rel = (dist[size_t(j)] - d_min) / options_.soft_m;
+    if (rel >= 6) continue;  // below 1e-15 of the nearest's weight: none
+    const double w = std::exp(float(-rel * rel));
+    const uint32_t v = nearest.index[size_t(j)];
+    w_sum += w;
+    n = n + Vec3(normals_[v]) * w;
+    centroid = centroid + Vec3(points_[v]) * w;
   }
   const double n_len = length(n);
-  n = n_len > 1e-9 ? n / n_len : Vec3(normals_[nearest.index[0]]);
-  double s = 0;
-  for (int j = 0; j < nearest.count; ++j)
-    s += w[size_t(j)] * dot(p - Vec3(points_[nearest.index[size_t(j)]]), n);
-  out.depth = std::max(0.0, -s);
-  out.push = n * std::max(0.0, clearance_m - s);
+  n = n_len > 1e-9 ? n / n_len : Vec3(normals_[nearest.index[size_t(nearest_j)]]);
+  out.normal = n;
+  out.signed_m = dot(p - centroid / w_sum, n);
+  out.nearest_m = d_min;
   return out;
 }
 

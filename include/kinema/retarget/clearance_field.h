@@ -15,6 +15,7 @@
 // slides over a round body.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -36,6 +37,13 @@ struct ClearancePush {
   bool near = false;   ///< a vertex lies within clearance + reach
 };
 
+/// The plane fitted under a point, from which its push follows for any clearance.
+struct ClearancePlane {
+  Vec3 normal{0, 0, 0};         ///< unit, outward (zero when not near)
+  double signed_m = 0;          ///< s: metres in front of the plane (negative: behind it)
+  double nearest_m = INFINITY;  ///< distance to the nearest vertex (INFINITY: none within reach)
+};
+
 /// A body surface indexed for k-nearest queries (a uniform grid). Build once per frame; queries
 /// are const and safe from several threads.
 class ClearanceField {
@@ -47,7 +55,16 @@ class ClearanceField {
              const ClearanceFieldOptions& options, double max_clearance_m);
 
   /// The push and depth of point p for a clearance in metres (≤ max_clearance_m).
-  ClearancePush push(const Vec3& p, double clearance_m) const;
+  ClearancePush push(const Vec3& p, double clearance_m) const {
+    return push_of(plane(p, clearance_m), clearance_m);
+  }
+
+  /// The plane under p, searched for a clearance up to clearance_m (≤ max_clearance_m): one
+  /// search serves every clearance up to it (the elbow ends one bone and starts the next).
+  ClearancePlane plane(const Vec3& p, double clearance_m) const;
+
+  /// The push of a point with this plane under it, for a clearance ≤ the one it was searched for.
+  ClearancePush push_of(const ClearancePlane& plane, double clearance_m) const;
 
   size_t size() const { return points_.size(); }
   const ClearanceFieldOptions& options() const { return options_; }
@@ -62,6 +79,7 @@ class ClearanceField {
   // A coarse grid (cells of the largest near limit) marking where any point lies: a query with
   // no marked cell among its 27 neighbours is not near, without a ring search.
   std::vector<uint8_t> coarse_;
+  std::vector<uint32_t> cell_of_, fill_;  // build's scratch, kept to reuse its memory
   double coarse_m_ = 1;
   int cnx_ = 0, cny_ = 0, cnz_ = 0;
 };
