@@ -79,6 +79,7 @@ void BM_ClearArms_LongTakeOnGodette(benchmark::State& state) {
   state.counters["coupling_s"] = last.timings.coupling_s;
   state.counters["smoothing_s"] = last.timings.smoothing_s;
   state.counters["write_s"] = last.timings.write_s;
+  state.counters["total_s"] = last.timings.total_s;
   state.counters["inside_before"] =
       double(last.arms[0].frames_inside_before + last.arms[1].frames_inside_before);
   state.counters["inside_after"] =

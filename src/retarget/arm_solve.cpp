@@ -31,10 +31,11 @@ const Vec3& largest(const Vec3& a, const Vec3& b) { return dot(b, b) > dot(a, a)
 struct ArmPushes {
   Vec3 upper{0, 0, 0}, fore{0, 0, 0}, hand{0, 0, 0};
   double depth = 0;
-  /// Does any segment need to move by more than `tolerance` metres?
+  /// Is another round worth it: does the forearm or hand need to move by more than `tolerance`
+  /// metres, or the upper arm while a sample is inside? (ArmClearanceOptions::push_tolerance_m)
   bool any(double tolerance) const {
     const double t2 = tolerance * tolerance;
-    return dot(upper, upper) > t2 || dot(fore, fore) > t2 || dot(hand, hand) > t2;
+    return (dot(upper, upper) > t2 && depth > 0) || dot(fore, fore) > t2 || dot(hand, hand) > t2;
   }
 };
 
@@ -117,7 +118,13 @@ ArmCandidate push_from(const ClearanceField& field, const ArmPose& arm, const Ar
                        const Vec3& start_wrist_offset, const Vec3& start_elbow_offset,
                        const ArmClearanceOptions& options, double* start_depth) {
   Vec3 wrist_offset = start_wrist_offset, elbow_offset = start_elbow_offset;
-  ArmPose pose = resolve_arm(arm, wrist_offset, elbow_offset);
+  // The rounds move the joints the samples need; the fingertips follow once, at the end.
+  ArmPose joints;
+  joints.shoulder = arm.shoulder;
+  joints.elbow = arm.elbow;
+  joints.wrist = arm.wrist;
+  joints.hand_tip = arm.hand_tip;
+  ArmPose pose = resolve_arm(joints, wrist_offset, elbow_offset);
   ArmPushes pushes = arm_pushes(field, pose, radii, options);
   if (start_depth) *start_depth = pushes.depth;
   for (int round = 0; round < options.iterations && pushes.any(options.push_tolerance_m); ++round) {
@@ -125,14 +132,14 @@ ArmCandidate push_from(const ClearanceField& field, const ArmPose& arm, const Ar
     // forearm point at t from the elbow.
     wrist_offset = wrist_offset + largest(pushes.fore, pushes.hand);
     if (options.push_elbow_pole) elbow_offset = elbow_offset + largest(pushes.fore, pushes.upper);
-    pose = resolve_arm(arm, wrist_offset, elbow_offset);
+    pose = resolve_arm(joints, wrist_offset, elbow_offset);
     pushes = arm_pushes(field, pose, radii, options);
   }
   ArmCandidate out;
   out.wrist_offset = pose.wrist - arm.wrist;
   out.elbow_offset = pose.elbow - arm.elbow;
   out.inside_m = pushes.depth;
-  out.pose = std::move(pose);
+  out.pose = resolve_arm(arm, wrist_offset, elbow_offset);  // the same joints, fingertips moved
   return out;
 }
 

@@ -34,6 +34,7 @@ constexpr std::array<std::string_view, 8> kBodyBones = {
 constexpr int kTorsoChain = 6;       // hips … head
 constexpr int kTorsoBones = 4;       // hips … upperChest: "torso" for the no-torso error
 constexpr float kInwardCos = -0.1f;  // a normal this far against "away from the axis" is inward
+static_assert(kInwardCos < 0, "outward() assumes a negative threshold");
 constexpr int kRadiusSamples = 8;
 constexpr double kRadiusQuantile = 0.9;
 constexpr double kDefaultRadiusFraction = 0.04;  // of the bone length, for a bone without vertices
@@ -140,18 +141,25 @@ struct Axis {
   }
 };
 
-/// Closest point to `p` on the segment a–b.
-Vec3f closest_on_segment(const Vec3f& p, const Vec3f& a, const Vec3f& b) {
-  const Vec3f ab = b - a;
-  const float len2 = dot(ab, ab);
-  if (!(len2 > 1e-12f)) return a;
-  const float t = std::clamp(dot(p - a, ab) / len2, 0.0f, 1.0f);
-  return a + ab * t;
-}
+/// A bone's axis as a segment a → a + ab, with 1/|ab|² (0 for a point) for the projections.
+struct Segment {
+  Vec3f a{0, 0, 0}, ab{0, 0, 0};
+  float inv_len2 = 0;
+  Segment() = default;
+  Segment(const Vec3f& from, const Vec3f& to) : a(from), ab(to - from) {
+    const float len2 = dot(ab, ab);
+    inv_len2 = len2 > 1e-12f ? 1 / len2 : 0.0f;
+  }
+};
 
-bool outward(const Vec3f& p, const Vec3f& n, const Vec3f& a, const Vec3f& b) {
-  const Vec3f away = p - closest_on_segment(p, a, b);
-  return dot(n, away) >= kInwardCos * length(away);
+/// Does normal n at p face away from the segment (not more than kInwardCos against the direction
+/// from its closest point to p)?
+bool outward(const Vec3f& p, const Vec3f& n, const Segment& axis) {
+  const float t = std::clamp(dot(p - axis.a, axis.ab) * axis.inv_len2, 0.0f, 1.0f);
+  const Vec3f away = p - (axis.a + axis.ab * t);
+  // n·away ≥ kInwardCos·|away| with kInwardCos < 0, without the square root.
+  const float along = dot(n, away);
+  return along >= 0 || along * along <= kInwardCos * kInwardCos * dot(away, away);
 }
 
 std::array<Axis, kBodyBones.size()> body_axes(const Humanoid& map) {
@@ -367,8 +375,8 @@ std::vector<size_t> thin_on_grid(double cell, const Axes& axes, const Candidates
     const Vec3 centre = (k + Vec3{0.5, 0.5, 0.5}) * cell;
     const Axis& axis = axes[c.axis[i]];
     const bool inward = !outward(rest_points[i], rest_normals[i],
-                                 Vec3f(rest_model[size_t(axis.from)].translation_part()),
-                                 Vec3f(rest_model[size_t(axis.to)].translation_part()));
+                                 Segment(Vec3f(rest_model[size_t(axis.from)].translation_part()),
+                                         Vec3f(rest_model[size_t(axis.to)].translation_part())));
     const auto candidate = std::make_tuple(inward, length_squared(p - centre), i);
     const Key key{int64_t(k.x), int64_t(k.y), int64_t(k.z)};
     auto [it, added] = best.try_emplace(key, candidate);
@@ -541,16 +549,12 @@ void BodySurfaceModel::surface(std::span<const Mat4> model, BodySurface& out) co
   out.normals.resize(n);
   skin_lbs(m.mesh, palette, {out.points, out.normals, {}});
 
-  std::array<Vec3f, kBodyBones.size()> from{}, to{};
-  for (size_t b = 0; b < m.axes.size(); ++b) {
-    if (m.axes[b].from < 0) continue;
-    from[b] = m.axes[b].start(model);
-    to[b] = m.axes[b].end(model);
-  }
+  std::array<Segment, kBodyBones.size()> axes{};
+  for (size_t b = 0; b < m.axes.size(); ++b)
+    if (m.axes[b].from >= 0) axes[b] = Segment(m.axes[b].start(model), m.axes[b].end(model));
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i) {
-    const uint8_t b = m.vertex_axis[i];
-    if (!outward(out.points[i], out.normals[i], from[b], to[b])) continue;
+    if (!outward(out.points[i], out.normals[i], axes[m.vertex_axis[i]])) continue;
     out.points[kept] = out.points[i];
     out.normals[kept] = out.normals[i];
     ++kept;

@@ -56,15 +56,16 @@ void ClearanceField::build(std::span<const Vec3f> points, std::span<const Vec3f>
   nx_ = ny_ = nz_ = 0;
   if (points.empty()) return;
 
-  Vec3 lo{INFINITY, INFINITY, INFINITY}, hi{-INFINITY, -INFINITY, -INFINITY};
+  Vec3f lo = points[0], hi = points[0];
   for (const Vec3f& p : points) {
-    lo = {std::min(lo.x, double(p.x)), std::min(lo.y, double(p.y)), std::min(lo.z, double(p.z))};
-    hi = {std::max(hi.x, double(p.x)), std::max(hi.y, double(p.y)), std::max(hi.z, double(p.z))};
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
   }
   // Cells of about 60 % of the near limit: a near query's 16 nearest lie within one or two
   // rings (measured on Godette: smaller cells visit many empty ones, larger ones many points).
-  cell_m_ = std::max(0.01, (max_clearance_m + options.reach_m) / 1.7);
-  origin_ = lo;
+  const double near_max = max_clearance_m + options.reach_m;
+  cell_m_ = std::max(0.01, near_max / 1.7);
+  origin_ = Vec3(lo);
   auto cells = [&](double extent) {
     return std::clamp(static_cast<int>(extent / cell_m_) + 1, 1, 1 << 10);
   };
@@ -74,39 +75,33 @@ void ClearanceField::build(std::span<const Vec3f> points, std::span<const Vec3f>
   const size_t cell_count = size_t(nx_) * size_t(ny_) * size_t(nz_);
 
   // Counting sort of the points by cell (scratch kept between builds: this runs every frame).
-  const double inv_cell = 1 / cell_m_;
+  // Single precision: every point lies at or above the origin, so truncation is the floor.
+  const float inv_cell = float(1 / cell_m_);
   cell_of_.resize(points.size());
   cell_start_.assign(cell_count + 1, 0);
   for (size_t i = 0; i < points.size(); ++i) {
-    auto axis = [&](double v, double o, int n) {
-      return std::clamp(static_cast<int>((v - o) * inv_cell), 0, n - 1);
-    };
-    const int cx = axis(points[i].x, origin_.x, nx_), cy = axis(points[i].y, origin_.y, ny_),
-              cz = axis(points[i].z, origin_.z, nz_);
-    cell_of_[i] =
-        static_cast<uint32_t>((size_t(cz) * size_t(ny_) + size_t(cy)) * size_t(nx_) + size_t(cx));
+    const int cx = std::min(static_cast<int>((points[i].x - lo.x) * inv_cell), nx_ - 1);
+    const int cy = std::min(static_cast<int>((points[i].y - lo.y) * inv_cell), ny_ - 1);
+    const int cz = std::min(static_cast<int>((points[i].z - lo.z) * inv_cell), nz_ - 1);
+    cell_of_[i] = static_cast<uint32_t>((cz * ny_ + cy) * nx_ + cx);
     ++cell_start_[cell_of_[i] + 1];
   }
   std::partial_sum(cell_start_.begin(), cell_start_.end(), cell_start_.begin());
 
-  coarse_m_ = std::max(cell_m_, max_clearance_m + options.reach_m);
-  auto coarse_cells = [&](double extent) {
-    return std::clamp(static_cast<int>(extent / coarse_m_) + 1, 1, 1 << 10);
-  };
-  cnx_ = coarse_cells(hi.x - lo.x);
-  cny_ = coarse_cells(hi.y - lo.y);
-  cnz_ = coarse_cells(hi.z - lo.z);
+  // The coarse grid: blocks of ratio³ cells, at least the largest near limit wide, marked from
+  // the occupied cells.
+  const int ratio = std::max(1, static_cast<int>(std::ceil(near_max / cell_m_ - 1e-9)));
+  coarse_m_ = cell_m_ * ratio;
+  cnx_ = (nx_ + ratio - 1) / ratio;
+  cny_ = (ny_ + ratio - 1) / ratio;
+  cnz_ = (nz_ + ratio - 1) / ratio;
   coarse_.assign(size_t(cnx_) * size_t(cny_) * size_t(cnz_), 0);
-  const double inv_coarse = 1 / coarse_m_;
-  for (const Vec3f& p : points) {
-    auto axis = [&](double v, double o, int n) {
-      return std::clamp(static_cast<int>((v - o) * inv_coarse), 0, n - 1);
-    };
-    coarse_[(size_t(axis(p.z, origin_.z, cnz_)) * size_t(cny_) +
-             size_t(axis(p.y, origin_.y, cny_))) *
-                size_t(cnx_) +
-            size_t(axis(p.x, origin_.x, cnx_))] = 1;
-  }
+  for (int z = 0, c = 0; z < nz_; ++z)
+    for (int y = 0; y < ny_; ++y)
+      for (int x = 0; x < nx_; ++x, ++c)
+        if (cell_start_[size_t(c) + 1] > cell_start_[size_t(c)])
+          coarse_[(size_t(z / ratio) * size_t(cny_) + size_t(y / ratio)) * size_t(cnx_) +
+                  size_t(x / ratio)] = 1;
   points_.resize(points.size());
   normals_.resize(points.size());
   fill_.assign(cell_start_.begin(), cell_start_.end() - 1);
@@ -226,11 +221,14 @@ ClearancePlane ClearanceField::plane(const Vec3& p, double clearance_m) const {
   // The plane in double precision: distances recomputed for the k selected.
   std::array<double, kMaxNeighbours> dist;
   int nearest_j = 0;
+  double d_min = INFINITY;
   for (int j = 0; j < nearest.count; ++j) {
     dist[size_t(j)] = length(p - Vec3(points_[nearest.index[size_t(j)]]));
-    if (dist[size_t(j)] < dist[size_t(nearest_j)]) nearest_j = j;
+    if (dist[size_t(j)] < d_min) {
+      d_min = dist[size_t(j)];
+      nearest_j = j;
+    }
   }
-  const double d_min = dist[size_t(nearest_j)];
   if (d_min > near_limit) return out;
 
   // Weights relative to the nearest vertex: exp(0) = 1 for it, so the sum never underflows.

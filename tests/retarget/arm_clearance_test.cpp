@@ -145,6 +145,24 @@ TEST(ArmClearance, UpperArmIsTestedOnlyOnItsOuterPart) {
   EXPECT_GT(depth_with_surface_at(1.15), 0.01);  // around t ≈ 0.85
 }
 
+TEST(ArmClearance, UpperArmRestingAgainstTheBodyIsLeftThereButPushedOutWhenInside) {
+  // The upper arm can move only through the elbow's pole; once no sample is inside, its clearance
+  // alone does not keep the rounds going (near the armpit a thick body always touches it).
+  const ArmPose arm{{0, 1.4, 0}, {0, 1.1, 0.05}, {0, 0.85, 0.1}, {0, 0.77, 0.1}, {}};
+  ArmClearanceOptions o;  // radius 0: each sample's clearance is the 6 mm margin
+  auto pushed_with_patch_at = [&](double z) {  // a front-facing patch behind the t = 0.7 sample
+    Cloud c;
+    add_patch(c, {0, 1.19, z}, {1, 0, 0}, {0, 1, 0}, 0.02, 0.02, {0, 0, 1}, 0.005);
+    return push_arm_out(field_of(c, o.field), arm, uniform_radii(0), {0, 0, 0}, {0, 0, 0}, o);
+  };
+  const ArmCandidate resting = pushed_with_patch_at(0.035 - 0.004);  // 4 mm off: within 6 mm
+  EXPECT_EQ(resting.inside_m, 0);
+  EXPECT_LT(length(resting.elbow_offset) + length(resting.wrist_offset), 1e-12);
+  const ArmCandidate inside = pushed_with_patch_at(0.035 + 0.006);  // 6 mm in
+  EXPECT_GT(length(inside.elbow_offset), 0.001);
+  EXPECT_LT(inside.inside_m, 0.006);
+}
+
 /// A static pose with a hand clasped behind the back, in the character's frame (+Z forward):
 /// the forearm 74 mm into a surface it leaves backwards, the hand 73 mm into one it leaves
 /// forwards; each frame jitters both surfaces by up to ±1 mm.
