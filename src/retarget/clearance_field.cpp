@@ -152,29 +152,30 @@ ClearancePlane ClearanceField::plane(const Vec3& p, double clearance_m) const {
   const float px = float(p.x), py = float(p.y), pz = float(p.z);
   NearestK nearest;
   nearest.k = std::min<int>(options_.neighbours, static_cast<int>(points_.size()));
+  // Points are sorted by cell, cells by (z, y, x): the cells x0…x1 of a row are one range.
+  auto scan_row = [&](int z, int y, int xa, int xb) {
+    if (xa > xb) return;
+    const size_t row = (size_t(z) * size_t(ny_) + size_t(y)) * size_t(nx_);
+    const uint32_t end = cell_start_[row + size_t(xb) + 1];
+    for (uint32_t i = cell_start_[row + size_t(xa)]; i < end; ++i) {
+      const float dx = px - points_[i].x, dy = py - points_[i].y, dz = pz - points_[i].z;
+      const float d2 = dx * dx + dy * dy + dz * dz;
+      if (d2 < nearest.worst) nearest.offer(d2, i);
+    }
+  };
+  // Squared distance from p to a slab of cells along one axis (0 within it): rows and cells
+  // wholly farther than the k-th nearest so far are skipped.
+  auto gap2 = [&](double v, double o, int c) {
+    const double g = std::max({0.0, o + c * cell_m_ - v, v - (o + (c + 1) * cell_m_)});
+    return g * g;
+  };
+  auto cell_x = [&](double x) { return static_cast<int>(std::floor((x - origin_.x) / cell_m_)); };
   const int max_ring =
       std::max({nx_, ny_, nz_}) + std::max({std::abs(qx), std::abs(qy), std::abs(qz)}) + 1;
   for (int r = 0; r <= max_ring; ++r) {
     const int z0 = std::max(qz - r, 0), z1 = std::min(qz + r, nz_ - 1);
     const int y0 = std::max(qy - r, 0), y1 = std::min(qy + r, ny_ - 1);
     const int x0 = std::max(qx - r, 0), x1 = std::min(qx + r, nx_ - 1);
-    // Points are sorted by cell, cells by (z, y, x): the cells x0…x1 of a row are one range.
-    auto scan_row = [&](int z, int y, int xa, int xb) {
-      if (xa > xb) return;
-      const size_t row = (size_t(z) * size_t(ny_) + size_t(y)) * size_t(nx_);
-      const uint32_t end = cell_start_[row + size_t(xb) + 1];
-      for (uint32_t i = cell_start_[row + size_t(xa)]; i < end; ++i) {
-        const float dx = px - points_[i].x, dy = py - points_[i].y, dz = pz - points_[i].z;
-        const float d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 < nearest.worst) nearest.offer(d2, i);
-      }
-    };
-    // Squared distance from p to a slab of cells along one axis (0 within it): rows and cells
-    // wholly farther than the k-th nearest so far are skipped.
-    auto gap2 = [&](double v, double o, int c) {
-      const double g = std::max({0.0, o + c * cell_m_ - v, v - (o + (c + 1) * cell_m_)});
-      return g * g;
-    };
     for (int z = z0; z <= z1; ++z) {
       const double gz = gap2(p.z, origin_.z, z);
       if (gz >= nearest.worst) continue;
@@ -190,10 +191,7 @@ ClearancePlane ClearanceField::plane(const Vec3& p, double clearance_m) const {
           scan_row(z, y, x0, x1);
         } else {  // only the cells of the row within the k-th distance
           const double reach_x = std::sqrt(nearest.worst - gzy);
-          scan_row(
-              z, y,
-              std::max(x0, static_cast<int>(std::floor((p.x - reach_x - origin_.x) / cell_m_))),
-              std::min(x1, static_cast<int>(std::floor((p.x + reach_x - origin_.x) / cell_m_))));
+          scan_row(z, y, std::max(x0, cell_x(p.x - reach_x)), std::min(x1, cell_x(p.x + reach_x)));
         }
       }
     }
