@@ -78,6 +78,9 @@ void BM_ClearArms_LongTakeOnGodette(benchmark::State& state) {
   state.counters["path_s"] = last.timings.path_s;
   state.counters["coupling_s"] = last.timings.coupling_s;
   state.counters["smoothing_s"] = last.timings.smoothing_s;
+  state.counters["limit_s"] = last.timings.limit_s;
+  state.counters["limited_frames"] =
+      double(last.arms[0].limit.frames_changed + last.arms[1].limit.frames_changed);
   state.counters["write_s"] = last.timings.write_s;
   state.counters["total_s"] = last.timings.total_s;
   state.counters["inside_before"] =

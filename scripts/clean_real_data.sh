@@ -7,6 +7,8 @@
 # frames, and the clean's time. The last lines are the totals and the worst ratios.
 #
 #   bash scripts/clean_real_data.sh build/release/kinema ../shared/data tests/data/vrm/Godette_vrm_v4.vrm
+#
+# KINEMA_CLEAN_ARGS adds options to every `kinema clean` (e.g. "--no-accel-limit --smooth 0").
 set -euo pipefail
 kinema=$1 data=$2
 shift 2
@@ -16,7 +18,7 @@ for avatar in "$@"; do
   for f in "$data"/bvh/cmu_daz_acrnn/*.bvh "$data"/bvh/cmu_iclone_cc3/*.bvh; do
     "$kinema" --no-progress retarget "$f" --onto "$avatar" -o "$out/r.glb" --fps 30 >/dev/null
     "$kinema" --no-progress clean "$out/r.glb" --character "$avatar" -o "$out/c.glb" \
-      --report "$out/c.json" >/dev/null
+      --report "$out/c.json" ${KINEMA_CLEAN_ARGS:-} >/dev/null
     echo "$(basename "$avatar") $(basename "$(dirname "$f")")/$(basename "$f")" >>"$out/names"
     cp "$out/c.json" "$out/$(wc -l <"$out/names").json"
   done

@@ -80,6 +80,7 @@
 #include "kinema/render/clip_render.h"
 #include "kinema/render/plot.h"
 #include "kinema/render/renderer.h"
+#include "kinema/retarget/acceleration_limit.h"
 #include "kinema/retarget/arm_clearance.h"
 #include "kinema/retarget/body_surface.h"
 #include "kinema/retarget/bound_smoothing.h"

@@ -129,7 +129,11 @@ nlohmann::json arm_json(const ArmClearanceMetrics& m) {
           {"added_mean_mm", m.added_mean_mm},
           {"added_max_mm", m.added_max_mm},
           {"depth_max_before_mm", peak(m.depth_before_m)},
-          {"depth_max_after_mm", peak(m.depth_after_m)}};
+          {"depth_max_after_mm", peak(m.depth_after_m)},
+          {"acceleration_limit",
+           {{"bound_mm", m.limit.bound_m * 1000},
+            {"frames_changed", m.limit.frames_changed},
+            {"max_violation_mm", m.limit.max_violation_m * 1000}}}};
 }
 
 std::string report_json(const CleanRequest& rq, const CleanResult& r) {
@@ -159,6 +163,7 @@ std::string report_json(const CleanRequest& rq, const CleanResult& r) {
                      {"path", t.path_s},
                      {"coupling", t.coupling_s},
                      {"smoothing", t.smoothing_s},
+                     {"acceleration_limit", t.limit_s},
                      {"write", t.write_s},
                      {"clear_arms_total", t.total_s},
                      {"render", r.render_s}}},
@@ -167,6 +172,8 @@ std::string report_json(const CleanRequest& rq, const CleanResult& r) {
                      {"keep", rq.options.keep},
                      {"couple_hands", rq.options.couple_hands},
                      {"finger_pass_limit_m", rq.options.finger_pass_limit_m},
+                     {"limit_acceleration", rq.options.limit_acceleration},
+                     {"acceleration_allowance_m", rq.options.acceleration_allowance_m},
                      {"threads", rq.options.threads}}},
                    {"visibility", rq.visibility.empty() ? nlohmann::json(nullptr)
                                                         : nlohmann::json(rq.visibility)},

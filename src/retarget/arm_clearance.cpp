@@ -243,6 +243,13 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
     smooth_arm_paths(field_at, {&tracks[0], &tracks[1]}, {&solved[0], &solved[1]}, solve_options);
   });
   result.timings.smoothing_s = seconds_since(t0);
+  report("limiting", 0);
+  t0 = Clock::now();
+  const std::array<ArmAccelerationLimit, 2> limits = arena.execute([&] {
+    return limit_arm_accelerations(field_at, {&tracks[0], &tracks[1]}, {&solved[0], &solved[1]},
+                                   solve_options);
+  });
+  result.timings.limit_s = seconds_since(t0);
 
   report("writing", 0);
   t0 = Clock::now();
@@ -282,6 +289,7 @@ ArmClearanceResult clear_arms(const Asset& character, const Humanoid& map, const
     const ArmTrackSolution& s = solved[size_t(a)];
     ArmClearanceMetrics& m = result.arms[size_t(a)];
     m.depth_before_m = s.depth_before;
+    m.limit = limits[size_t(a)];
     std::vector<Vec3> per_frame(static_cast<size_t>(n)), chosen(static_cast<size_t>(n)),
         before(static_cast<size_t>(n)), after(static_cast<size_t>(n));
     double added_sum = 0;

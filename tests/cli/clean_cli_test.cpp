@@ -53,7 +53,8 @@ TEST_F(CleanCli, HelpListsTheOptions) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* option :
        {"IN", "--character", "--clip", "--visibility", "--camera", "--out", "--report", "--preview",
-        "--plot", "--margin", "--keep", "--no-couple", "--finger-limit", "--threads"})
+        "--plot", "--margin", "--keep", "--no-couple", "--finger-limit", "--no-accel-limit",
+        "--accel-allowance", "--threads"})
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
 }
 
@@ -69,6 +70,23 @@ TEST_F(CleanCli, CleansTheRetargetedWalkAndPrintsTheTable) {
   const auto report = nlohmann::json::parse(read_all(path("clean.json")));
   EXPECT_LE(report["arms"]["left"]["frames_inside_after"].get<long>(),
             report["arms"]["left"]["frames_inside_before"].get<long>());
+  EXPECT_NE(r.out.find("acceleration limit"), std::string::npos) << r.out;
+  EXPECT_TRUE(report["options"]["limit_acceleration"].get<bool>());
+}
+
+TEST_F(CleanCli, NoAccelLimitTurnsTheLimitOffAndTheAllowanceIsReported) {
+  const std::string in = retargeted();
+  const auto r =
+      kinema("clean " + q(in) + " --character " + q(kCharacter) + outputs() + " --no-accel-limit");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(read_all(path("clean.json")));
+  EXPECT_FALSE(report["options"]["limit_acceleration"].get<bool>());
+  EXPECT_EQ(report["arms"]["left"]["acceleration_limit"]["frames_changed"].get<long>(), 0);
+  const auto s = kinema("clean " + q(in) + " --character " + q(kCharacter) + outputs() +
+                        " --accel-allowance 2");
+  ASSERT_EQ(s.code, 0) << s.out << s.err;
+  report = nlohmann::json::parse(read_all(path("clean.json")));
+  EXPECT_DOUBLE_EQ(report["options"]["acceleration_allowance_m"].get<double>(), 0.002);
 }
 
 TEST_F(CleanCli, AClipForAnotherSkeletonExits2NamingTheFile) {
@@ -109,6 +127,7 @@ TEST_F(CleanCli, MalformedCommandLinesExit1) {
   EXPECT_EQ(kinema(base + " -o " + q(path("clean.png"))).code, 1);
   EXPECT_EQ(kinema(base + " -o " + q(path("clean.glb")) + " --plot " + q(kWalk)).code, 1);
   EXPECT_EQ(kinema(base + " -o " + q(path("clean.glb")) + " --keep 0").code, 1);
+  EXPECT_EQ(kinema(base + " -o " + q(path("clean.glb")) + " --accel-allowance -1").code, 1);
   EXPECT_EQ(kinema(base).code, 1);  // no -o
   expect_no_outputs();
 }

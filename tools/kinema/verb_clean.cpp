@@ -23,7 +23,8 @@ namespace {
 struct CleanArgs {
   pipeline::CleanRequest request;
   std::string camera;
-  bool no_couple = false, no_fingers = false;
+  bool no_couple = false, no_fingers = false, no_accel_limit = false;
+  double accel_allowance_mm = ArmClearanceOptions{}.acceleration_allowance_m * 1000;
 };
 
 /// "X,Y,Z" → a point (metres); UsageError otherwise.
@@ -82,6 +83,8 @@ void print_arms(const ArmClearanceResult& c, std::ostream& out) {
   both("added mean / max (mm)", [](const ArmClearanceMetrics& m) {
     return format_number(m.added_mean_mm, 1) + " / " + format_number(m.added_max_mm, 1);
   });
+  both("accel. limited frames",
+       [](const ArmClearanceMetrics& m) { return std::to_string(m.limit.frames_changed); });
 }
 
 void print_text(const pipeline::CleanRequest& rq, const pipeline::CleanResult& r,
@@ -101,7 +104,8 @@ void print_text(const pipeline::CleanRequest& rq, const pipeline::CleanResult& r
       << format_number(t.surface_s, 3) << " s, candidates " << format_number(t.candidates_s, 3)
       << " s, path " << format_number(t.path_s, 3) << " s, coupling "
       << format_number(t.coupling_s, 3) << " s, smoothing " << format_number(t.smoothing_s, 3)
-      << " s, total " << format_number(t.total_s, 3) << " s\n";
+      << " s, acceleration limit " << format_number(t.limit_s, 3) << " s, total "
+      << format_number(t.total_s, 3) << " s\n";
   if (!rq.report.empty()) out << "report: " << rq.report << '\n';
   if (!r.renderer.empty()) {
     out << "preview: " << rq.preview << " (frames";
@@ -130,6 +134,8 @@ int run_clean(CleanArgs& a, const GlobalOptions& global) {
   if (!a.camera.empty()) rq.camera = parse_camera(a.camera);
   rq.options.couple_hands = !a.no_couple;
   rq.options.part_fingers = !a.no_fingers;
+  rq.options.limit_acceleration = !a.no_accel_limit;
+  rq.options.acceleration_allowance_m = a.accel_allowance_mm / 1000;
   JobProgress bars(global.progress_enabled());
   const pipeline::CleanResult r = pipeline::clean_file(rq, bars.callback());
   bars.done();
@@ -194,6 +200,14 @@ VerbRun register_clean(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--transition", o.transition_weight,
                   "Cost per m² of change between consecutive frames' answers (at 30 fps)")
       ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  sub->add_flag("--no-accel-limit", args->no_accel_limit,
+                "Do not limit the cleaned wrists' and elbows' acceleration (a push the body "
+                "asks for within a few frames then shows as a jolt)");
+  sub->add_option("--accel-allowance", args->accel_allowance_mm,
+                  "How far the cleaned wrist's acceleration may exceed the input's 99th "
+                  "percentile, mm/frame²")
+      ->check(CLI::Range(0.0, 1000.0))
       ->capture_default_str();
   sub->add_option("--threads", o.threads,
                   "Threads (0: all cores; the result does not depend on it)")

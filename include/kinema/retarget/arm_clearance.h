@@ -33,6 +33,13 @@
 // until no fingertip passes the other wrist by more than finger_pass_limit_m (negative: a gap);
 // that need is held (never below it) before it is applied.
 //
+// Last, the acceleration limit (limit_arm_accelerations): where the body asks for a large push
+// within a few frames (a hand sweeping through a skirt), the pushed wrist would accelerate far
+// harder than the input ever did. Each frame's wrist may accelerate at most max(the input's
+// |second difference| there, the input's 99th percentile + acceleration_allowance_m); the
+// displacement nearest the chosen one that meets every bound replaces it
+// (kinema/retarget/acceleration_limit.h), and what it cannot clear in time stays inside.
+//
 // Every coefficient is in metres (costs mix m² and m: change units and they must be rescaled).
 #pragma once
 
@@ -45,6 +52,7 @@
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/retarget/acceleration_limit.h"
 #include "kinema/retarget/body_surface.h"
 #include "kinema/retarget/clearance_field.h"
 
@@ -88,6 +96,13 @@ struct ArmClearanceOptions {
   /// frames (0: off) and the amounts tried per frame.
   int smooth_radius_frames = 3;
   int smooth_search_steps = 8;
+  /// The last stage: each arm's wrist (and elbow) displacement is limited so that the cleaned
+  /// track accelerates no harder, frame by frame, than max(the input's |second difference| at
+  /// that frame, its 99th percentile over the clip + acceleration_allowance_m) — metres per
+  /// frame², at the clip's rate (kinema/retarget/acceleration_limit.h). A push the body asks for
+  /// faster than that is spread over more frames, or left partly inside. false: off.
+  bool limit_acceleration = true;
+  double acceleration_allowance_m = 0.0005;
   int threads = 0;  ///< 0: all cores; results do not depend on it
   /// The frame rate the per-frame coefficients above are stated for (carry, transition_weight,
   /// switch_window_frames, ease/hold radii): clear_arms rescales them to the clip's rate with
@@ -193,6 +208,22 @@ std::array<std::vector<double>, 2> smooth_arm_paths(const ClearanceFieldAt& fiel
                                                     std::array<ArmTrackSolution*, 2> solutions,
                                                     const ArmClearanceOptions& options);
 
+/// What limit_arm_accelerations changed, per arm.
+struct ArmAccelerationLimit {
+  double bound_m = 0;  ///< the clip-wide acceleration allowed (input p99 + allowance), m/frame²
+  long frames_changed = 0;     ///< frames whose wrist or elbow moved
+  double max_violation_m = 0;  ///< bound left exceeded after the solve, m/frame² (wrist)
+};
+
+/// Limits each arm's chosen wrist and elbow displacement so that the cleaned joint accelerates no
+/// harder at any frame than max(the input's |second difference| there, the input's 99th
+/// percentile + acceleration_allowance_m) (the lower order statistic at rank 0.99·(n−3), so the
+/// 99th percentile after is never above this bound), re-solves the arms on the changed frames and
+/// measures their depth again. In place on both solutions.
+std::array<ArmAccelerationLimit, 2> limit_arm_accelerations(
+    const ClearanceFieldAt& field_at, const std::array<const ArmTrack*, 2>& tracks,
+    std::array<ArmTrackSolution*, 2> solutions, const ArmClearanceOptions& options);
+
 /// Front/back switches of an arm's wrist displacement that revert within `window` frames.
 /// Only frames displaced by ≥ 1 cm along the forward axis (unit, horizontal) have a side: the sign
 /// of displacement · forward (a sideways push has none). A switch is a
@@ -206,6 +237,7 @@ struct ArmClearanceMetrics {
   long frames_inside_before = 0, frames_inside_after = 0;  ///< deeper than inside_tolerance_m
   int switches_per_frame = 0;  ///< reverting switches of the per-frame answer (no DP)
   int switches = 0;            ///< reverting switches of the result
+  ArmAccelerationLimit limit;  ///< what the acceleration limit changed
   double jerk_peak_before_mm = 0, jerk_p99_before_mm = 0;  ///< wrist |second difference|, mm/frame²
   double jerk_peak_after_mm = 0, jerk_p99_after_mm = 0;
   double added_mean_mm = 0, added_max_mm = 0;         ///< wrist displacement over all frames, mm
@@ -221,8 +253,8 @@ struct ClaspedHandsMetrics {
 };
 
 struct ArmClearanceTimings {
-  double surface_s = 0, candidates_s = 0, path_s = 0, coupling_s = 0, smoothing_s = 0, write_s = 0,
-         total_s = 0;
+  double surface_s = 0, candidates_s = 0, path_s = 0, coupling_s = 0, smoothing_s = 0, limit_s = 0,
+         write_s = 0, total_s = 0;
 };
 
 struct ArmClearanceResult {
