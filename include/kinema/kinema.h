@@ -65,6 +65,7 @@
 #include "kinema/math/transform.h"
 #include "kinema/math/vec3.h"
 #include "kinema/physics/integrators.h"
+#include "kinema/physics/particles.h"
 #include "kinema/physics/spring.h"
 #include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/compress.h"
