@@ -89,7 +89,9 @@ double solve_stretch(std::vector<Vec3>& d, std::span<const Vec3> target,
     }
   const PentadiagonalCholesky system(diag, off1, off2);
 
-  std::vector<Vec3> z(rows), u(rows, Vec3{0, 0, 0}), rhs(m);
+  std::vector<Vec3> weighted_target(m), z(rows), u(rows, Vec3{0, 0, 0}), rhs(m);
+  for (size_t i = 0; i < m; ++i)
+    weighted_target[i] = target[s + i] * (fixed[s + i] ? kPinned : 1.0);
   auto dd = [&](size_t r) { return d[s + r] - d[s + r + 1] * 2.0 + d[s + r + 2]; };
   for (size_t r = 0; r < rows; ++r) {
     const size_t t = s + 1 + r;
@@ -97,7 +99,7 @@ double solve_stretch(std::vector<Vec3>& d, std::span<const Vec3> target,
   }
   for (int it = 0; it < o.admm_iterations; ++it) {
     // d-step: (W + ρ DᵀD) d = W target + ρ Dᵀ (z − u).
-    for (size_t i = 0; i < m; ++i) rhs[i] = target[s + i] * (fixed[s + i] ? kPinned : 1.0);
+    rhs = weighted_target;
     for (size_t r = 0; r < rows; ++r) {
       const Vec3 v = (z[r] - u[r]) * rho;
       rhs[r] = rhs[r] + v;

@@ -92,9 +92,10 @@ double percentile_of(std::vector<double> v, double p) { return v.empty() ? 0 : p
 
 /// Wrist |second difference| per frame, mm/frame².
 std::vector<double> wrist_jerk_mm(const std::vector<Vec3>& wrist) {
-  std::vector<double> out;
-  for (size_t i = 1; i + 1 < wrist.size(); ++i)
-    out.push_back(1000 * length(wrist[i + 1] - wrist[i] * 2.0 + wrist[i - 1]));
+  if (wrist.size() < 3) return {};
+  const std::vector<double> norms = second_difference_norms(wrist);  // 0 at both ends
+  std::vector<double> out(norms.begin() + 1, norms.end() - 1);
+  for (double& x : out) x *= 1000;
   return out;
 }
 
