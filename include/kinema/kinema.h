@@ -64,6 +64,8 @@
 #include "kinema/math/soa_transform.h"
 #include "kinema/math/transform.h"
 #include "kinema/math/vec3.h"
+#include "kinema/physics/cloth.h"
+#include "kinema/physics/collider.h"
 #include "kinema/physics/integrators.h"
 #include "kinema/physics/particles.h"
 #include "kinema/physics/spring.h"

@@ -78,53 +78,8 @@ void respond(Vec3& x, Vec3& v, const Vec3& surface, const Vec3& n, const Collide
 }
 
 void collide(Vec3& x, Vec3& v, const Collider& c) {
-  switch (c.shape) {
-    case ColliderShape::Plane: {
-      const double s = dot(x - c.a, c.normal);
-      if (s < 0) respond(x, v, x - c.normal * s, c.normal, c);
-      return;
-    }
-    case ColliderShape::Sphere: {
-      const Vec3 d = x - c.a;
-      const double len = length(d);
-      if (len >= c.radius) return;
-      const Vec3 n = len > 0 ? d / len : Vec3{0, 1, 0};
-      respond(x, v, c.a + n * c.radius, n, c);
-      return;
-    }
-    case ColliderShape::Capsule: {
-      const Vec3 axis = c.b - c.a;
-      const double t = std::clamp(dot(x - c.a, axis) / dot(axis, axis), 0.0, 1.0);
-      const Vec3 closest = c.a + axis * t, d = x - closest;
-      const double len = length(d);
-      if (len >= c.radius) return;
-      const Vec3 n = len > 0 ? d / len : perpendicular_to(normalize(axis));
-      respond(x, v, closest + n * c.radius, n, c);
-      return;
-    }
-    case ColliderShape::Box: {
-      const Vec3 local = rotate(conjugate(c.rotation), x - c.a);
-      const Vec3 h = c.half_extents;
-      const double gaps[3] = {h.x - std::abs(local.x), h.y - std::abs(local.y),
-                              h.z - std::abs(local.z)};
-      if (gaps[0] <= 0 || gaps[1] <= 0 || gaps[2] <= 0) return;
-      // Out through the nearest face.
-      const int axis = gaps[0] <= gaps[1] && gaps[0] <= gaps[2] ? 0 : (gaps[1] <= gaps[2] ? 1 : 2);
-      Vec3 n_local{0, 0, 0}, surface = local;
-      if (axis == 0) {
-        n_local.x = local.x >= 0 ? 1 : -1;
-        surface.x = h.x * n_local.x;
-      } else if (axis == 1) {
-        n_local.y = local.y >= 0 ? 1 : -1;
-        surface.y = h.y * n_local.y;
-      } else {
-        n_local.z = local.z >= 0 ? 1 : -1;
-        surface.z = h.z * n_local.z;
-      }
-      respond(x, v, c.a + rotate(c.rotation, surface), rotate(c.rotation, n_local), c);
-      return;
-    }
-  }
+  Vec3 surface, normal;
+  if (collider_contact(c, x, 0, surface, normal)) respond(x, v, surface, normal, c);
 }
 
 // ---- forces ----
@@ -237,29 +192,6 @@ void check_force(ForceField& ff, size_t f) {
   }
 }
 
-/// Checks collider `c` and normalizes its plane normal and box rotation.
-void check_collider(Collider& k, size_t c) {
-  const std::string what = "collider " + std::to_string(c);
-  check_finite(k.a, what + " point");
-  check_finite(k.b, what + " point");
-  check_finite(k.normal, what + " normal");
-  check_finite(k.half_extents, what + " half extents");
-  check_non_negative(k.radius, what + " radius");
-  check_non_negative(k.restitution, what + " restitution");
-  check_non_negative(k.friction, what + " friction");
-  if (k.shape == ColliderShape::Plane) {
-    if (!(length(k.normal) > 0)) throw Error({}, kPlace, what + " plane normal is zero");
-    k.normal = normalize(k.normal);
-  }
-  if (k.shape == ColliderShape::Capsule && !(length(k.b - k.a) > 0))
-    throw Error({}, kPlace, what + " capsule has no axis (a = b)");
-  if (k.shape == ColliderShape::Box) {
-    if (!is_finite(k.rotation) || !(length(k.rotation) > 0))
-      throw Error({}, kPlace, what + " rotation is not a rotation");
-    k.rotation = normalize(k.rotation);
-  }
-}
-
 }  // namespace
 
 double gradient_noise(const Vec3& p) {
@@ -308,7 +240,8 @@ ParticleSystem::ParticleSystem(ParticleSystemOptions options) : o_(std::move(opt
   for (size_t e = 0; e < o_.emitters.size(); ++e)
     mesh_area_sums_.push_back(checked_emitter(o_.emitters[e], e));
   for (size_t f = 0; f < o_.forces.size(); ++f) check_force(o_.forces[f], f);
-  for (size_t c = 0; c < o_.colliders.size(); ++c) check_collider(o_.colliders[c], c);
+  for (size_t c = 0; c < o_.colliders.size(); ++c)
+    validate_collider(o_.colliders[c], kPlace, "collider " + std::to_string(c));
   check_curve(o_.attributes.size, "size curve");
   for (int c = 0; c < 3; ++c) check_curve(o_.attributes.colour[size_t(c)], "colour curve");
   check_curve(o_.attributes.opacity, "opacity curve");

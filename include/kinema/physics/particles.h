@@ -28,6 +28,7 @@
 
 #include "kinema/math/quat.h"
 #include "kinema/math/vec3.h"
+#include "kinema/physics/collider.h"
 
 namespace kinema {
 
@@ -83,24 +84,6 @@ struct ForceField {
   double radius = 0;
   double scale = 1;  ///< CurlNoise: the noise's feature size, m
   double speed = 0;  ///< CurlNoise: how fast the field drifts, per s
-};
-
-enum class ColliderShape { Plane, Sphere, Box, Capsule };
-
-/// A solid the particles cannot enter. Plane: the half-space below the plane through `a` with
-/// normal `normal` (unit). Sphere: centre `a`, `radius`. Box: centre `a`, `half_extents`, turned
-/// by `rotation`. Capsule: the segment a–b swept by `radius`. On contact the particle is put back
-/// on the surface, its normal velocity v_n becomes −restitution·v_n and its tangential velocity
-/// loses friction·|Δv_n| (Coulomb; it stops, never reverses).
-struct Collider {
-  ColliderShape shape = ColliderShape::Plane;
-  Vec3 a{0, 0, 0}, b{0, 0, 0};
-  Vec3 normal{0, 1, 0};
-  double radius = 0;
-  Vec3 half_extents{0, 0, 0};
-  Quat rotation{0, 0, 0, 1};
-  double restitution = 0.5;
-  double friction = 0.2;
 };
 
 /// A value over the normalized age u = age/lifetime ∈ [0, 1]: piecewise linear through keys

@@ -1,0 +1,851 @@
+// Mass-spring and constraint cloth (kinema/physics/cloth.h).
+#include "kinema/physics/cloth.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <string>
+
+#include "kinema/core/error.h"
+
+namespace kinema {
+
+namespace {
+
+constexpr const char* kPlace = "cloth";
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr size_t kBlock = 1024;  ///< vertices per parallel task (and per partial sum)
+
+bool finite(const Vec3& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+/// A symmetric 3 × 3 matrix: xx, yy, zz, xy, xz, yz.
+struct Sym3 {
+  double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+  Vec3 operator*(const Vec3& p) const {
+    return {xx * p.x + xy * p.y + xz * p.z, xy * p.x + yy * p.y + yz * p.z,
+            xz * p.x + yz * p.y + zz * p.z};
+  }
+};
+
+/// a·nnᵀ + b·I.
+Sym3 outer_plus_identity(const Vec3& n, double a, double b) {
+  return {a * n.x * n.x + b, a * n.y * n.y + b, a * n.z * n.z + b,
+          a * n.x * n.y,     a * n.x * n.z,     a * n.y * n.z};
+}
+
+/// Runs body(begin, end) over [0, n) in blocks of kBlock, in parallel unless one thread is asked.
+template <class Body>
+void for_blocks(tbb::task_arena& arena, int threads, size_t n, const Body& body) {
+  const size_t blocks = (n + kBlock - 1) / kBlock;
+  if (threads == 1 || blocks <= 1) {
+    for (size_t b = 0; b < blocks; ++b) body(b * kBlock, std::min(n, (b + 1) * kBlock));
+    return;
+  }
+  arena.execute([&] {
+    tbb::parallel_for(size_t(0), blocks,
+                      [&](size_t b) { body(b * kBlock, std::min(n, (b + 1) * kBlock)); });
+  });
+}
+
+/// Σ f(i) over [0, n), summed per block then over the blocks in order: the same bits whatever
+/// the thread count.
+template <class F>
+double deterministic_sum(tbb::task_arena& arena, int threads, size_t n, const F& f) {
+  std::vector<double> partial((n + kBlock - 1) / kBlock, 0.0);
+  for_blocks(arena, threads, n, [&](size_t begin, size_t end) {
+    double s = 0;
+    for (size_t i = begin; i < end; ++i) s += f(i);
+    partial[begin / kBlock] = s;
+  });
+  double total = 0;
+  for (double p : partial) total += p;
+  return total;
+}
+
+std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
+  if (a > b) std::swap(a, b);
+  return (std::uint64_t(a) << 32) | b;
+}
+
+}  // namespace
+
+// ---- meshes and springs ------------------------------------------------------------------------
+
+ClothMesh make_grid_cloth(int columns, int rows, double width, double height, const Vec3& corner,
+                          const Vec3& u_axis, const Vec3& v_axis) {
+  if (columns < 2 || rows < 2)
+    throw Error({}, kPlace,
+                "a grid cloth needs at least 2 × 2 vertices, not " + std::to_string(columns) +
+                    " × " + std::to_string(rows));
+  if (!(width > 0) || !(height > 0) || !std::isfinite(width) || !std::isfinite(height))
+    throw Error({}, kPlace, "a grid cloth's width and height must be positive and finite");
+  ClothMesh m;
+  m.grid_columns = columns;
+  m.grid_rows = rows;
+  m.positions.reserve(size_t(columns) * size_t(rows));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < columns; ++c)
+      m.positions.push_back(corner + u_axis * (width * c / (columns - 1)) +
+                            v_axis * (height * r / (rows - 1)));
+  auto at = [&](int c, int r) { return std::uint32_t(r * columns + c); };
+  for (int r = 0; r + 1 < rows; ++r)
+    for (int c = 0; c + 1 < columns; ++c) {
+      m.triangles.push_back({at(c, r), at(c + 1, r), at(c + 1, r + 1)});
+      m.triangles.push_back({at(c, r), at(c + 1, r + 1), at(c, r + 1)});
+    }
+  return m;
+}
+
+void validate_cloth_mesh(const ClothMesh& mesh, const std::string& name) {
+  auto fail = [&](const std::string& reason) { throw Error({}, name, reason); };
+  const size_t n = mesh.positions.size();
+  if (n < 2) fail("a cloth needs at least 2 vertices, it has " + std::to_string(n));
+  for (size_t i = 0; i < n; ++i)
+    if (!finite(mesh.positions[i])) fail("vertex " + std::to_string(i) + " is not finite");
+  for (size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    const std::string what = "triangle " + std::to_string(t);
+    for (std::uint32_t v : tri)
+      if (v >= n) fail(what + " names vertex " + std::to_string(v) + " of " + std::to_string(n));
+    if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) fail(what + " repeats a vertex");
+    const Vec3 a = mesh.positions[tri[0]], b = mesh.positions[tri[1]], c = mesh.positions[tri[2]];
+    const double longest =
+        std::max({length_squared(b - a), length_squared(c - b), length_squared(a - c)});
+    if (!(0.5 * length(cross(b - a, c - a)) > 1e-12 * longest) || longest == 0)
+      fail(what + " is degenerate (no area)");
+  }
+  for (size_t e = 0; e < mesh.edges.size(); ++e) {
+    const auto& edge = mesh.edges[e];
+    const std::string what = "edge " + std::to_string(e);
+    if (edge[0] >= n || edge[1] >= n) fail(what + " names a vertex past " + std::to_string(n));
+    if (edge[0] == edge[1]) fail(what + " joins a vertex to itself");
+    if (!(length(mesh.positions[edge[1]] - mesh.positions[edge[0]]) > 0))
+      fail(what + " has zero length");
+  }
+  if (mesh.grid_columns != 0 || mesh.grid_rows != 0) {
+    if (mesh.grid_columns < 2 || mesh.grid_rows < 2 ||
+        size_t(mesh.grid_columns) * size_t(mesh.grid_rows) != n)
+      fail("its grid (" + std::to_string(mesh.grid_columns) + " × " +
+           std::to_string(mesh.grid_rows) + ") does not match its " + std::to_string(n) +
+           " vertices");
+  }
+}
+
+std::vector<ClothSpring> cloth_springs(const ClothMesh& mesh) {
+  std::vector<ClothSpring> springs;
+  std::map<std::uint64_t, bool> joined;  // ordered: the same springs in the same order every run
+  auto add = [&](std::uint32_t a, std::uint32_t b, ClothSpringKind kind) {
+    if (a == b || !joined.emplace(pair_key(a, b), true).second) return;
+    springs.push_back({a, b, length(mesh.positions[b] - mesh.positions[a]), kind});
+  };
+  if (mesh.grid_columns > 0) {
+    const int cols = mesh.grid_columns, rows = mesh.grid_rows;
+    auto at = [&](int c, int r) { return std::uint32_t(r * cols + c); };
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        if (c + 1 < cols) add(at(c, r), at(c + 1, r), ClothSpringKind::Structural);
+        if (r + 1 < rows) add(at(c, r), at(c, r + 1), ClothSpringKind::Structural);
+      }
+    for (const auto& e : mesh.edges) add(e[0], e[1], ClothSpringKind::Structural);
+    for (int r = 0; r + 1 < rows; ++r)
+      for (int c = 0; c + 1 < cols; ++c) {
+        add(at(c, r), at(c + 1, r + 1), ClothSpringKind::Shear);
+        add(at(c + 1, r), at(c, r + 1), ClothSpringKind::Shear);
+      }
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        if (c + 2 < cols) add(at(c, r), at(c + 2, r), ClothSpringKind::Bend);
+        if (r + 2 < rows) add(at(c, r), at(c, r + 2), ClothSpringKind::Bend);
+      }
+    return springs;
+  }
+  // Structural: the triangles' edges, then the extra edges. Remember each edge's opposite vertices.
+  std::map<std::uint64_t, std::vector<std::uint32_t>> opposite;
+  for (const auto& t : mesh.triangles)
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t a = t[k], b = t[(k + 1) % 3];
+      add(a, b, ClothSpringKind::Structural);
+      opposite[pair_key(a, b)].push_back(t[(k + 2) % 3]);
+    }
+  for (const auto& e : mesh.edges) add(e[0], e[1], ClothSpringKind::Structural);
+  // Shear: across every edge shared by exactly two triangles.
+  for (const auto& [key, across] : opposite)
+    if (across.size() == 2) add(across[0], across[1], ClothSpringKind::Shear);
+  // Bend: through each vertex, each neighbour with its most nearly opposite neighbour.
+  const size_t n = mesh.positions.size();
+  std::vector<std::vector<std::uint32_t>> neighbours(n);
+  for (const ClothSpring& s : springs)
+    if (s.kind == ClothSpringKind::Structural) {
+      neighbours[s.a].push_back(s.b);
+      neighbours[s.b].push_back(s.a);
+    }
+  const double cos150 = -std::sqrt(3.0) / 2;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    std::sort(neighbours[v].begin(), neighbours[v].end());
+    for (std::uint32_t a : neighbours[v]) {
+      const Vec3 da = normalize(mesh.positions[a] - mesh.positions[v]);
+      std::uint32_t best = kNone;
+      double best_cos = cos150 + 1e-12;
+      for (std::uint32_t b : neighbours[v]) {
+        const double c = dot(da, normalize(mesh.positions[b] - mesh.positions[v]));
+        if (b != a && c <= best_cos) best = b, best_cos = c;
+      }
+      if (best != kNone) add(a, best, ClothSpringKind::Bend);
+    }
+  }
+  return springs;
+}
+
+// ---- the cloth ---------------------------------------------------------------------------------
+
+Cloth::Cloth(ClothMesh mesh, ClothOptions options)
+    : mesh_(std::move(mesh)), o_(std::move(options)) {
+  validate_cloth_mesh(mesh_);
+  const size_t n = mesh_.positions.size();
+  const ClothMaterial& mat = o_.material;
+  auto fail = [](const std::string& reason) { throw Error({}, kPlace, reason); };
+  auto non_negative = [&](double v, const char* what, bool infinite_ok = false) {
+    if (!(v >= 0) || (!infinite_ok && !std::isfinite(v)))
+      fail(std::string(what) + " must be ≥ 0" + (infinite_ok ? "" : " and finite"));
+  };
+  const bool xpbd = o_.solver == ClothSolver::Xpbd;
+  non_negative(mat.mass_per_area, "mass_per_area");
+  non_negative(mat.vertex_mass, "vertex_mass");
+  if (!xpbd && (mat.stretch_stiffness == HUGE_VAL || mat.shear_stiffness == HUGE_VAL ||
+                mat.bend_stiffness == HUGE_VAL))
+    fail("an infinite stiffness (an inextensible spring) needs the XPBD solver");
+  non_negative(mat.stretch_stiffness, "stretch_stiffness", xpbd);
+  non_negative(mat.shear_stiffness, "shear_stiffness", xpbd);
+  non_negative(mat.bend_stiffness, "bend_stiffness", xpbd);
+  non_negative(mat.spring_damping, "spring_damping");
+  non_negative(mat.air_drag, "air_drag");
+  non_negative(mat.aerodynamic_coefficient, "aerodynamic_coefficient");
+  non_negative(o_.thickness, "thickness");
+  non_negative(o_.cg_tolerance, "cg_tolerance");
+  if (!finite(o_.gravity)) fail("gravity is not finite");
+  if (!finite(o_.wind)) fail("wind is not finite");
+  if (o_.substeps < 0) fail("substeps must be ≥ 0 (0: automatic)");
+  if (o_.iterations < 1) fail("iterations must be ≥ 1");
+  if (o_.cg_max_iterations < 1) fail("cg_max_iterations must be ≥ 1");
+  for (size_t c = 0; c < o_.colliders.size(); ++c)
+    validate_collider(o_.colliders[c], kPlace, "collider " + std::to_string(c));
+
+  // Masses: a third of each triangle's mass to each corner, or the same for every vertex.
+  mass_.assign(n, 0.0);
+  if (mat.vertex_mass > 0) {
+    mass_.assign(n, mat.vertex_mass);
+  } else {
+    for (const auto& t : mesh_.triangles) {
+      const Vec3 a = mesh_.positions[t[0]], b = mesh_.positions[t[1]], c = mesh_.positions[t[2]];
+      const double third = mat.mass_per_area * 0.5 * length(cross(b - a, c - a)) / 3;
+      for (std::uint32_t v : t) mass_[v] += third;
+    }
+  }
+  inverse_mass_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!(mass_[i] > 0))
+      fail("vertex " + std::to_string(i) +
+           " has no mass (it is in no triangle, or mass_per_area is 0): set vertex_mass");
+    inverse_mass_[i] = 1 / mass_[i];
+  }
+  x_ = mesh_.positions;
+  v_.assign(n, Vec3{0, 0, 0});
+  previous_ = x_;
+
+  // Kinematic vertices: pinned ones and attached ones.
+  std::vector<char> kinematic(n, 0);
+  auto make_kinematic = [&](std::uint32_t v, const char* what) {
+    if (v >= n)
+      fail(std::string(what) + " vertex " + std::to_string(v) + " is past the mesh's " +
+           std::to_string(n));
+    if (kinematic[v]) fail("vertex " + std::to_string(v) + " is pinned or attached twice");
+    kinematic[v] = 1;
+    inverse_mass_[v] = 0;
+    kinematic_.push_back(v);
+  };
+  for (std::uint32_t v : o_.pinned) make_kinematic(v, "pinned");
+  for (const ClothAttachment& a : o_.attachments) {
+    if (!finite(a.offset)) fail("attachment offset is not finite");
+    make_kinematic(a.cloth_vertex, "attached");
+  }
+  kinematic_from_ = x_;
+  kinematic_to_ = x_;
+
+  // Springs with their stiffness; kinds without stiffness get none.
+  for (const ClothSpring& s : cloth_springs(mesh_)) {
+    const double k = s.kind == ClothSpringKind::Structural ? mat.stretch_stiffness
+                     : s.kind == ClothSpringKind::Shear    ? mat.shear_stiffness
+                                                           : mat.bend_stiffness;
+    if (k == 0 || (inverse_mass_[s.a] == 0 && inverse_mass_[s.b] == 0)) continue;
+    springs_.push_back(s);
+    stiffness_.push_back(k);
+  }
+
+  // Per-vertex adjacency of springs and triangles (CSR, in index order).
+  auto build_csr = [n](std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& of,
+                       size_t count, auto&& vertices_of) {
+    start.assign(n + 1, 0);
+    for (size_t e = 0; e < count; ++e)
+      for (std::uint32_t v : vertices_of(e)) ++start[v + 1];
+    for (size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+    of.resize(start[n]);
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t e = 0; e < count; ++e)
+      for (std::uint32_t v : vertices_of(e)) of[fill[v]++] = std::uint32_t(e);
+  };
+  build_csr(spring_start_, spring_of_, springs_.size(), [&](size_t s) {
+    return std::array<std::uint32_t, 2>{springs_[s].a, springs_[s].b};
+  });
+  build_csr(triangle_start_, triangle_of_, mesh_.triangles.size(),
+            [&](size_t t) { return mesh_.triangles[t]; });
+
+  // Colours for XPBD: greedy, in spring order; no two springs of a colour share a vertex. The
+  // springs past 64 colours (very high valence) form one last colour solved in sequence.
+  std::vector<std::uint64_t> used(n, 0);
+  std::vector<int> colour(springs_.size());
+  int colours = 0;
+  for (size_t s = 0; s < springs_.size(); ++s) {
+    const std::uint64_t taken = used[springs_[s].a] | used[springs_[s].b];
+    const int c = taken == ~std::uint64_t(0) ? 64 : std::countr_one(taken);
+    colour[s] = c;
+    if (c < 64)
+      used[springs_[s].a] |= std::uint64_t(1) << c, used[springs_[s].b] |= std::uint64_t(1) << c;
+    colours = std::max(colours, c + 1);
+  }
+  colour_start_.assign(size_t(colours) + 1, 0);
+  for (int c : colour) ++colour_start_[size_t(c) + 1];
+  for (int c = 0; c < colours; ++c) colour_start_[size_t(c) + 1] += colour_start_[size_t(c)];
+  coloured_.resize(springs_.size());
+  {
+    std::vector<std::uint32_t> fill(colour_start_.begin(), colour_start_.end() - 1);
+    for (size_t s = 0; s < springs_.size(); ++s)
+      coloured_[fill[size_t(colour[s])]++] = std::uint32_t(s);
+  }
+
+  // Tethers: each free vertex's nearest kinematic vertex along the structural and shear springs
+  // (Dijkstra from all of them at once; ties go to the lower index).
+  tether_anchor_.assign(n, kNone);
+  tether_length_.assign(n, std::numeric_limits<double>::infinity());
+  if (!kinematic_.empty()) {
+    using Item = std::pair<double, std::uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+    std::vector<ClothSpring> paths = cloth_springs(mesh_);
+    std::vector<std::uint32_t> start, of;
+    build_csr(start, of, paths.size(), [&](size_t s) {
+      return std::array<std::uint32_t, 2>{paths[s].a, paths[s].b};
+    });
+    std::vector<std::uint32_t> sorted = kinematic_;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::uint32_t k : sorted) {
+      tether_anchor_[k] = k;
+      tether_length_[k] = 0;
+      queue.push({0.0, k});
+    }
+    while (!queue.empty()) {
+      const auto [d, v] = queue.top();
+      queue.pop();
+      if (d > tether_length_[v]) continue;
+      for (std::uint32_t e = start[v]; e < start[v + 1]; ++e) {
+        const ClothSpring& s = paths[of[e]];
+        if (s.kind == ClothSpringKind::Bend) continue;
+        const std::uint32_t w = s.a == v ? s.b : s.a;
+        const double nd = d + s.rest_length;
+        if (nd < tether_length_[w]) {
+          tether_length_[w] = nd;
+          tether_anchor_[w] = tether_anchor_[v];
+          queue.push({nd, w});
+        }
+      }
+    }
+    for (std::uint32_t k : kinematic_) tether_anchor_[k] = kNone;
+  }
+}
+
+void Cloth::set_state(std::span<const Vec3> positions, std::span<const Vec3> velocities) {
+  if (positions.size() != x_.size() || velocities.size() != x_.size())
+    throw Error({}, kPlace,
+                "set_state needs " + std::to_string(x_.size()) + " positions and velocities, not " +
+                    std::to_string(positions.size()) + " and " + std::to_string(velocities.size()));
+  for (size_t i = 0; i < x_.size(); ++i)
+    if (!finite(positions[i]) || !finite(velocities[i]))
+      throw Error({}, kPlace, "set_state: vertex " + std::to_string(i) + " is not finite");
+  x_.assign(positions.begin(), positions.end());
+  v_.assign(velocities.begin(), velocities.end());
+  for (std::uint32_t k : kinematic_) kinematic_to_[k] = x_[k];
+}
+
+void Cloth::set_pin_target(std::uint32_t vertex, const Vec3& position) {
+  if (vertex >= x_.size() ||
+      std::find(o_.pinned.begin(), o_.pinned.end(), vertex) == o_.pinned.end())
+    throw Error({}, kPlace, "vertex " + std::to_string(vertex) + " is not pinned");
+  if (!finite(position)) throw Error({}, kPlace, "pin target is not finite");
+  kinematic_to_[vertex] = position;
+}
+
+double Cloth::stability_limit() const {
+  double omega2 = 0, gamma = 0;
+  for (size_t i = 0; i < x_.size(); ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    double w = 0, g = 0;
+    for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
+      const ClothSpring& s = springs_[spring_of_[e]];
+      const std::uint32_t j = s.a == i ? s.b : s.a;
+      const double factor =
+          inverse_mass_[i] + std::sqrt(inverse_mass_[i] * inverse_mass_[j]);  // 0 for a pin
+      w += stiffness_[spring_of_[e]] * factor;
+      g += o_.material.spring_damping * factor;
+    }
+    omega2 = std::max(omega2, w);
+    gamma = std::max(gamma, g + o_.material.air_drag);
+  }
+  if (omega2 == 0 && gamma == 0) return std::numeric_limits<double>::infinity();
+  return 4 / (gamma + std::sqrt(gamma * gamma + 4 * omega2));
+}
+
+int Cloth::substeps_for(double h) const {
+  if (o_.substeps > 0) return o_.substeps;
+  switch (o_.solver) {
+    case ClothSolver::ImplicitEuler:
+      return 1;
+    case ClothSolver::Xpbd:
+      return 8;
+    case ClothSolver::SemiImplicit: {
+      const double limit = stability_limit();
+      if (std::isinf(limit)) return 1;
+      const double n = std::floor(h / limit) + 1;  // the fewest with h/n < limit
+      if (n > 1e6)
+        throw Error({}, kPlace,
+                    "the springs are too stiff for the semi-implicit solver at this step (over a "
+                    "million substeps): use ImplicitEuler or Xpbd");
+      return int(n);
+    }
+  }
+  return 1;
+}
+
+void Cloth::forces(std::vector<Vec3>& f) const {
+  const ClothMaterial& mat = o_.material;
+  const size_t n = x_.size();
+  f.assign(n, Vec3{0, 0, 0});
+  // Aerodynamics per triangle: −C·A·(v_rel·n)|v_rel·n|·n, a third to each corner.
+  std::vector<Vec3> triangle_force(mesh_.triangles.size(), Vec3{0, 0, 0});
+  if (mat.aerodynamic_coefficient > 0) {
+    for (size_t t = 0; t < mesh_.triangles.size(); ++t) {
+      const auto& tri = mesh_.triangles[t];
+      const Vec3 area_normal = cross(x_[tri[1]] - x_[tri[0]], x_[tri[2]] - x_[tri[0]]) * 0.5;
+      const double area = length(area_normal);
+      if (!(area > 0)) continue;
+      const Vec3 normal = area_normal / area;
+      const Vec3 relative = (v_[tri[0]] + v_[tri[1]] + v_[tri[2]]) / 3.0 - o_.wind;
+      const double vn = dot(relative, normal);
+      triangle_force[t] = normal * (-mat.aerodynamic_coefficient * area * vn * std::abs(vn) / 3);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    Vec3 fi = o_.gravity * mass_[i] + (o_.wind - v_[i]) * (mat.air_drag * mass_[i]);
+    for (std::uint32_t e = triangle_start_[i]; e < triangle_start_[i + 1]; ++e)
+      fi += triangle_force[triangle_of_[e]];
+    f[i] = fi;
+  }
+}
+
+// Moves the kinematic vertices a `fraction` of the way from where the step began to its targets.
+void Cloth::move_kinematic(double fraction) {
+  for (std::uint32_t k : kinematic_) x_[k] = lerp(kinematic_from_[k], kinematic_to_[k], fraction);
+}
+
+size_t Cloth::collide(std::span<const Vec3> before) {
+  if (o_.colliders.empty()) return 0;
+  size_t contacts = 0;
+  for (size_t i = 0; i < x_.size(); ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    for (const Collider& c : o_.colliders) {
+      Vec3 surface, normal;
+      if (!collider_contact(c, x_[i], o_.thickness, surface, normal)) continue;
+      const double depth = length(surface - x_[i]);
+      x_[i] = surface;
+      // Coulomb friction on the substep's tangential motion: static while it is under
+      // friction·depth, else shortened by that much.
+      const Vec3 moved = x_[i] - before[i];
+      const Vec3 tangential = moved - normal * dot(moved, normal);
+      const double slide = length(tangential), grip = c.friction * depth;
+      if (slide > 0) x_[i] = x_[i] - tangential * std::min(1.0, grip / slide);
+      ++contacts;
+    }
+  }
+  return contacts;
+}
+
+void Cloth::build_self_candidates(double h) {
+  self_pairs_.clear();
+  self_rest_.clear();
+  if (!o_.self_collision || o_.thickness <= 0) return;
+  const size_t n = x_.size();
+  double fastest = 0;
+  for (const Vec3& v : v_) fastest = std::max(fastest, length(v));
+  // Pairs that may meet this step: within thickness plus what both can travel (capped at ten
+  // thicknesses so that a fast cloth does not pair everything).
+  const double reach = o_.thickness + std::min(2 * fastest * h, 10 * o_.thickness);
+  const size_t table = 2 * n;
+  auto cell_of = [&](const Vec3& p) {
+    return std::array<long long, 3>{(long long)std::floor(p.x / reach),
+                                    (long long)std::floor(p.y / reach),
+                                    (long long)std::floor(p.z / reach)};
+  };
+  auto hash = [&](long long cx, long long cy, long long cz) {
+    const std::uint64_t h = std::uint64_t(cx * 92837111) ^ std::uint64_t(cy * 689287499) ^
+                            std::uint64_t(cz * 283923481);
+    return size_t(h % table);
+  };
+  std::vector<std::uint32_t> start(table + 1, 0), entries(n);
+  std::vector<size_t> slot(n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto c = cell_of(x_[i]);
+    slot[i] = hash(c[0], c[1], c[2]);
+    ++start[slot[i] + 1];
+  }
+  for (size_t s = 0; s < table; ++s) start[s + 1] += start[s];
+  {
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i) entries[fill[slot[i]]++] = std::uint32_t(i);
+  }
+  std::vector<std::uint32_t> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const auto c = cell_of(x_[i]);
+    seen.clear();
+    for (long long dx = -1; dx <= 1; ++dx)
+      for (long long dy = -1; dy <= 1; ++dy)
+        for (long long dz = -1; dz <= 1; ++dz) {
+          const size_t s = hash(c[0] + dx, c[1] + dy, c[2] + dz);
+          for (std::uint32_t e = start[s]; e < start[s + 1]; ++e) {
+            const std::uint32_t j = entries[e];
+            if (j <= i || length_squared(x_[j] - x_[i]) >= reach * reach) continue;
+            seen.push_back(j);
+          }
+        }
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());  // hash collisions
+    for (std::uint32_t j : seen) {
+      if (inverse_mass_[i] == 0 && inverse_mass_[j] == 0) continue;
+      const double rest = length(mesh_.positions[j] - mesh_.positions[i]);
+      self_pairs_.push_back({std::uint32_t(i), j});
+      self_rest_.push_back(std::min(rest, o_.thickness));
+    }
+  }
+}
+
+size_t Cloth::self_collide() {
+  size_t contacts = 0;
+  for (size_t p = 0; p < self_pairs_.size(); ++p) {
+    const auto [i, j] = self_pairs_[p];
+    const Vec3 d = x_[j] - x_[i];
+    const double len = length(d), target = self_rest_[p];
+    if (!(len < target) || !(len > 0)) continue;
+    const double wi = inverse_mass_[i], wj = inverse_mass_[j];
+    const Vec3 push = d * ((target - len) / (len * (wi + wj)));
+    x_[i] = x_[i] - push * wi;
+    x_[j] = x_[j] + push * wj;
+    ++contacts;
+  }
+  return contacts;
+}
+
+void Cloth::substep_semi_implicit(double h) {
+  const size_t n = x_.size();
+  std::vector<Vec3> f;
+  forces(f);
+  // Springs, each computed once and gathered per vertex in index order.
+  std::vector<Vec3> on_a(springs_.size());
+  for (size_t s = 0; s < springs_.size(); ++s) {
+    const ClothSpring& sp = springs_[s];
+    const Vec3 d = x_[sp.b] - x_[sp.a];
+    const double len = length(d);
+    if (!(len > 0)) {
+      on_a[s] = {0, 0, 0};
+      continue;
+    }
+    const Vec3 dir = d / len;
+    on_a[s] = dir * (stiffness_[s] * (len - sp.rest_length) +
+                     o_.material.spring_damping * dot(v_[sp.b] - v_[sp.a], dir));
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    Vec3 fi = f[i];
+    for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
+      const std::uint32_t s = spring_of_[e];
+      fi += springs_[s].a == i ? on_a[s] : -on_a[s];
+    }
+    v_[i] += fi * (h * inverse_mass_[i]);
+    x_[i] += v_[i] * h;
+  }
+}
+
+int Cloth::substep_implicit(double h, double& residual) {
+  const size_t n = x_.size();
+  const ClothMaterial& mat = o_.material;
+  tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
+  std::vector<Vec3> f;
+  forces(f);
+  // Per spring: the force on a, the stiffness block K_s = k·(nnᵀ + max(0, 1 − L0/l)·(I − nnᵀ))
+  // (the compressive part left out so that the system stays positive definite) and the system
+  // block S_s = h·c·nnᵀ + h²·K_s.
+  std::vector<Vec3> on_a(springs_.size());
+  std::vector<Sym3> stiffness(springs_.size()), system(springs_.size());
+  for (size_t s = 0; s < springs_.size(); ++s) {
+    const ClothSpring& sp = springs_[s];
+    const Vec3 d = x_[sp.b] - x_[sp.a];
+    const double len = length(d);
+    if (!(len > 0)) continue;
+    const Vec3 dir = d / len;
+    const double k = stiffness_[s], c = mat.spring_damping;
+    on_a[s] = dir * (k * (len - sp.rest_length) + c * dot(v_[sp.b] - v_[sp.a], dir));
+    const double transverse = std::max(0.0, 1 - sp.rest_length / len);
+    stiffness[s] = outer_plus_identity(dir, k * (1 - transverse), k * transverse);
+    system[s] =
+        outer_plus_identity(dir, h * c + h * h * k * (1 - transverse), h * h * k * transverse);
+  }
+  const double diagonal_scale = 1 + h * mat.air_drag;  // air drag taken implicitly too
+  // Kinematic vertices move at their prescribed velocity and their Δv is 0 (the filter).
+  std::vector<Vec3> b(n, Vec3{0, 0, 0}), precondition(n, Vec3{0, 0, 0});
+  for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      if (inverse_mass_[i] == 0) continue;
+      Vec3 fi = f[i], kv{0, 0, 0};
+      Vec3 diag{mass_[i] * diagonal_scale, mass_[i] * diagonal_scale, mass_[i] * diagonal_scale};
+      for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
+        const std::uint32_t s = spring_of_[e];
+        const bool is_a = springs_[s].a == i;
+        const std::uint32_t j = is_a ? springs_[s].b : springs_[s].a;
+        fi += is_a ? on_a[s] : -on_a[s];
+        kv -= stiffness[s] * (v_[i] - v_[j]);  // (∂f/∂x·v)_i
+        diag += Vec3{system[s].xx, system[s].yy, system[s].zz};
+      }
+      b[i] = (fi + kv * h) * h;
+      precondition[i] = Vec3{1 / diag.x, 1 / diag.y, 1 / diag.z};
+    }
+  });
+  auto multiply = [&](const std::vector<Vec3>& p, std::vector<Vec3>& out) {
+    for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) {
+        if (inverse_mass_[i] == 0) {
+          out[i] = {0, 0, 0};
+          continue;
+        }
+        Vec3 y = p[i] * (mass_[i] * diagonal_scale);
+        for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
+          const std::uint32_t s = spring_of_[e];
+          const std::uint32_t j = springs_[s].a == i ? springs_[s].b : springs_[s].a;
+          y += system[s] * (p[i] - p[j]);
+        }
+        out[i] = y;
+      }
+    });
+  };
+  auto dot_all = [&](const std::vector<Vec3>& a, const std::vector<Vec3>& c) {
+    return deterministic_sum(arena, o_.threads, n, [&](size_t i) { return dot(a[i], c[i]); });
+  };
+  // Preconditioned conjugate gradients from Δv = 0.
+  std::vector<Vec3> dv(n, Vec3{0, 0, 0}), r = b, z(n), p(n), q(n);
+  for (size_t i = 0; i < n; ++i) z[i] = mul(precondition[i], r[i]);
+  p = z;
+  double rz = dot_all(r, z);
+  const double b_norm = std::sqrt(dot_all(b, b));
+  int iterations = 0;
+  residual = 0;
+  if (b_norm > 0) {
+    residual = 1;
+    while (iterations < o_.cg_max_iterations) {
+      multiply(p, q);
+      const double pq = dot_all(p, q);
+      if (!(pq > 0)) break;
+      const double alpha = rz / pq;
+      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          dv[i] += p[i] * alpha;
+          r[i] -= q[i] * alpha;
+          z[i] = mul(precondition[i], r[i]);
+        }
+      });
+      ++iterations;
+      residual = std::sqrt(dot_all(r, r)) / b_norm;
+      if (residual <= o_.cg_tolerance) break;
+      const double rz_next = dot_all(r, z), beta = rz_next / rz;
+      rz = rz_next;
+      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) p[i] = z[i] + p[i] * beta;
+      });
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    v_[i] += dv[i];
+    x_[i] += v_[i] * h;
+  }
+  return iterations;
+}
+
+void Cloth::substep_xpbd(double h) {
+  const size_t n = x_.size();
+  tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
+  std::vector<Vec3> f;
+  forces(f);
+  for (size_t i = 0; i < n; ++i) {
+    if (inverse_mass_[i] == 0) continue;
+    v_[i] += f[i] * (h * inverse_mass_[i]);
+    x_[i] += v_[i] * h;
+  }
+  // Distance constraints, colour by colour (a colour's springs share no vertex, so they run in
+  // parallel and give what a sequential sweep in this order gives). λ is accumulated over the
+  // iterations of this substep.
+  std::vector<double> lambda(springs_.size(), 0.0);
+  const double damping = o_.material.spring_damping;
+  auto project = [&](std::uint32_t s) {
+    const ClothSpring& sp = springs_[s];
+    const double wa = inverse_mass_[sp.a], wb = inverse_mass_[sp.b], w = wa + wb;
+    const Vec3 d = x_[sp.b] - x_[sp.a];
+    const double len = length(d);
+    if (!(len > 0)) return;
+    const Vec3 dir = d / len;
+    const double constraint = len - sp.rest_length;
+    const double compliance = std::isinf(stiffness_[s]) ? 0 : 1 / (stiffness_[s] * h * h);
+    // XPBD damping: γ = α̃·β̃/h with α̃ = 1/(k·h²), β̃ = h²·c.
+    const double gamma = std::isinf(stiffness_[s]) ? 0 : damping / (stiffness_[s] * h);
+    const double closing = dot(dir, (x_[sp.b] - previous_[sp.b]) - (x_[sp.a] - previous_[sp.a]));
+    const double dl =
+        (-constraint - compliance * lambda[s] - gamma * closing) / ((1 + gamma) * w + compliance);
+    lambda[s] += dl;
+    x_[sp.a] -= dir * (wa * dl);
+    x_[sp.b] += dir * (wb * dl);
+  };
+  const size_t colours = colour_start_.size() - 1;
+  for (int it = 0; it < o_.iterations; ++it) {
+    // Tethers: a free vertex no further from its anchor than its rest distance along the cloth.
+    if (o_.tethers && !kinematic_.empty()) {
+      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+          const std::uint32_t anchor = tether_anchor_[i];
+          if (anchor == kNone) continue;
+          const Vec3 d = x_[i] - x_[anchor];
+          const double len = length(d);
+          if (len > tether_length_[i]) x_[i] = x_[anchor] + d * (tether_length_[i] / len);
+        }
+      });
+    }
+    for (size_t c = 0; c < colours; ++c) {
+      const std::uint32_t begin = colour_start_[c], end = colour_start_[c + 1];
+      if (c == 64 || o_.threads == 1 || end - begin < 2 * kBlock) {
+        for (std::uint32_t k = begin; k < end; ++k) project(coloured_[k]);
+      } else {
+        arena.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<std::uint32_t>(begin, end, kBlock),
+                            [&](const tbb::blocked_range<std::uint32_t>& range) {
+                              for (std::uint32_t k = range.begin(); k < range.end(); ++k)
+                                project(coloured_[k]);
+                            });
+        });
+      }
+    }
+  }
+}
+
+ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
+  if (!(h > 0) || !std::isfinite(h))
+    throw Error({}, kPlace, "the step must be positive and finite");
+  ClothStepStats stats;
+  // Where the kinematic vertices go this step.
+  for (std::uint32_t k : kinematic_) kinematic_from_[k] = x_[k];
+  for (const ClothAttachment& a : o_.attachments) {
+    if (a.skin_vertex >= skin_positions.size())
+      throw Error({}, kPlace,
+                  "attachment to skin vertex " + std::to_string(a.skin_vertex) +
+                      " but the step has " + std::to_string(skin_positions.size()) +
+                      " skin positions");
+    const Vec3 target = skin_positions[a.skin_vertex] + a.offset;
+    if (!finite(target))
+      throw Error({}, kPlace, "skin vertex " + std::to_string(a.skin_vertex) + " is not finite");
+    kinematic_to_[a.cloth_vertex] = target;
+  }
+  const int substeps = substeps_for(h);
+  const double hs = h / substeps;
+  build_self_candidates(h);
+  std::vector<Vec3> before;
+  for (int s = 0; s < substeps; ++s) {
+    previous_ = x_;
+    move_kinematic(double(s + 1) / substeps);
+    switch (o_.solver) {
+      case ClothSolver::SemiImplicit:
+        substep_semi_implicit(hs);
+        break;
+      case ClothSolver::ImplicitEuler: {
+        double residual = 0;
+        stats.cg_iterations += substep_implicit(hs, residual);
+        stats.cg_residual = residual;
+        break;
+      }
+      case ClothSolver::Xpbd:
+        substep_xpbd(hs);
+        break;
+    }
+    // Contacts move positions; the velocities of the moved vertices follow the move (XPBD:
+    // every vertex's velocity is its substep's displacement).
+    before = x_;
+    stats.collider_contacts += collide(previous_);
+    stats.self_contacts += self_collide();
+    const bool all = o_.solver == ClothSolver::Xpbd;
+    for (size_t i = 0; i < x_.size(); ++i) {
+      if (inverse_mass_[i] == 0) {
+        v_[i] = (kinematic_to_[i] - kinematic_from_[i]) / h;
+      } else if (all || !(x_[i] == before[i])) {
+        v_[i] = (x_[i] - previous_[i]) / hs;
+      }
+    }
+  }
+  for (std::uint32_t k : kinematic_) x_[k] = kinematic_to_[k];
+  time_ += h;
+  stats.substeps = substeps;
+  for (const Vec3& p : x_)
+    if (!finite(p))
+      throw Error({}, kPlace,
+                  "the cloth blew up (a position is not finite) at t = " + std::to_string(time_) +
+                      " s: lower the step or the stiffness, or use ImplicitEuler or Xpbd");
+  return stats;
+}
+
+double Cloth::largest_stretch(ClothSpringKind kind) const {
+  double worst = 0;
+  for (const ClothSpring& s : cloth_springs(mesh_)) {
+    if (s.kind != kind) continue;
+    worst = std::max(worst, (length(x_[s.b] - x_[s.a]) - s.rest_length) / s.rest_length);
+  }
+  return worst;
+}
+
+double Cloth::kinetic_energy() const {
+  double e = 0;
+  for (size_t i = 0; i < x_.size(); ++i)
+    if (inverse_mass_[i] > 0) e += 0.5 * mass_[i] * length_squared(v_[i]);
+  return e;
+}
+
+double Cloth::potential_energy() const {
+  double e = 0;
+  for (size_t s = 0; s < springs_.size(); ++s) {
+    if (std::isinf(stiffness_[s])) continue;
+    const double stretch = length(x_[springs_[s].b] - x_[springs_[s].a]) - springs_[s].rest_length;
+    e += 0.5 * stiffness_[s] * stretch * stretch;
+  }
+  for (size_t i = 0; i < x_.size(); ++i)
+    if (inverse_mass_[i] > 0) e -= mass_[i] * dot(o_.gravity, x_[i]);
+  return e;
+}
+
+}  // namespace kinema

@@ -1,0 +1,454 @@
+// Cloth: the three spring kinds on a grid and on any mesh, the automatic substeps (10 g on
+// 500 N/m at 60 Hz: 2), the three solvers (bounded energy, damping, inextensible hanging),
+// pins and skin attachments, colliders and self-collision, determinism whatever the thread count,
+// never exploding under frame spikes through the capped clock, bad input refused.
+#include "kinema/physics/cloth.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kinema/core/error.h"
+#include "kinema/sim/fixed_step_clock.h"
+
+namespace kinema {
+namespace {
+
+constexpr double kFrame = 1.0 / 60;
+
+size_t count_kind(const std::vector<ClothSpring>& springs, ClothSpringKind kind) {
+  return size_t(std::count_if(springs.begin(), springs.end(),
+                              [&](const ClothSpring& s) { return s.kind == kind; }));
+}
+
+/// A chain of `n` vertices 0.1 m apart along x (a rope: edges, no triangles).
+ClothMesh strand(int n) {
+  ClothMesh m;
+  for (int i = 0; i < n; ++i) m.positions.push_back({0.1 * i, 0, 0});
+  for (int i = 0; i + 1 < n; ++i) m.edges.push_back({std::uint32_t(i), std::uint32_t(i + 1)});
+  return m;
+}
+
+/// A flag of columns × rows in the xy-plane hanging from y = 1, pinned at its top corners.
+ClothOptions flag_options(ClothSolver solver, int columns) {
+  ClothOptions o;
+  o.solver = solver;
+  o.pinned = {0, std::uint32_t(columns - 1)};
+  return o;
+}
+ClothMesh flag(int columns, int rows, double size = 1.0) {
+  return make_grid_cloth(columns, rows, size, size, {0, 1, 0}, {1, 0, 0}, {0, -1, 0});
+}
+
+bool all_finite(std::span<const Vec3> xs) {
+  return std::all_of(xs.begin(), xs.end(), [](const Vec3& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z);
+  });
+}
+
+TEST(Cloth, FourByFourGridHas24Structural18ShearAnd16BendSprings) {
+  const ClothMesh m = make_grid_cloth(4, 4, 0.3, 0.3);
+  const std::vector<ClothSpring> springs = cloth_springs(m);
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Structural), 24u);
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Shear), 18u);
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Bend), 16u);
+  for (const ClothSpring& s : springs) {
+    const double expected = s.kind == ClothSpringKind::Structural ? 0.1
+                            : s.kind == ClothSpringKind::Shear    ? 0.1 * std::sqrt(2.0)
+                                                                  : 0.2;
+    EXPECT_NEAR(s.rest_length, expected, 1e-12);
+  }
+  EXPECT_EQ(m.triangles.size(), 18u);
+}
+
+TEST(Cloth, AnyMeshGetsEdgesAcrossEdgeAndStraightThroughSprings) {
+  // The same 4 × 4 grid without its grid: structural = the 33 edges (24 + the 9 diagonals the
+  // triangles have); shear = across each of the 33 − 12 = 21 interior edges; bend = straight
+  // through a vertex (rows, columns, and the diagonal line).
+  ClothMesh m = make_grid_cloth(4, 4, 0.3, 0.3);
+  m.grid_columns = m.grid_rows = 0;
+  const std::vector<ClothSpring> springs = cloth_springs(m);
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Structural), 33u);
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Shear), 21u);
+  // Bend: every other vertex along rows (8) and columns (8), and along the diagonals in the
+  // triangles' direction (the 4 pairs two apart on the 4-, 3- and 3-long diagonals: 2 + 1 + 1).
+  EXPECT_EQ(count_kind(springs, ClothSpringKind::Bend), 20u);
+  // A strand of 5: 4 structural, 3 bend (every other vertex), no shear.
+  const std::vector<ClothSpring> rope = cloth_springs(strand(5));
+  EXPECT_EQ(count_kind(rope, ClothSpringKind::Structural), 4u);
+  EXPECT_EQ(count_kind(rope, ClothSpringKind::Shear), 0u);
+  EXPECT_EQ(count_kind(rope, ClothSpringKind::Bend), 3u);
+}
+
+TEST(Cloth, TenGramsOn500NewtonsPerMetreNeedTwoSubstepsAt60Hz) {
+  // ω = √(50/0.01) = 70.7 rad/s → h < 2/ω = 0.028 s: one 60 Hz step is enough. k = 500:
+  // ω = 224 rad/s, h < 0.0089 s: two substeps a frame.
+  ClothOptions o;
+  o.solver = ClothSolver::SemiImplicit;
+  o.material.vertex_mass = 0.01;
+  o.material.stretch_stiffness = 50;
+  o.material.spring_damping = 0;
+  o.material.air_drag = 0;
+  o.pinned = {0};
+  {
+    const Cloth cloth(strand(2), o);
+    EXPECT_NEAR(cloth.stability_limit(), 2 / std::sqrt(50 / 0.01), 1e-12);
+    EXPECT_EQ(cloth.substeps_for(kFrame), 1);
+  }
+  o.material.stretch_stiffness = 500;
+  const Cloth cloth(strand(2), o);
+  EXPECT_NEAR(cloth.stability_limit(), 0.0089, 5e-5);
+  EXPECT_EQ(cloth.substeps_for(kFrame), 2);
+}
+
+/// Options without any loss: no damping, drag, wind or gravity.
+ClothOptions lossless(ClothSolver solver) {
+  ClothOptions o;
+  o.solver = solver;
+  o.gravity = {0, 0, 0};
+  o.material.spring_damping = 0;
+  o.material.air_drag = 0;
+  o.material.aerodynamic_coefficient = 0;
+  o.material.stretch_stiffness = 500;
+  o.material.shear_stiffness = 200;
+  o.material.bend_stiffness = 50;
+  return o;
+}
+
+/// The rest shape with every vertex moved by up to ±3 mm (the same numbers every run).
+std::vector<Vec3> crumpled(const ClothMesh& m) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(-0.003, 0.003);
+  std::vector<Vec3> xs = m.positions;
+  for (Vec3& p : xs) p += Vec3{jitter(rng), jitter(rng), jitter(rng)};
+  return xs;
+}
+
+TEST(Cloth, UndampedSemiImplicitEnergyStaysBoundedOver10000Steps) {
+  // Kinetic and spring energy only. Below the stability limit semi-implicit Euler keeps the total
+  // in a band around the start (it is symplectic); the same cloth with one substep a frame, past
+  // the limit, blows up.
+  const ClothMesh m = make_grid_cloth(8, 8, 0.35, 0.35);
+  const std::vector<Vec3> start = crumpled(m), still(m.positions.size(), Vec3{0, 0, 0});
+  Cloth cloth(m, lossless(ClothSolver::SemiImplicit));
+  cloth.set_state(start, still);
+  const double e0 = cloth.kinetic_energy() + cloth.potential_energy();
+  ASSERT_GT(e0, 0);
+  ASSERT_GT(cloth.substeps_for(kFrame), 1);
+  double lowest = e0, highest = e0;
+  for (int i = 0; i < 10000; ++i) {
+    cloth.step(kFrame);
+    const double e = cloth.kinetic_energy() + cloth.potential_energy();
+    lowest = std::min(lowest, e);
+    highest = std::max(highest, e);
+  }
+  EXPECT_LT(highest, 1.5 * e0);
+  EXPECT_GT(lowest, 0.5 * e0);
+
+  ClothOptions too_big = lossless(ClothSolver::SemiImplicit);
+  too_big.substeps = 1;
+  Cloth unstable(m, too_big);
+  unstable.set_state(start, still);
+  bool blew_up = false;
+  try {
+    for (int i = 0; i < 1000 && !blew_up; ++i) {
+      unstable.step(kFrame);
+      blew_up = unstable.kinetic_energy() + unstable.potential_energy() > 1e6 * e0;
+    }
+  } catch (const Error&) {
+    blew_up = true;  // positions went non-finite
+  }
+  EXPECT_TRUE(blew_up);
+}
+
+TEST(Cloth, ImplicitEulerIsStableAtAnyStiffnessAndDamps) {
+  // 10⁵ N/m springs on 1.7 g vertices at one 60 Hz step (the semi-implicit limit is 0.26 ms):
+  // implicit Euler stays finite and its energy only falls, and each solve converges.
+  const ClothMesh m = make_grid_cloth(8, 8, 0.35, 0.35);
+  ClothOptions o = lossless(ClothSolver::ImplicitEuler);
+  o.material.stretch_stiffness = 1e5;
+  o.material.shear_stiffness = 1e4;
+  o.cg_tolerance = 1e-8;
+  o.cg_max_iterations = 2000;
+  Cloth cloth(m, o);
+  EXPECT_LT(cloth.stability_limit(), 0.001);
+  cloth.set_state(crumpled(m), std::vector<Vec3>(m.positions.size(), Vec3{0, 0, 0}));
+  double previous = cloth.kinetic_energy() + cloth.potential_energy();
+  const double e0 = previous;
+  for (int i = 0; i < 200; ++i) {
+    const ClothStepStats stats = cloth.step(kFrame);
+    EXPECT_EQ(stats.substeps, 1);
+    EXPECT_LE(stats.cg_residual, 1e-8);
+    const double e = cloth.kinetic_energy() + cloth.potential_energy();
+    EXPECT_LE(e, previous * (1 + 1e-9) + 1e-15) << "step " << i;
+    previous = e;
+  }
+  EXPECT_LT(previous, 0.01 * e0);
+  EXPECT_TRUE(all_finite(cloth.positions()));
+}
+
+TEST(Cloth, TethersKeepAHangingXpbdFlagFromStretching) {
+  // A 1 m, 32 × 32 flag pinned at its two top corners, inextensible structural constraints,
+  // 2 s at 60 Hz. With 8 substeps of one sweep the tethers keep every structural spring within
+  // 2 % (without them: over 20 %); 16 substeps of two sweeps bring it under 1 %. The pins stay put.
+  auto hang = [](int substeps, int iterations, bool tethers) {
+    ClothOptions o = flag_options(ClothSolver::Xpbd, 32);
+    o.material.stretch_stiffness = std::numeric_limits<double>::infinity();
+    o.substeps = substeps;
+    o.iterations = iterations;
+    o.tethers = tethers;
+    Cloth cloth(flag(32, 32), o);
+    for (int i = 0; i < 120; ++i) cloth.step(kFrame);
+    EXPECT_EQ(cloth.positions()[0], (Vec3{0, 1, 0}));
+    EXPECT_EQ(cloth.positions()[31], (Vec3{1, 1, 0}));
+    EXPECT_LT(cloth.positions()[32 * 31 + 16].y, 0.0);  // it hangs
+    return cloth.largest_stretch();
+  };
+  EXPECT_LT(hang(8, 1, true), 0.02);
+  EXPECT_GT(hang(8, 1, false), 0.2);
+  EXPECT_LT(hang(16, 2, true), 0.01);
+}
+
+TEST(Cloth, WindBlowsAFlagDownwind) {
+  ClothOptions o = flag_options(ClothSolver::Xpbd, 16);
+  o.wind = {0, 0, 3};
+  Cloth cloth(flag(16, 16), o);
+  for (int i = 0; i < 60; ++i) cloth.step(kFrame);
+  EXPECT_GT(cloth.positions()[16 * 15 + 8].z, 0.3);
+  o.wind = {0, 0, 0};
+  Cloth calm(flag(16, 16), o);
+  for (int i = 0; i < 60; ++i) calm.step(kFrame);
+  EXPECT_NEAR(calm.positions()[16 * 15 + 8].z, 0.0, 1e-9);
+}
+
+TEST(Cloth, XpbdMeetsItsConstraintsWhenInextensible) {
+  // Start stretched by 10 % everywhere, no forces: many iterations of one substep bring every
+  // spring (structural, shear, bend) back to its rest length.
+  const ClothMesh m = make_grid_cloth(6, 6, 0.5, 0.5);
+  ClothOptions o = lossless(ClothSolver::Xpbd);
+  o.material.stretch_stiffness = o.material.shear_stiffness = o.material.bend_stiffness =
+      std::numeric_limits<double>::infinity();
+  o.substeps = 1;
+  o.iterations = 200;
+  Cloth cloth(m, o);
+  std::vector<Vec3> stretched = m.positions;
+  for (Vec3& p : stretched) p = p * 1.1;
+  cloth.set_state(stretched, std::vector<Vec3>(m.positions.size(), Vec3{0, 0, 0}));
+  EXPECT_NEAR(cloth.largest_stretch(), 0.1, 1e-9);
+  cloth.step(kFrame);
+  for (ClothSpringKind kind :
+       {ClothSpringKind::Structural, ClothSpringKind::Shear, ClothSpringKind::Bend})
+    EXPECT_LT(cloth.largest_stretch(kind), 1e-6);
+}
+
+TEST(Cloth, EverySolverHangsAFlagStably) {
+  // The same 16 × 16 flag under gravity for 3 s with each solver's defaults: finite, pinned
+  // corners fixed, the structural springs within 5 % (soft springs sag a little; 5000 N/m).
+  for (ClothSolver solver :
+       {ClothSolver::SemiImplicit, ClothSolver::ImplicitEuler, ClothSolver::Xpbd}) {
+    Cloth cloth(flag(16, 16), flag_options(solver, 16));
+    for (int i = 0; i < 180; ++i) cloth.step(kFrame);
+    EXPECT_TRUE(all_finite(cloth.positions()));
+    EXPECT_EQ(cloth.positions()[15], (Vec3{1, 1, 0}));
+    EXPECT_LT(cloth.largest_stretch(), 0.05) << int(solver);
+    EXPECT_LT(cloth.kinetic_energy(), 1e-2) << int(solver);  // nearly at rest
+  }
+}
+
+TEST(Cloth, PinsFollowTheirTargetsAndAttachmentsFollowTheSkin) {
+  ClothOptions o = flag_options(ClothSolver::Xpbd, 8);
+  o.pinned = {0};
+  o.attachments = {{7, 2, {0, 0.1, 0}}};
+  Cloth cloth(flag(8, 8), o);
+  std::vector<Vec3> skin = {{0, 0, 0}, {0, 0, 0}, {1, 0.9, 0}};
+  cloth.step(kFrame, skin);
+  EXPECT_EQ(cloth.positions()[7], (Vec3{1, 1, 0}));
+  cloth.set_pin_target(0, {0, 1.5, 0});
+  skin[2] = {1.2, 1.4, 0.1};
+  cloth.step(kFrame, skin);
+  EXPECT_EQ(cloth.positions()[0], (Vec3{0, 1.5, 0}));
+  EXPECT_EQ(cloth.positions()[7], (Vec3{1.2, 1.5, 0.1}));
+  EXPECT_NEAR(cloth.velocities()[0].y, 0.5 / kFrame, 1e-9);
+  EXPECT_THROW(cloth.set_pin_target(3, {0, 0, 0}), Error);  // not pinned
+  EXPECT_THROW(cloth.step(kFrame, std::span<const Vec3>(skin).first(2)), Error);
+}
+
+TEST(Cloth, DrapesOverASphereWithoutEnteringIt) {
+  // A 1.2 m cloth falls 0.3 m onto a 0.4 m sphere: every vertex ends outside the sphere grown by
+  // the thickness (to a micrometre), the centre rests on top, the edges hang below it.
+  const Vec3 centre{0.6, 0, 0.6};
+  for (ClothSolver solver : {ClothSolver::ImplicitEuler, ClothSolver::Xpbd}) {
+    ClothOptions o;
+    o.solver = solver;
+    o.colliders = {Collider{ColliderShape::Sphere, centre, {}, {0, 1, 0}, 0.4}};
+    o.thickness = 0.01;
+    Cloth cloth(make_grid_cloth(24, 24, 1.2, 1.2, {0, 0.7, 0}, {1, 0, 0}, {0, 0, 1}), o);
+    for (int i = 0; i < 150; ++i) cloth.step(kFrame);
+    double closest = 1e9;
+    for (const Vec3& p : cloth.positions()) closest = std::min(closest, length(p - centre));
+    EXPECT_GE(closest, 0.41 - 1e-6) << int(solver);
+    EXPECT_NEAR(cloth.positions()[12 * 24 + 12].y, 0.41, 0.02) << int(solver);
+    EXPECT_LT(cloth.positions()[0].y, 0.2) << int(solver);
+  }
+}
+
+TEST(Cloth, CapsulesAndPlanesHoldItToo) {
+  ClothOptions o;
+  o.colliders = {Collider{ColliderShape::Capsule, {-1, 0.3, 0.5}, {2, 0.3, 0.5}, {0, 1, 0}, 0.1},
+                 Collider{ColliderShape::Plane, {0, 0, 0}, {}, {0, 1, 0}}};
+  o.thickness = 0.005;
+  Cloth cloth(make_grid_cloth(20, 20, 1, 1, {0, 0.6, 0}, {1, 0, 0}, {0, 0, 1}), o);
+  ClothStepStats last;
+  for (int i = 0; i < 150; ++i) last = cloth.step(kFrame);
+  EXPECT_GT(last.collider_contacts, 0u);
+  for (const Vec3& p : cloth.positions()) {
+    EXPECT_GE(p.y, 0.005 - 1e-9);
+    const Vec3 closest{std::clamp(p.x, -1.0, 2.0), 0.3, 0.5};
+    EXPECT_GE(length(p - closest), 0.105 - 1e-6);
+  }
+}
+
+/// Two 0.2 m sheets of 11 × 11 in one mesh, the lower lying on the ground, the upper 0.1 m above.
+ClothMesh two_sheets() {
+  ClothMesh a = make_grid_cloth(11, 11, 0.2, 0.2, {0, 0.02, 0}, {1, 0, 0}, {0, 0, 1});
+  const ClothMesh b = make_grid_cloth(11, 11, 0.2, 0.2, {0, 0.12, 0}, {1, 0, 0}, {0, 0, 1});
+  const std::uint32_t offset = std::uint32_t(a.positions.size());
+  a.positions.insert(a.positions.end(), b.positions.begin(), b.positions.end());
+  for (auto t : b.triangles) a.triangles.push_back({t[0] + offset, t[1] + offset, t[2] + offset});
+  a.grid_columns = a.grid_rows = 0;
+  return a;
+}
+
+TEST(Cloth, SelfCollisionKeepsLayersApart) {
+  // With self-collision the upper sheet comes to rest on the lower one, a thickness (2 cm)
+  // above; without it, it falls through onto the ground.
+  for (bool self : {true, false}) {
+    ClothOptions o;
+    o.colliders = {Collider{ColliderShape::Plane, {0, 0, 0}, {}, {0, 1, 0}}};
+    o.thickness = 0.02;
+    o.self_collision = self;
+    Cloth cloth(two_sheets(), o);
+    size_t contacts = 0;
+    for (int i = 0; i < 90; ++i) contacts += cloth.step(kFrame).self_contacts;
+    const double upper_centre = cloth.positions()[121 + 60].y;
+    if (self) {
+      EXPECT_GT(contacts, 0u);
+      EXPECT_NEAR(upper_centre, 0.04, 0.004);
+    } else {
+      EXPECT_EQ(contacts, 0u);
+      EXPECT_NEAR(upper_centre, 0.02, 0.002);
+    }
+  }
+}
+
+TEST(Cloth, BitIdenticalWhateverTheThreadCount) {
+  // Large enough (64 × 64) for the colours and vertex blocks to be split between threads. (The
+  // semi-implicit solver runs in one thread: its substeps are short and many.)
+  for (ClothSolver solver : {ClothSolver::ImplicitEuler, ClothSolver::Xpbd}) {
+    std::vector<Vec3> first;
+    for (int threads : {1, 2, 3}) {
+      ClothOptions o = flag_options(solver, 64);
+      o.threads = threads;
+      o.wind = {1, 0, 4};
+      o.self_collision = true;
+      Cloth cloth(flag(64, 64), o);
+      for (int i = 0; i < 10; ++i) cloth.step(kFrame);
+      const std::vector<Vec3> xs(cloth.positions().begin(), cloth.positions().end());
+      if (first.empty()) first = xs;
+      EXPECT_TRUE(xs == first) << "solver " << int(solver) << ", " << threads << " threads";
+    }
+  }
+}
+
+TEST(Cloth, NeverExplodesUnderStiffRandomScenesAndFrameSpikes) {
+  // Random stiffness (10²–10⁶ N/m), wind and masses; frames of 16 ms with 100 ms spikes fed
+  // through the fixed-step clock capped at 4 steps a frame. Implicit Euler and XPBD stay finite
+  // and inside a box around the pins (the cloth is 1 m).
+  std::mt19937 rng(2026);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int scene = 0; scene < 6; ++scene) {
+    for (ClothSolver solver : {ClothSolver::ImplicitEuler, ClothSolver::Xpbd}) {
+      ClothOptions o = flag_options(solver, 12);
+      o.material.stretch_stiffness = std::pow(10.0, 2 + 4 * unit(rng));
+      o.material.shear_stiffness = o.material.stretch_stiffness * unit(rng);
+      o.material.bend_stiffness = o.material.stretch_stiffness * 0.1 * unit(rng);
+      o.material.mass_per_area = 0.01 + unit(rng);
+      o.wind = {20 * unit(rng) - 10, 0, 20 * unit(rng)};
+      Cloth cloth(flag(12, 12), o);
+      FixedStepClock clock(Seconds::fraction(1, 60), 4);
+      for (int frame = 0; frame < 300; ++frame) {
+        const FrameSteps steps = clock.advance(frame % 37 == 5 ? 0.1 : 0.016);
+        for (int s = 0; s < steps.steps; ++s) cloth.step(kFrame);
+      }
+      ASSERT_TRUE(all_finite(cloth.positions())) << scene;
+      for (const Vec3& p : cloth.positions()) {
+        EXPECT_LT(length(p - Vec3{0.5, 1, 0}), 3.0)
+            << "scene " << scene << " solver " << int(solver);
+      }
+    }
+  }
+}
+
+TEST(Cloth, RefusesBadInput) {
+  const ClothMesh good = make_grid_cloth(3, 3, 1, 1);
+  auto refuses = [](ClothMesh m, ClothOptions o, const std::string& says) {
+    try {
+      Cloth cloth(std::move(m), std::move(o));
+      ADD_FAILURE() << "accepted; expected: " << says;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  ClothMesh degenerate = good;
+  degenerate.grid_columns = degenerate.grid_rows = 0;
+  degenerate.positions.push_back({5, 0, 0});
+  degenerate.positions.push_back({6, 0, 0});
+  degenerate.positions.push_back({7, 0, 0});
+  degenerate.triangles.push_back({9, 10, 11});  // collinear
+  refuses(degenerate, {}, "triangle 8 is degenerate");
+  ClothMesh out_of_range = good;
+  out_of_range.triangles.push_back({0, 1, 42});
+  refuses(out_of_range, {}, "names vertex 42");
+  ClothMesh repeated = good;
+  repeated.triangles[2] = {4, 4, 5};
+  refuses(repeated, {}, "triangle 2 repeats a vertex");
+  ClothMesh not_finite = good;
+  not_finite.positions[3].y = std::numeric_limits<double>::quiet_NaN();
+  refuses(not_finite, {}, "vertex 3 is not finite");
+  ClothMesh wrong_grid = good;
+  wrong_grid.grid_columns = 4;
+  refuses(wrong_grid, {}, "does not match");
+  ClothOptions o;
+  o.solver = ClothSolver::SemiImplicit;
+  o.material.stretch_stiffness = std::numeric_limits<double>::infinity();
+  refuses(good, o, "needs the XPBD solver");
+  o = {};
+  o.pinned = {9};
+  refuses(good, o, "pinned vertex 9 is past");
+  o = {};
+  o.pinned = {1, 1};
+  refuses(good, o, "vertex 1 is pinned or attached twice");
+  o = {};
+  o.thickness = -1;
+  refuses(good, o, "thickness must be ≥ 0");
+  o = {};
+  o.wind.x = std::numeric_limits<double>::infinity();
+  refuses(good, o, "wind is not finite");
+  o = {};
+  o.colliders = {Collider{ColliderShape::Capsule, {1, 1, 1}, {1, 1, 1}}};
+  refuses(good, o, "collider 0 capsule has no axis");
+  refuses(strand(3), {}, "vertex 0 has no mass");
+  Cloth cloth(good, {});
+  EXPECT_THROW(cloth.step(0), Error);
+  EXPECT_THROW(cloth.step(std::numeric_limits<double>::quiet_NaN()), Error);
+  std::vector<Vec3> xs(good.positions), vs(xs.size(), Vec3{0, 0, 0});
+  xs[2].z = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(cloth.set_state(xs, vs), Error);
+  EXPECT_THROW(cloth.set_state(std::span<const Vec3>(vs).first(3), vs), Error);
+}
+
+}  // namespace
+}  // namespace kinema
