@@ -21,6 +21,9 @@ namespace {
 constexpr const char* kPlace = "cloth";
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr size_t kBlock = 1024;  ///< vertices per parallel task (and per partial sum)
+constexpr std::uint32_t kParallelSprings = 1024;  ///< a colour with fewer runs in one thread
+constexpr size_t kTetherAnchors = 4;              ///< tethers per vertex at most
+constexpr size_t kTetherSources = 64;             ///< more anchors than this: the nearest one only
 
 bool finite(const Vec3& v) {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
@@ -329,43 +332,73 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
     for (size_t s = 0; s < springs_.size(); ++s)
       coloured_[fill[size_t(colour[s])]++] = std::uint32_t(s);
   }
+  // The XPBD sweep reads the springs in colour order, each with 1/k (0: inextensible).
+  xpbd_springs_.reserve(springs_.size());
+  for (std::uint32_t s : coloured_)
+    xpbd_springs_.push_back({springs_[s].a, springs_[s].b, springs_[s].rest_length,
+                             std::isinf(stiffness_[s]) ? 0 : 1 / stiffness_[s]});
 
-  // Tethers: each free vertex's nearest kinematic vertex along the structural and shear springs
-  // (Dijkstra from all of them at once; ties go to the lower index).
-  tether_anchor_.assign(n, kNone);
-  tether_length_.assign(n, std::numeric_limits<double>::infinity());
+  // Tethers: each free vertex to its kTetherAnchors nearest kinematic vertices, by distance along
+  // the structural and shear springs (Dijkstra from each anchor; with more than kTetherSources
+  // anchors, from all at once, keeping the nearest only). Several anchors matter: tied to one
+  // pin only, the two halves of a cloth hung from two pins are pulled apart where they meet.
+  tether_start_.assign(n + 1, 0);
   if (!kinematic_.empty()) {
-    using Item = std::pair<double, std::uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
     std::vector<ClothSpring> paths = cloth_springs(mesh_);
     std::vector<std::uint32_t> start, of;
     build_csr(start, of, paths.size(), [&](size_t s) {
       return std::array<std::uint32_t, 2>{paths[s].a, paths[s].b};
     });
-    std::vector<std::uint32_t> sorted = kinematic_;
-    std::sort(sorted.begin(), sorted.end());
-    for (std::uint32_t k : sorted) {
-      tether_anchor_[k] = k;
-      tether_length_[k] = 0;
-      queue.push({0.0, k});
-    }
-    while (!queue.empty()) {
-      const auto [d, v] = queue.top();
-      queue.pop();
-      if (d > tether_length_[v]) continue;
-      for (std::uint32_t e = start[v]; e < start[v + 1]; ++e) {
-        const ClothSpring& s = paths[of[e]];
-        if (s.kind == ClothSpringKind::Bend) continue;
-        const std::uint32_t w = s.a == v ? s.b : s.a;
-        const double nd = d + s.rest_length;
-        if (nd < tether_length_[w]) {
-          tether_length_[w] = nd;
-          tether_anchor_[w] = tether_anchor_[v];
-          queue.push({nd, w});
+    std::vector<std::uint32_t> sources = kinematic_;
+    std::sort(sources.begin(), sources.end());
+    // Distances from a set of sources; `nearest` gets the source each vertex is nearest.
+    auto geodesic = [&](std::span<const std::uint32_t> from, std::vector<double>& distance,
+                        std::vector<std::uint32_t>& nearest) {
+      using Item = std::pair<double, std::uint32_t>;
+      std::priority_queue<Item, std::vector<Item>, std::greater<>> queue;
+      distance.assign(n, std::numeric_limits<double>::infinity());
+      nearest.assign(n, kNone);
+      for (std::uint32_t k : from) distance[k] = 0, nearest[k] = k, queue.push({0.0, k});
+      while (!queue.empty()) {
+        const auto [d, v] = queue.top();
+        queue.pop();
+        if (d > distance[v]) continue;
+        for (std::uint32_t e = start[v]; e < start[v + 1]; ++e) {
+          const ClothSpring& sp = paths[of[e]];
+          if (sp.kind == ClothSpringKind::Bend) continue;
+          const std::uint32_t w = sp.a == v ? sp.b : sp.a;
+          if (d + sp.rest_length < distance[w]) {
+            distance[w] = d + sp.rest_length;
+            nearest[w] = nearest[v];
+            queue.push({distance[w], w});
+          }
         }
       }
+    };
+    std::vector<std::vector<std::pair<double, std::uint32_t>>> candidates(n);
+    std::vector<double> distance;
+    std::vector<std::uint32_t> nearest;
+    if (sources.size() <= kTetherSources) {
+      for (std::uint32_t k : sources) {
+        geodesic(std::span<const std::uint32_t>(&k, 1), distance, nearest);
+        for (size_t i = 0; i < n; ++i)
+          if (std::isfinite(distance[i])) candidates[i].push_back({distance[i], k});
+      }
+    } else {
+      geodesic(sources, distance, nearest);
+      for (size_t i = 0; i < n; ++i)
+        if (nearest[i] != kNone) candidates[i].push_back({distance[i], nearest[i]});
     }
-    for (std::uint32_t k : kinematic_) tether_anchor_[k] = kNone;
+    for (size_t i = 0; i < n; ++i) {
+      if (inverse_mass_[i] > 0) {
+        std::sort(candidates[i].begin(), candidates[i].end());
+        for (size_t c = 0; c < std::min(candidates[i].size(), kTetherAnchors); ++c) {
+          tether_anchor_.push_back(candidates[i][c].second);
+          tether_length_.push_back(candidates[i][c].first);
+        }
+      }
+      tether_start_[i + 1] = std::uint32_t(tether_anchor_.size());
+    }
   }
 }
 
@@ -440,13 +473,14 @@ void Cloth::forces(std::vector<Vec3>& f) const {
   if (mat.aerodynamic_coefficient > 0) {
     for (size_t t = 0; t < mesh_.triangles.size(); ++t) {
       const auto& tri = mesh_.triangles[t];
+      // With N = the area-weighted normal (|N| = area A): v·n·|v·n|·A·n = (v·N)|v·N|·N/|N|².
       const Vec3 area_normal = cross(x_[tri[1]] - x_[tri[0]], x_[tri[2]] - x_[tri[0]]) * 0.5;
-      const double area = length(area_normal);
-      if (!(area > 0)) continue;
-      const Vec3 normal = area_normal / area;
-      const Vec3 relative = (v_[tri[0]] + v_[tri[1]] + v_[tri[2]]) / 3.0 - o_.wind;
-      const double vn = dot(relative, normal);
-      triangle_force[t] = normal * (-mat.aerodynamic_coefficient * area * vn * std::abs(vn) / 3);
+      const double area2 = length_squared(area_normal);
+      if (!(area2 > 0)) continue;
+      const Vec3 relative = (v_[tri[0]] + v_[tri[1]] + v_[tri[2]]) * (1.0 / 3) - o_.wind;
+      const double vn = dot(relative, area_normal);
+      triangle_force[t] =
+          area_normal * (-mat.aerodynamic_coefficient / 3 * vn * std::abs(vn) / area2);
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -708,21 +742,26 @@ void Cloth::substep_xpbd(double h) {
   // iterations of this substep.
   std::vector<double> lambda(springs_.size(), 0.0);
   const double damping = o_.material.spring_damping;
-  auto project = [&](std::uint32_t s) {
-    const ClothSpring& sp = springs_[s];
-    const double wa = inverse_mass_[sp.a], wb = inverse_mass_[sp.b], w = wa + wb;
+  const double inverse_h = 1 / h, inverse_h2 = inverse_h * inverse_h;
+  auto project = [&](std::uint32_t k) {
+    const XpbdSpring& sp = xpbd_springs_[k];
+    const double wa = inverse_mass_[sp.a], wb = inverse_mass_[sp.b];
     const Vec3 d = x_[sp.b] - x_[sp.a];
     const double len = length(d);
     if (!(len > 0)) return;
-    const Vec3 dir = d / len;
-    const double constraint = len - sp.rest_length;
-    const double compliance = std::isinf(stiffness_[s]) ? 0 : 1 / (stiffness_[s] * h * h);
-    // XPBD damping: γ = α̃·β̃/h with α̃ = 1/(k·h²), β̃ = h²·c.
-    const double gamma = std::isinf(stiffness_[s]) ? 0 : damping / (stiffness_[s] * h);
-    const double closing = dot(dir, (x_[sp.b] - previous_[sp.b]) - (x_[sp.a] - previous_[sp.a]));
+    // α̃ = 1/(k·h²); damping γ = α̃·β̃/h with β̃ = h²·c (both 0 for an inextensible spring).
+    const double compliance = sp.flexibility * inverse_h2;
+    const double gamma = sp.flexibility * damping * inverse_h;
+    const double denominator = (1 + gamma) * (wa + wb) + compliance;
+    // One division for both 1/|d| and 1/denominator (the sweep is bound by divisions).
+    const double shared = 1 / (len * denominator), inverse_len = shared * denominator;
+    double closing = 0;
+    if (gamma > 0)
+      closing = dot(d, (x_[sp.b] - previous_[sp.b]) - (x_[sp.a] - previous_[sp.a])) * inverse_len;
     const double dl =
-        (-constraint - compliance * lambda[s] - gamma * closing) / ((1 + gamma) * w + compliance);
-    lambda[s] += dl;
+        (sp.rest_length - len - compliance * lambda[k] - gamma * closing) * len * shared;
+    const Vec3 dir = d * inverse_len;
+    lambda[k] += dl;
     x_[sp.a] -= dir * (wa * dl);
     x_[sp.b] += dir * (wb * dl);
   };
@@ -731,25 +770,26 @@ void Cloth::substep_xpbd(double h) {
     // Tethers: a free vertex no further from its anchor than its rest distance along the cloth.
     if (o_.tethers && !kinematic_.empty()) {
       for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          const std::uint32_t anchor = tether_anchor_[i];
-          if (anchor == kNone) continue;
-          const Vec3 d = x_[i] - x_[anchor];
-          const double len = length(d);
-          if (len > tether_length_[i]) x_[i] = x_[anchor] + d * (tether_length_[i] / len);
-        }
+        for (size_t i = begin; i < end; ++i)
+          for (std::uint32_t t = tether_start_[i]; t < tether_start_[i + 1]; ++t) {
+            // Without a branch: which tethers are taut changes every substep in a gusty wind.
+            const Vec3 anchor = x_[tether_anchor_[t]], d = x_[i] - anchor;
+            const double scale =
+                std::min(1.0, tether_length_[t] / std::sqrt(length_squared(d) + 1e-300));
+            x_[i] = anchor + d * scale;
+          }
       });
     }
     for (size_t c = 0; c < colours; ++c) {
       const std::uint32_t begin = colour_start_[c], end = colour_start_[c + 1];
-      if (c == 64 || o_.threads == 1 || end - begin < 2 * kBlock) {
-        for (std::uint32_t k = begin; k < end; ++k) project(coloured_[k]);
+      if (c == 64 || o_.threads == 1 || end - begin < kParallelSprings) {
+        for (std::uint32_t k = begin; k < end; ++k) project(k);
       } else {
         arena.execute([&] {
-          tbb::parallel_for(tbb::blocked_range<std::uint32_t>(begin, end, kBlock),
+          tbb::parallel_for(tbb::blocked_range<std::uint32_t>(begin, end, kParallelSprings / 2),
                             [&](const tbb::blocked_range<std::uint32_t>& range) {
                               for (std::uint32_t k = range.begin(); k < range.end(); ++k)
-                                project(coloured_[k]);
+                                project(k);
                             });
         });
       }

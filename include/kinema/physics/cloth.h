@@ -192,8 +192,13 @@ class Cloth {
   std::vector<std::uint32_t> spring_start_, spring_of_, triangle_start_, triangle_of_;
   // XPBD: springs grouped by colour (no two in a colour share a vertex).
   std::vector<std::uint32_t> colour_start_, coloured_;
-  // Tethers: each free vertex's nearest kinematic vertex and rest distance along the springs.
-  std::vector<std::uint32_t> tether_anchor_;
+  struct XpbdSpring {
+    std::uint32_t a, b;
+    double rest_length, flexibility;  ///< m; 1/k (m/N)
+  };
+  std::vector<XpbdSpring> xpbd_springs_;  ///< in colour order
+  // Tethers (CSR per vertex): its nearest kinematic vertices and rest distances along the cloth.
+  std::vector<std::uint32_t> tether_start_, tether_anchor_;
   std::vector<double> tether_length_;
   // Self-collision: candidate pairs for this step, and each pair's rest distance.
   std::vector<std::array<std::uint32_t, 2>> self_pairs_;
