@@ -29,14 +29,7 @@ bool finite(const Vec3& v) {
   return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
 }
 
-/// A symmetric 3 × 3 matrix: xx, yy, zz, xy, xz, yz.
-struct Sym3 {
-  double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
-  Vec3 operator*(const Vec3& p) const {
-    return {xx * p.x + xy * p.y + xz * p.z, xy * p.x + yy * p.y + yz * p.z,
-            xz * p.x + yz * p.y + zz * p.z};
-  }
-};
+using Sym3 = detail::ClothSym3;
 
 /// a·nnᵀ + b·I.
 Sym3 outer_plus_identity(const Vec3& n, double a, double b) {
@@ -464,12 +457,13 @@ int Cloth::substeps_for(double h) const {
   return 1;
 }
 
-void Cloth::forces(std::vector<Vec3>& f) const {
+void Cloth::forces(std::vector<Vec3>& f) {
   const ClothMaterial& mat = o_.material;
   const size_t n = x_.size();
   f.assign(n, Vec3{0, 0, 0});
   // Aerodynamics per triangle: −C·A·(v_rel·n)|v_rel·n|·n, a third to each corner.
-  std::vector<Vec3> triangle_force(mesh_.triangles.size(), Vec3{0, 0, 0});
+  std::vector<Vec3>& triangle_force = triangle_force_;
+  triangle_force.assign(mesh_.triangles.size(), Vec3{0, 0, 0});
   if (mat.aerodynamic_coefficient > 0) {
     for (size_t t = 0; t < mesh_.triangles.size(); ++t) {
       const auto& tri = mesh_.triangles[t];
@@ -595,10 +589,11 @@ size_t Cloth::self_collide() {
 
 void Cloth::substep_semi_implicit(double h) {
   const size_t n = x_.size();
-  std::vector<Vec3> f;
+  std::vector<Vec3>& f = force_;
   forces(f);
   // Springs, each computed once and gathered per vertex in index order.
-  std::vector<Vec3> on_a(springs_.size());
+  std::vector<Vec3>& on_a = on_a_;
+  on_a.resize(springs_.size());
   for (size_t s = 0; s < springs_.size(); ++s) {
     const ClothSpring& sp = springs_[s];
     const Vec3 d = x_[sp.b] - x_[sp.a];
@@ -627,13 +622,17 @@ int Cloth::substep_implicit(double h, double& residual) {
   const size_t n = x_.size();
   const ClothMaterial& mat = o_.material;
   tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
-  std::vector<Vec3> f;
+  std::vector<Vec3>& f = force_;
   forces(f);
   // Per spring: the force on a, the stiffness block K_s = k·(nnᵀ + max(0, 1 − L0/l)·(I − nnᵀ))
   // (the compressive part left out so that the system stays positive definite) and the system
   // block S_s = h·c·nnᵀ + h²·K_s.
-  std::vector<Vec3> on_a(springs_.size());
-  std::vector<Sym3> stiffness(springs_.size()), system(springs_.size());
+  std::vector<Vec3>& on_a = on_a_;
+  std::vector<Sym3>& stiffness = stiffness_block_;
+  std::vector<Sym3>& system = system_block_;
+  on_a.assign(springs_.size(), Vec3{0, 0, 0});
+  stiffness.assign(springs_.size(), Sym3{});
+  system.assign(springs_.size(), Sym3{});
   for (size_t s = 0; s < springs_.size(); ++s) {
     const ClothSpring& sp = springs_[s];
     const Vec3 d = x_[sp.b] - x_[sp.a];
@@ -649,7 +648,9 @@ int Cloth::substep_implicit(double h, double& residual) {
   }
   const double diagonal_scale = 1 + h * mat.air_drag;  // air drag taken implicitly too
   // Kinematic vertices move at their prescribed velocity and their Δv is 0 (the filter).
-  std::vector<Vec3> b(n, Vec3{0, 0, 0}), precondition(n, Vec3{0, 0, 0});
+  std::vector<Vec3>&b = b_, &precondition = precondition_;
+  b.assign(n, Vec3{0, 0, 0});
+  precondition.assign(n, Vec3{0, 0, 0});
   for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       if (inverse_mass_[i] == 0) continue;
@@ -688,7 +689,11 @@ int Cloth::substep_implicit(double h, double& residual) {
     return deterministic_sum(arena, o_.threads, n, [&](size_t i) { return dot(a[i], c[i]); });
   };
   // Preconditioned conjugate gradients from Δv = 0.
-  std::vector<Vec3> dv(n, Vec3{0, 0, 0}), r = b, z(n), p(n), q(n);
+  std::vector<Vec3>&dv = dv_, &r = r_, &z = z_, &p = p_, &q = q_;
+  dv.assign(n, Vec3{0, 0, 0});
+  r = b;
+  z.resize(n);
+  q.resize(n);
   for (size_t i = 0; i < n; ++i) z[i] = mul(precondition[i], r[i]);
   p = z;
   double rz = dot_all(r, z);
@@ -730,7 +735,7 @@ int Cloth::substep_implicit(double h, double& residual) {
 void Cloth::substep_xpbd(double h) {
   const size_t n = x_.size();
   tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
-  std::vector<Vec3> f;
+  std::vector<Vec3>& f = force_;
   forces(f);
   for (size_t i = 0; i < n; ++i) {
     if (inverse_mass_[i] == 0) continue;
@@ -740,7 +745,8 @@ void Cloth::substep_xpbd(double h) {
   // Distance constraints, colour by colour (a colour's springs share no vertex, so they run in
   // parallel and give what a sequential sweep in this order gives). λ is accumulated over the
   // iterations of this substep.
-  std::vector<double> lambda(springs_.size(), 0.0);
+  std::vector<double>& lambda = lambda_;
+  lambda.assign(springs_.size(), 0.0);
   const double damping = o_.material.spring_damping;
   const double inverse_h = 1 / h, inverse_h2 = inverse_h * inverse_h;
   auto project = [&](std::uint32_t k) {
@@ -817,7 +823,7 @@ ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
   const int substeps = substeps_for(h);
   const double hs = h / substeps;
   build_self_candidates(h);
-  std::vector<Vec3> before;
+  std::vector<Vec3>& before = before_;
   for (int s = 0; s < substeps; ++s) {
     previous_ = x_;
     move_kinematic(double(s + 1) / substeps);

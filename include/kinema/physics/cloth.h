@@ -38,6 +38,17 @@
 
 namespace kinema {
 
+namespace detail {
+/// A symmetric 3 × 3 matrix (xx, yy, zz, xy, xz, yz): a spring's block in the implicit solve.
+struct ClothSym3 {
+  double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
+  Vec3 operator*(const Vec3& p) const {
+    return {xx * p.x + xy * p.y + xz * p.z, xy * p.x + yy * p.y + yz * p.z,
+            xz * p.x + yz * p.y + zz * p.z};
+  }
+};
+}  // namespace detail
+
 /// A cloth's rest shape. Triangles are counter-clockwise seen from the front. `edges` adds
 /// structural springs outside any triangle (ropes, hair strands, a flag's cord). A mesh made by
 /// make_grid_cloth records its grid so that its springs follow rows and columns.
@@ -174,7 +185,7 @@ class Cloth {
   void substep_semi_implicit(double h);
   int substep_implicit(double h, double& residual);
   void substep_xpbd(double h);
-  void forces(std::vector<Vec3>& f) const;
+  void forces(std::vector<Vec3>& f);
   size_t collide(std::span<const Vec3> before);
   size_t self_collide();
   void build_self_candidates(double h);
@@ -204,6 +215,11 @@ class Cloth {
   std::vector<std::array<std::uint32_t, 2>> self_pairs_;
   std::vector<double> self_rest_;
   double time_ = 0;
+  // Buffers kept from step to step: allocated anew, the large ones would be mapped and
+  // page-faulted in at every substep.
+  std::vector<Vec3> force_, triangle_force_, on_a_, b_, precondition_, dv_, r_, z_, p_, q_, before_;
+  std::vector<detail::ClothSym3> stiffness_block_, system_block_;
+  std::vector<double> lambda_;
 };
 
 }  // namespace kinema
