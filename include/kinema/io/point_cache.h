@@ -1,0 +1,48 @@
+// kinema/io/point_cache.h — point caches: the positions of a fixed set of points over evenly
+// spaced samples, as PC2 files (the format of Blender's Mesh Cache modifier, 3ds Max and Maya's
+// point-cache importers), and the rest mesh they deform as Wavefront OBJ.
+//
+// PC2 layout (little-endian): the 12 bytes "POINTCACHE2\0", int32 version 1, int32 point count,
+// float32 start frame, float32 sample rate (frames per sample: 1 = one sample a frame), int32
+// sample count, then sample count × point count × 3 float32 (x, y, z), sample-major.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kinema/math/vec3.h"
+
+namespace kinema {
+
+struct PointCache {
+  int points = 0;                ///< points per sample
+  float start_frame = 0;         ///< the frame of the first sample
+  float sample_rate = 1;         ///< frames between samples (> 0)
+  std::vector<Vec3f> positions;  ///< samples × points, sample-major (m)
+
+  int samples() const { return points > 0 ? int(positions.size() / size_t(points)) : 0; }
+  const Vec3f& at(int sample, int point) const {
+    return positions[size_t(sample) * size_t(points) + size_t(point)];
+  }
+};
+
+/// Writes `cache` as PC2 atomically (a failure leaves no half-written file). Throws kinema::Error
+/// for no points, positions that are not a whole number of samples, a non-finite position or
+/// header value, or a write failure.
+void write_pc2(const std::string& path, const PointCache& cache);
+
+/// Reads a PC2 file. Throws kinema::Error naming the file and the place (header field or byte
+/// offset) for a wrong signature or version, counts that are negative or do not match the file's
+/// size (truncated or trailing bytes), a non-positive or non-finite sample rate, non-finite
+/// positions.
+PointCache read_pc2(const std::string& path);
+
+/// Writes a triangle mesh as Wavefront OBJ atomically: `v` lines in vertex order (so that a point
+/// cache's point i is vertex i in any importer that keeps the order) and `f` lines. Throws
+/// kinema::Error for indices out of range or a write failure.
+void write_obj_mesh(const std::string& path, const std::vector<Vec3>& positions,
+                    const std::vector<std::array<std::uint32_t, 3>>& triangles);
+
+}  // namespace kinema

@@ -1,0 +1,130 @@
+// Point caches (kinema/io/point_cache.h).
+#include "kinema/io/point_cache.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include "kinema/core/error.h"
+#include "kinema/core/file.h"
+
+namespace kinema {
+
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "PC2 is little-endian");
+constexpr char kSignature[12] = {'P', 'O', 'I', 'N', 'T', 'C', 'A', 'C', 'H', 'E', '2', '\0'};
+constexpr size_t kHeaderBytes = 12 + 4 + 4 + 4 + 4 + 4;
+
+template <class T>
+void put(std::string& out, T value) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  out.append(bytes, sizeof(T));
+}
+
+template <class T>
+T get(const std::string& in, size_t offset) {
+  T value;
+  std::memcpy(&value, in.data() + offset, sizeof(T));
+  return value;
+}
+
+}  // namespace
+
+void write_pc2(const std::string& path, const PointCache& cache) {
+  auto fail = [&](const std::string& reason) { throw Error(path, "point cache", reason); };
+  if (cache.points <= 0) fail("no points");
+  if (cache.positions.size() % size_t(cache.points) != 0)
+    fail(std::to_string(cache.positions.size()) +
+         " positions are not a whole number of samples of " + std::to_string(cache.points) +
+         " points");
+  if (!std::isfinite(cache.start_frame)) fail("the start frame is not finite");
+  if (!(cache.sample_rate > 0) || !std::isfinite(cache.sample_rate))
+    fail("the sample rate must be positive and finite");
+  const size_t samples = cache.positions.size() / size_t(cache.points);
+  if (samples > size_t(INT32_MAX)) fail("too many samples for PC2");
+  std::string out;
+  out.reserve(kHeaderBytes + cache.positions.size() * 12);
+  out.append(kSignature, sizeof(kSignature));
+  put<std::int32_t>(out, 1);
+  put<std::int32_t>(out, cache.points);
+  put<float>(out, cache.start_frame);
+  put<float>(out, cache.sample_rate);
+  put<std::int32_t>(out, std::int32_t(samples));
+  for (size_t i = 0; i < cache.positions.size(); ++i) {
+    const Vec3f& p = cache.positions[i];
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+      fail("sample " + std::to_string(i / size_t(cache.points)) + ", point " +
+           std::to_string(i % size_t(cache.points)) + " is not finite");
+    put<float>(out, p.x);
+    put<float>(out, p.y);
+    put<float>(out, p.z);
+  }
+  write_file_atomically(path, out);
+}
+
+PointCache read_pc2(const std::string& path) {
+  const std::string in = read_file(path);
+  auto fail = [&](const std::string& place, const std::string& reason) {
+    throw Error(path, place, reason);
+  };
+  if (in.size() < kHeaderBytes)
+    fail("header", "truncated: " + std::to_string(in.size()) + " bytes, a PC2 header has " +
+                       std::to_string(kHeaderBytes));
+  if (std::memcmp(in.data(), kSignature, sizeof(kSignature)) != 0)
+    fail("signature", "not a PC2 file (it does not start with \"POINTCACHE2\")");
+  const std::int32_t version = get<std::int32_t>(in, 12);
+  if (version != 1) fail("version", "version " + std::to_string(version) + ", only 1 is known");
+  PointCache cache;
+  const std::int32_t points = get<std::int32_t>(in, 16);
+  cache.start_frame = get<float>(in, 20);
+  cache.sample_rate = get<float>(in, 24);
+  const std::int32_t samples = get<std::int32_t>(in, 28);
+  if (points <= 0) fail("point count", std::to_string(points) + " points");
+  if (samples < 0) fail("sample count", std::to_string(samples) + " samples");
+  if (!std::isfinite(cache.start_frame)) fail("start frame", "not finite");
+  if (!(cache.sample_rate > 0) || !std::isfinite(cache.sample_rate))
+    fail("sample rate", "must be positive and finite");
+  // 64-bit arithmetic: hostile counts must not wrap into a size that matches.
+  const std::uint64_t expected = kHeaderBytes + std::uint64_t(points) * std::uint64_t(samples) * 12;
+  if (expected != in.size())
+    fail("data", std::to_string(samples) + " samples of " + std::to_string(points) +
+                     " points need " + std::to_string(expected) + " bytes, the file has " +
+                     std::to_string(in.size()) +
+                     (in.size() < expected ? " (truncated)" : " (trailing bytes)"));
+  cache.points = points;
+  cache.positions.resize(size_t(points) * size_t(samples));
+  for (size_t i = 0; i < cache.positions.size(); ++i) {
+    const size_t offset = kHeaderBytes + i * 12;
+    const Vec3f p{get<float>(in, offset), get<float>(in, offset + 4), get<float>(in, offset + 8)};
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+      fail("byte " + std::to_string(offset), "sample " + std::to_string(i / size_t(points)) +
+                                                 ", point " + std::to_string(i % size_t(points)) +
+                                                 " is not finite");
+    cache.positions[i] = p;
+  }
+  return cache;
+}
+
+void write_obj_mesh(const std::string& path, const std::vector<Vec3>& positions,
+                    const std::vector<std::array<std::uint32_t, 3>>& triangles) {
+  std::ostringstream out;
+  out << "# kinema: " << positions.size() << " vertices, " << triangles.size() << " triangles\n"
+      << std::setprecision(9);
+  for (const Vec3& p : positions) out << "v " << p.x << ' ' << p.y << ' ' << p.z << '\n';
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const auto& tri = triangles[t];
+    for (std::uint32_t v : tri)
+      if (v >= positions.size())
+        throw Error(
+            path, "triangle " + std::to_string(t),
+            "names vertex " + std::to_string(v) + " of " + std::to_string(positions.size()));
+    out << "f " << tri[0] + 1 << ' ' << tri[1] + 1 << ' ' << tri[2] + 1 << '\n';
+  }
+  write_file_atomically(path, out.str());
+}
+
+}  // namespace kinema
