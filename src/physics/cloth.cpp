@@ -868,7 +868,7 @@ ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
 
 double Cloth::largest_stretch(ClothSpringKind kind) const {
   double worst = 0;
-  for (const ClothSpring& s : cloth_springs(mesh_)) {
+  for (const ClothSpring& s : springs_) {
     if (s.kind != kind) continue;
     worst = std::max(worst, (length(x_[s.b] - x_[s.a]) - s.rest_length) / s.rest_length);
   }

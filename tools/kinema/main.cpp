@@ -83,6 +83,7 @@ int run(int argc, char** argv) {
       {"match", register_match(app, global)},
       {"compress", register_compress(app, global)},
       {"decompress", register_decompress(app, global)},
+      {"sim", register_sim(app, global)},
       // clang-format on
   };
 

@@ -175,7 +175,8 @@ class Cloth {
   const ClothOptions& options() const { return o_; }
   double time() const { return time_; }
 
-  /// The largest relative stretch (|d| − L0)/L0 over the springs of `kind` (0 when none stretch).
+  /// The largest relative stretch (|d| − L0)/L0 over the springs of `kind` (0 when none stretch;
+  /// a kind given no stiffness has no springs).
   double largest_stretch(ClothSpringKind kind = ClothSpringKind::Structural) const;
   double kinetic_energy() const;  ///< J
   /// J: the springs' ½k(|d| − L0)² (finite stiffness only) plus m·(−g)·x.

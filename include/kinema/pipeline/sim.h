@@ -1,0 +1,74 @@
+// kinema/pipeline/sim.h — `kinema sim SCENE.json -o OUT.pc2` as a library call: a JSON scene of
+// cloths and colliders run on the fixed-step clock, each cloth's vertices written per frame as a
+// PC2 point cache with its rest mesh as OBJ beside it (Blender: import the OBJ, add a Mesh Cache
+// modifier reading the PC2). docs/physics.md describes the scene format.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kinema/physics/cloth.h"
+#include "kinema/pipeline/job.h"
+
+namespace kinema::pipeline {
+
+/// One cloth of a scene: its mesh and options, and the name its outputs carry.
+struct SimSceneCloth {
+  std::string name;
+  ClothMesh mesh;
+  ClothOptions options;
+};
+
+/// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
+/// numbers, so that the clock counts exactly), `duration` seconds; frames written:
+/// ⌊duration·fps⌋ + 1, the first the rest state.
+struct SimScene {
+  double duration = 2;
+  int fps = 30;
+  int rate = 60;
+  std::vector<SimSceneCloth> cloths;
+};
+
+/// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
+/// its folder. Throws kinema::Error whose place is the JSON pointer of the offending value
+/// ("/cloth/0/material/stretch_stiffness") for malformed JSON (with line and column), unknown
+/// keys, wrong types, out-of-range numbers, an unknown solver or collider shape, a mesh that
+/// cannot be read or has degenerate triangles, bad pins.
+SimScene parse_sim_scene(const std::string& json_text, const std::string& file);
+
+struct SimRequest {
+  std::string scene;
+  /// A .pc2 path. One cloth: OUT and OUT's stem + ".obj"; several: OUT's stem + "_" + name +
+  /// ".pc2" / ".obj" each.
+  std::string out;
+  int threads = 0;  ///< 0: all cores (the result does not depend on it)
+  Progress progress;
+};
+
+struct SimClothResult {
+  std::string name;
+  std::string cache_path, mesh_path;
+  size_t vertices = 0, springs = 0;
+  double largest_stretch = 0;  ///< structural, at the end
+  double worst_stretch = 0;    ///< structural, the largest at any written frame
+  size_t collider_contacts = 0, self_contacts = 0;  ///< summed over the steps
+  double seconds = 0;                               ///< wall time spent stepping it
+};
+
+struct SimResult {
+  SimScene scene;  ///< without the meshes' cost: as parsed
+  int frames = 0;
+  long steps = 0;
+  std::vector<SimClothResult> cloths;
+};
+
+/// Reads and parses the scene, runs it and writes every cloth's cache and mesh (all of them only
+/// once the whole run has succeeded: a failure leaves no output). Throws UsageError for an OUT
+/// that is not .pc2, is a folder or the scene; kinema::Error for a bad scene or a write failure.
+SimResult run_sim_file(const SimRequest& request);
+
+/// The output paths of cloth `name` for OUT when the scene has `cloth_count` cloths.
+std::string sim_cache_path(const std::string& out, const std::string& name, size_t cloth_count);
+std::string sim_mesh_path(const std::string& out, const std::string& name, size_t cloth_count);
+
+}  // namespace kinema::pipeline

@@ -1,0 +1,72 @@
+// tests/cli/sim_cli_test.cpp — `kinema sim` run as a process: the summary, the cache it writes,
+// a bad scene (exit 2, the JSON pointer in the message, no output), usage errors (exit 1).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_process.h"
+#include "kinema/io/point_cache.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using kinema::test::sh_quote;
+
+class SimCli : public kinema::test::CliProcessTest {
+ protected:
+  SimCli() : CliProcessTest("kinema_sim_") {}
+};
+
+const std::string kScene = R"({"duration": 1, "fps": 10, "cloth": [{"name": "sheet",
+  "grid": {"columns": 10, "rows": 10, "width": 1, "height": 1, "corner": [0, 1, 0]},
+  "colliders_note": 0}]})";
+
+TEST_F(SimCli, RunsAScenePrintsTheSummaryAndWritesTheCache) {
+  kinema::test::write_all(path("s.json"),
+                          R"({"duration": 1, "fps": 10, "colliders": [{"shape": "plane"}],
+    "cloth": [{"name": "sheet", "grid": {"columns": 10, "rows": 10, "width": 1, "height": 1,
+    "corner": [0, 0.5, 0]}}]})");
+  const auto r = kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.pc2")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("11 frames at 10 fps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("sheet (xpbd): 100 vertices"), std::string::npos) << r.out;
+  const kinema::PointCache cache = kinema::read_pc2(path("s.pc2"));
+  EXPECT_EQ(cache.points, 100);
+  EXPECT_EQ(cache.samples(), 11);
+  // It fell onto the plane and lies there, a thickness above it.
+  EXPECT_NEAR(cache.at(10, 55).y, 0.005, 1e-3);
+  EXPECT_TRUE(fs::exists(path("s.obj")));
+  const auto j =
+      kinema("sim --json " + sh_quote(path("s.json")) + " -o " + sh_quote(path("t.pc2")));
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto summary = nlohmann::json::parse(j.out);
+  EXPECT_EQ(summary.at("frames"), 11);
+  EXPECT_EQ(summary.at("cloth").at(0).at("vertices"), 100);
+  EXPECT_GT(summary.at("cloth").at(0).at("collider_contacts").get<long>(), 0);
+}
+
+TEST_F(SimCli, BadSceneExitsTwoWithItsPointerAndWritesNothing) {
+  kinema::test::write_all(path("bad.json"), kScene);
+  const auto r = kinema("sim " + sh_quote(path("bad.json")) + " -o " + sh_quote(path("b.pc2")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/cloth/0/colliders_note: unknown key"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("b.pc2")));
+  EXPECT_FALSE(fs::exists(path("b.obj")));
+  kinema::test::write_all(path("broken.json"), "{\"cloth\": [");
+  EXPECT_EQ(kinema("sim " + sh_quote(path("broken.json")) + " -o " + sh_quote(path("b.pc2"))).code,
+            2);
+  EXPECT_EQ(kinema("sim " + sh_quote(path("none.json")) + " -o " + sh_quote(path("b.pc2"))).code,
+            2);
+}
+
+TEST_F(SimCli, UsageErrorsExitOne) {
+  kinema::test::write_all(path("s.json"), kScene);
+  EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.json"))).code, 1);
+  EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.obj"))).code, 1);
+  EXPECT_EQ(kinema("sim " + sh_quote(path("s.json"))).code, 1);
+}
+
+}  // namespace

@@ -1,0 +1,176 @@
+// `kinema sim` as a library call: scenes parsed with errors at JSON pointers, a run that equals
+// stepping the cloth by hand (frames drawn at the clock's α), outputs written only on success.
+#include "kinema/pipeline/sim.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "kinema/core/error.h"
+#include "kinema/core/file.h"
+#include "kinema/io/point_cache.h"
+
+namespace kinema::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kFlag = R"({
+  "duration": 0.5, "fps": 24, "rate": 60,
+  "wind": [0, 0, 2],
+  "colliders": [{"shape": "sphere", "centre": [0.5, 0.2, 0.3], "radius": 0.2}],
+  "cloth": [{
+    "name": "flag",
+    "grid": {"columns": 8, "rows": 8, "width": 1, "height": 1, "corner": [0, 1, 0],
+             "u": [1, 0, 0], "v": [0, -1, 0]},
+    "material": {"stretch_stiffness": "inextensible", "bend_stiffness": 5},
+    "pinned": [0, 7]
+  }]
+})";
+
+/// Expects parse_sim_scene to refuse `json`, at `place`, saying `says`.
+void refuses(const std::string& json, const std::string& place, const std::string& says) {
+  try {
+    parse_sim_scene(json, "scene.json");
+    ADD_FAILURE() << "accepted; expected " << place << ": " << says;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "scene.json");
+    EXPECT_EQ(e.place(), place) << e.what();
+    EXPECT_NE(e.reason().find(says), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimScene, ParsesGridsMaterialsCollidersAndPins) {
+  const SimScene s = parse_sim_scene(kFlag, "scene.json");
+  EXPECT_DOUBLE_EQ(s.duration, 0.5);
+  EXPECT_EQ(s.fps, 24);
+  EXPECT_EQ(s.rate, 60);
+  ASSERT_EQ(s.cloths.size(), 1u);
+  const SimSceneCloth& c = s.cloths[0];
+  EXPECT_EQ(c.name, "flag");
+  EXPECT_EQ(c.mesh.positions.size(), 64u);
+  EXPECT_EQ(c.mesh.positions[63], (Vec3{1, 0, 0}));
+  EXPECT_TRUE(std::isinf(c.options.material.stretch_stiffness));
+  EXPECT_EQ(c.options.material.bend_stiffness, 5);
+  EXPECT_EQ(c.options.pinned, (std::vector<std::uint32_t>{0, 7}));
+  EXPECT_EQ(c.options.wind, (Vec3{0, 0, 2}));
+  ASSERT_EQ(c.options.colliders.size(), 1u);
+  EXPECT_EQ(c.options.colliders[0].shape, ColliderShape::Sphere);
+  EXPECT_EQ(c.options.solver, ClothSolver::Xpbd);
+}
+
+TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
+  refuses("{\"cloth\": [\n  {\"grid\": }]}", "line 2, column 12", "malformed JSON");
+  refuses("[]", "/", "must be an object");
+  refuses(R"({"cloth": [], "durration": 1})", "/durration", "unknown key \"durration\"");
+  refuses(R"({"cloth": []})", "/cloth", "non-empty array");
+  refuses(R"({"fps": 2.5, "cloth": [{}]})", "/fps", "whole number");
+  refuses(R"({"duration": -1, "cloth": [{}]})", "/duration", "must be > 0");
+  refuses(R"({"gravity": [0, "down", 0], "cloth": [{}]})", "/gravity/1", "must be a number");
+  refuses(R"({"colliders": [{"shape": "cube"}], "cloth": [{}]})", "/colliders/0/shape",
+          "unknown collider \"cube\"");
+  refuses(R"({"colliders": [{"shape": "sphere"}], "cloth": [{}]})", "/colliders/0",
+          "needs a \"radius\"");
+  refuses(R"({"cloth": [{}]})", "/cloth/0", "either \"grid\" or \"mesh\"");
+  const std::string grid = R"("grid": {"columns": 4, "rows": 4, "width": 1, "height": 1})";
+  refuses(R"({"cloth": [{)" + grid + R"(, "solver": "rk4"}]})", "/cloth/0/solver",
+          "unknown solver \"rk4\"");
+  refuses(R"({"cloth": [{)" + grid + R"(, "material": {"stretch_stiffness": -3}}]})",
+          "/cloth/0/material/stretch_stiffness", "must be ≥ 0");
+  refuses(R"({"cloth": [{)" + grid +
+              R"(, "solver": "implicit", "material": {"stretch_stiffness": "inextensible"}}]})",
+          "/cloth/0/material", "needs \"solver\": \"xpbd\"");
+  refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [0, 99]}]})", "/cloth/0/pinned/1",
+          "between 0 and 15");
+  refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [3, 3]}]})", "/cloth/0/pinned/1",
+          "pinned twice");
+  refuses(
+      R"({"cloth": [{"mesh": {"positions": [[0,0,0],[1,0,0],[2,0,0]], "triangles": [[0,1,2]]}}]})",
+      "/cloth/0/mesh", "triangle 0 is degenerate");
+  refuses(
+      R"({"cloth": [{"mesh": {"positions": [[0,0,0],[1,0,0],[0,1,0]], "triangles": [[0,1,7]]}}]})",
+      "/cloth/0/mesh", "names vertex 7");
+  refuses(R"({"cloth": [{"mesh": "no_such_mesh.obj"}]})", "/cloth/0/mesh", "cannot read the mesh");
+  refuses(R"({"cloth": [{"name": "a", )" + grid + R"(}, {"name": "a", )" + grid + R"(}]})",
+          "/cloth/1/name", "already named \"a\"");
+}
+
+class SimRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kinema_sim_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(SimRun, FramesAreTheClothSteppedByHandDrawnAtAlpha) {
+  write_file_atomically(path("flag.json"), kFlag);
+  SimRequest request;
+  request.scene = path("flag.json");
+  request.out = path("flag.pc2");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.frames, 13);  // 0.5 s at 24 fps: 12 intervals + the rest state
+  EXPECT_EQ(r.steps, 30);   // 0.5 s at 60 Hz
+  const PointCache cache = read_pc2(path("flag.pc2"));
+  ASSERT_EQ(cache.points, 64);
+  ASSERT_EQ(cache.samples(), 13);
+  // By hand: frame f at t = f/24 lies between steps ⌊60t⌋ and the one before, at α = 60t − ⌊60t⌋.
+  const SimScene scene = parse_sim_scene(kFlag, path("flag.json"));
+  Cloth cloth(scene.cloths[0].mesh, scene.cloths[0].options);
+  std::vector<std::vector<Vec3>> states{{cloth.positions().begin(), cloth.positions().end()}};
+  for (int s = 0; s < 30; ++s) {
+    cloth.step(1.0 / 60);
+    states.emplace_back(cloth.positions().begin(), cloth.positions().end());
+  }
+  for (int f = 0; f < 13; ++f) {
+    const int steps = f * 60 / 24;  // whole steps by frame f
+    const double alpha = (f * 60 % 24) / 24.0;
+    for (int i = 0; i < 64; ++i) {
+      const Vec3 expected = f == 0 ? states[0][size_t(i)]
+                                   : lerp(states[size_t(steps - 1)][size_t(i)],
+                                          states[size_t(steps)][size_t(i)], alpha);
+      EXPECT_EQ(cache.at(f, i), Vec3f(expected)) << "frame " << f << " vertex " << i;
+    }
+  }
+  EXPECT_TRUE(fs::exists(path("flag.obj")));
+  ASSERT_EQ(r.cloths.size(), 1u);
+  EXPECT_LT(r.cloths[0].largest_stretch, 0.05);
+}
+
+TEST_F(SimRun, SeveralClothsGetOneCacheEachAndAFailureWritesNothing) {
+  const std::string two = R"({"duration": 0.1, "cloth": [
+    {"name": "a", "grid": {"columns": 3, "rows": 3, "width": 1, "height": 1}},
+    {"name": "b", "grid": {"columns": 4, "rows": 2, "width": 1, "height": 1}}]})";
+  write_file_atomically(path("two.json"), two);
+  SimRequest request;
+  request.scene = path("two.json");
+  request.out = path("out.pc2");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(read_pc2(path("out_a.pc2")).points, 9);
+  EXPECT_EQ(read_pc2(path("out_b.pc2")).points, 8);
+  EXPECT_TRUE(fs::exists(path("out_a.obj")));
+  EXPECT_FALSE(fs::exists(path("out.pc2")));
+  // A scene that blows up (semi-implicit with one substep on stiff springs) writes nothing.
+  write_file_atomically(path("boom.json"), R"({"duration": 5, "cloth": [{"grid":
+    {"columns": 6, "rows": 6, "width": 0.1, "height": 0.1}, "solver": "semi-implicit",
+    "substeps": 1, "material": {"stretch_stiffness": 100000}}]})");
+  request.scene = path("boom.json");
+  request.out = path("boom.pc2");
+  EXPECT_THROW(run_sim_file(request), Error);
+  EXPECT_FALSE(fs::exists(path("boom.pc2")));
+  EXPECT_FALSE(fs::exists(path("boom.obj")));
+  request.out = path("boom.json");
+  EXPECT_THROW(run_sim_file(request), UsageError);
+  request.out = path("boom.glb");
+  EXPECT_THROW(run_sim_file(request), UsageError);
+}
+
+}  // namespace
+}  // namespace kinema::pipeline
