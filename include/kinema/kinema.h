@@ -69,6 +69,7 @@
 #include "kinema/physics/collider.h"
 #include "kinema/physics/integrators.h"
 #include "kinema/physics/particles.h"
+#include "kinema/physics/soft_body.h"
 #include "kinema/physics/spring.h"
 #include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/compress.h"
