@@ -67,6 +67,7 @@
 #include "kinema/math/vec3.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/collider.h"
+#include "kinema/physics/hair.h"
 #include "kinema/physics/integrators.h"
 #include "kinema/physics/particles.h"
 #include "kinema/physics/soft_body.h"
