@@ -8,7 +8,7 @@
 //    textures, images, spring bones, unknown extensions) is kept. Accessors and bufferViews
 //    only the old animations/skins used are dropped, and all data is repacked into one buffer.
 //  * fresh mode: nodes from the skeleton (TRS), one glTF mesh and node per kinema Mesh (with a
-//    default material), skins, animations.
+//    default material, double-sided), skins, animations.
 // Data is always one buffer: the GLB binary chunk, or a base64 data URI in a .gltf.
 #include <algorithm>
 #include <cmath>
@@ -392,6 +392,9 @@ Target build_fresh(tinygltf::Model& m, Builder& b, const Asset& a) {
     mat.name = "default";
     mat.pbrMetallicRoughness.baseColorFactor = {0.8, 0.8, 0.8, 1.0};
     mat.pbrMetallicRoughness.metallicFactor = 0.0;
+    // Both sides: without a source material nothing says which side shows (a simulated cloth,
+    // a scan), and a viewer that culls back faces would show nothing from behind.
+    mat.doubleSided = true;
     m.materials.push_back(mat);
   }
   for (const auto& mesh : a.meshes)

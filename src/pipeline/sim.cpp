@@ -1,6 +1,7 @@
 // `kinema sim` as a library call (kinema/pipeline/sim.h).
 #include "kinema/pipeline/sim.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -360,18 +361,75 @@ std::string sim_mesh_path(const std::string& out, const std::string& name, size_
       .string();
 }
 
+namespace {
+
+/// True when OUT is a glTF file (.glb or .gltf, any case).
+bool writes_gltf(const std::string& out) {
+  std::string ext = std::filesystem::path(out).extension().string();
+  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return ext == ".glb" || ext == ".gltf";
+}
+
+/// The cloths as one glTF asset: each a mesh on its own node with one morph target per frame
+/// (the frame's positions minus the rest positions) and one clip whose weights go one-hot from
+/// frame to frame, linearly: between frames k and k + 1 a viewer shows the straight blend of the
+/// two, as the point cache would.
+Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, int frames) {
+  Asset asset;
+  std::vector<Joint> joints;
+  for (const SimSceneCloth& c : scene.cloths) joints.push_back(Joint{c.name, kNoParent, {}, {}});
+  asset.skeleton = Skeleton::build(std::move(joints));
+  Clip clip;
+  clip.name = "simulation";
+  clip.duration = double(frames - 1) / scene.fps;
+  clip.sample_rate = scene.fps;
+  for (size_t i = 0; i < scene.cloths.size(); ++i) {
+    const ClothMesh& cloth = scene.cloths[i].mesh;
+    Mesh mesh;
+    mesh.name = scene.cloths[i].name;
+    mesh.node = int(i);
+    for (const Vec3& p : cloth.positions) mesh.positions.push_back(Vec3f(p));
+    for (const auto& t : cloth.triangles)
+      mesh.indices.insert(mesh.indices.end(), t.begin(), t.end());
+    MorphTrack track;
+    track.mesh = int(i);
+    track.target_count = frames;
+    for (int f = 0; f < frames; ++f) {
+      MorphTarget target;
+      target.name = "frame_" + std::to_string(f);
+      target.position_deltas.resize(mesh.positions.size());
+      for (size_t v = 0; v < mesh.positions.size(); ++v)
+        target.position_deltas[v] = caches[i].at(f, int(v)) - mesh.positions[v];
+      mesh.morph_targets.push_back(std::move(target));
+      track.times.push_back(double(f) / scene.fps);
+      for (int k = 0; k < frames; ++k) track.values.push_back(k == f ? 1.0 : 0.0);
+    }
+    mesh.default_weights.assign(size_t(frames), 0.0);
+    mesh.default_weights[0] = 1;
+    asset.meshes.push_back(std::move(mesh));
+    clip.morph_tracks.push_back(std::move(track));
+  }
+  clip.tracks.resize(scene.cloths.size());
+  asset.clips.push_back(std::move(clip));
+  return asset;
+}
+
+}  // namespace
+
 SimResult run_sim_file(const SimRequest& request) {
-  static constexpr std::string_view kPc2[] = {"pc2"};
+  static constexpr std::string_view kOutputs[] = {"pc2", "glb", "gltf"};
   const NamedInput inputs[] = {{"SCENE", request.scene}};
-  check_output_file(request.out, inputs, kPc2, "sim");
+  check_output_file(request.out, inputs, kOutputs, "sim");
+  const bool gltf = writes_gltf(request.out);
   SimResult result;
   result.scene = parse_sim_scene(read_file(request.scene), request.scene);
   const SimScene& scene = result.scene;
-  for (const SimSceneCloth& c : scene.cloths)
-    for (const std::string& path : {sim_cache_path(request.out, c.name, scene.cloths.size()),
-                                    sim_mesh_path(request.out, c.name, scene.cloths.size())})
-      if (same_file(path, request.scene))
-        throw UsageError("the output " + path + " is the same file as SCENE");
+  if (!gltf)
+    for (const SimSceneCloth& c : scene.cloths)
+      for (const std::string& path : {sim_cache_path(request.out, c.name, scene.cloths.size()),
+                                      sim_mesh_path(request.out, c.name, scene.cloths.size())})
+        if (same_file(path, request.scene))
+          throw UsageError("the output " + path + " is the same file as SCENE");
 
   result.frames = int(std::floor(scene.duration * scene.fps + 1e-9)) + 1;
   const double h = 1.0 / scene.rate;
@@ -415,12 +473,16 @@ SimResult run_sim_file(const SimRequest& request) {
     }
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     out.largest_stretch = cloth.largest_stretch();
-    out.cache_path = sim_cache_path(request.out, c.name, scene.cloths.size());
-    out.mesh_path = sim_mesh_path(request.out, c.name, scene.cloths.size());
+    out.cache_path = gltf ? request.out : sim_cache_path(request.out, c.name, scene.cloths.size());
+    out.mesh_path = gltf ? request.out : sim_mesh_path(request.out, c.name, scene.cloths.size());
     caches.push_back(std::move(cache));
     result.cloths.push_back(out);
   }
   // Everything ran: now write (each file atomically).
+  if (gltf) {
+    save_asset(sim_asset(scene, caches, result.frames), request.out);
+    return result;
+  }
   for (size_t i = 0; i < scene.cloths.size(); ++i) {
     write_pc2(result.cloths[i].cache_path, caches[i]);
     write_obj_mesh(result.cloths[i].mesh_path, scene.cloths[i].mesh.positions,

@@ -46,6 +46,10 @@ TEST_F(SimCli, RunsAScenePrintsTheSummaryAndWritesTheCache) {
   EXPECT_EQ(summary.at("frames"), 11);
   EXPECT_EQ(summary.at("cloth").at(0).at("vertices"), 100);
   EXPECT_GT(summary.at("cloth").at(0).at("collider_contacts").get<long>(), 0);
+  const auto g = kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.glb")));
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_NE(g.out.find("a morph target per frame"), std::string::npos) << g.out;
+  EXPECT_TRUE(fs::exists(path("s.glb")));
 }
 
 TEST_F(SimCli, BadSceneExitsTwoWithItsPointerAndWritesNothing) {
@@ -66,6 +70,7 @@ TEST_F(SimCli, UsageErrorsExitOne) {
   kinema::test::write_all(path("s.json"), kScene);
   EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.json"))).code, 1);
   EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.obj"))).code, 1);
+  EXPECT_FALSE(fs::exists(path("s.obj")));
   EXPECT_EQ(kinema("sim " + sh_quote(path("s.json"))).code, 1);
 }
 

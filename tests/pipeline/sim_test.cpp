@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <string>
 
+#include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/point_cache.h"
 
 namespace kinema::pipeline {
@@ -144,6 +146,39 @@ TEST_F(SimRun, FramesAreTheClothSteppedByHandDrawnAtAlpha) {
   EXPECT_LT(r.cloths[0].largest_stretch, 0.05);
 }
 
+TEST_F(SimRun, GltfHoldsAMorphTargetPerFrameThatRebuildsTheCache) {
+  // The same scene to .pc2 and to .glb: rest + frame k's morph target is the cache's frame k, and
+  // the clip's weights at frame k's time select exactly that target.
+  write_file_atomically(path("flag.json"), kFlag);
+  SimRequest request;
+  request.scene = path("flag.json");
+  request.out = path("flag.pc2");
+  run_sim_file(request);
+  request.out = path("flag.glb");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.cloths[0].cache_path, path("flag.glb"));
+  const PointCache cache = read_pc2(path("flag.pc2"));
+  const Asset asset = load_asset(path("flag.glb"));
+  ASSERT_EQ(asset.meshes.size(), 1u);
+  const Mesh& mesh = asset.meshes[0];
+  ASSERT_EQ(mesh.morph_targets.size(), 13u);
+  ASSERT_EQ(asset.clips.size(), 1u);
+  EXPECT_EQ(asset.clips[0].name, "simulation");
+  EXPECT_NEAR(asset.clips[0].duration, 0.5, 1e-6);
+  ASSERT_EQ(asset.clips[0].morph_tracks.size(), 1u);
+  std::vector<double> weights;
+  for (int f = 0; f < 13; ++f) {
+    weights.assign(13, -1);
+    ASSERT_TRUE(sample(asset.clips[0].morph_tracks[0], f / 24.0, weights));
+    for (int k = 0; k < 13; ++k) EXPECT_NEAR(weights[size_t(k)], k == f ? 1 : 0, 1e-6);
+    for (int v = 0; v < 64; ++v) {
+      const Vec3f p =
+          mesh.positions[size_t(v)] + mesh.morph_targets[size_t(f)].position_deltas[size_t(v)];
+      EXPECT_NEAR(length(Vec3(p - cache.at(f, v))), 0, 1e-6) << "frame " << f << " vertex " << v;
+    }
+  }
+}
+
 TEST_F(SimRun, SeveralClothsGetOneCacheEachAndAFailureWritesNothing) {
   const std::string two = R"({"duration": 0.1, "cloth": [
     {"name": "a", "grid": {"columns": 3, "rows": 3, "width": 1, "height": 1}},
@@ -168,7 +203,7 @@ TEST_F(SimRun, SeveralClothsGetOneCacheEachAndAFailureWritesNothing) {
   EXPECT_FALSE(fs::exists(path("boom.obj")));
   request.out = path("boom.json");
   EXPECT_THROW(run_sim_file(request), UsageError);
-  request.out = path("boom.glb");
+  request.out = path("boom.obj");  // sim writes .pc2, .glb or .gltf
   EXPECT_THROW(run_sim_file(request), UsageError);
 }
 

@@ -1,11 +1,13 @@
-// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2 [--threads N] [--json]`.
+// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf [--threads N] [--json]`.
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
 // the scene's cloths on the fixed-step clock, each written as a PC2 point cache with its rest mesh
-// as OBJ. Prints per cloth: vertices, springs, frames and steps, time per step, the largest
-// structural stretch (at the end and at any frame) and contacts (as one JSON object with --json).
+// as OBJ, or all of them as one glTF with a morph target per frame. Prints per cloth: vertices,
+// springs, frames and steps, time per step, the largest structural stretch (at the end and at any
+// frame) and contacts (as one JSON object with --json).
 //
-// Exit codes: 1 for a command line that makes no sense (OUT not .pc2, a folder or SCENE); 2 for a
+// Exit codes: 1 for a command line that makes no sense (OUT not .pc2/.glb/.gltf, a folder or
+// SCENE); 2 for a
 // bad scene (the message names the JSON pointer of the value at fault), a cloth that blew up, or a
 // write failure — with no output written.
 #include <iostream>
@@ -83,7 +85,11 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                 << " % at the end, " << format_number(100 * c.worst_stretch)
                 << " % at worst; contacts " << c.collider_contacts << " with colliders, "
                 << c.self_contacts << " with itself\n"
-                << "    " << c.cache_path << " (point cache), " << c.mesh_path << " (rest mesh)\n";
+                << "    "
+                << (c.cache_path == c.mesh_path
+                        ? c.cache_path + " (glTF: a morph target per frame, clip \"simulation\")"
+                        : c.cache_path + " (point cache), " + c.mesh_path + " (rest mesh)")
+                << '\n';
     }
   }
   return kExitOk;
@@ -96,11 +102,13 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   CLI::App* sub = app.add_subcommand(
       "sim",
       "Run a JSON scene of cloths and colliders on the fixed-step clock and write each cloth as a "
-      "PC2 point cache with its rest mesh as OBJ (docs/physics.md)");
+      "PC2 point cache with its rest mesh as OBJ, or all of them as glTF morph targets "
+      "(docs/physics.md)");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)")->required();
   sub->add_option("-o,--out", args->request.out,
-                  "The .pc2 to write (several cloths: OUT's stem + _NAME.pc2 each); the rest "
-                  "mesh goes beside it as .obj")
+                  "The .pc2 to write (several cloths: OUT's stem + _NAME.pc2 each; the rest mesh "
+                  "goes beside it as .obj), or a .glb/.gltf with every cloth as a mesh with a "
+                  "morph target per frame")
       ->required();
   sub->add_option("--threads", args->request.threads, "Threads (0: all cores; same result)")
       ->check(CLI::Range(0, 1024))

@@ -1,5 +1,5 @@
-// kinema/pipeline/sim.h — `kinema sim SCENE.json -o OUT.pc2` as a library call: a JSON scene of
-// cloths and colliders run on the fixed-step clock, each cloth's vertices written per frame as a
+// kinema/pipeline/sim.h — `kinema sim SCENE.json -o OUT.pc2|.glb` as a library call: a JSON scene
+// of cloths and colliders run on the fixed-step clock, each cloth's vertices written per frame as a
 // PC2 point cache with its rest mesh as OBJ beside it (Blender: import the OBJ, add a Mesh Cache
 // modifier reading the PC2). docs/physics.md describes the scene format.
 #pragma once
@@ -38,8 +38,9 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file);
 
 struct SimRequest {
   std::string scene;
-  /// A .pc2 path. One cloth: OUT and OUT's stem + ".obj"; several: OUT's stem + "_" + name +
-  /// ".pc2" / ".obj" each.
+  /// A .pc2 path — one cloth: OUT and OUT's stem + ".obj"; several: OUT's stem + "_" + name +
+  /// ".pc2" / ".obj" each — or a .glb/.gltf path: every cloth a mesh with one morph target per
+  /// frame, played by a clip "simulation" whose weights go from frame to frame.
   std::string out;
   int threads = 0;  ///< 0: all cores (the result does not depend on it)
   Progress progress;
@@ -64,7 +65,8 @@ struct SimResult {
 
 /// Reads and parses the scene, runs it and writes every cloth's cache and mesh (all of them only
 /// once the whole run has succeeded: a failure leaves no output). Throws UsageError for an OUT
-/// that is not .pc2, is a folder or the scene; kinema::Error for a bad scene or a write failure.
+/// that is not .pc2, .glb or .gltf, is a folder or the scene; kinema::Error for a bad scene or a
+/// write failure.
 SimResult run_sim_file(const SimRequest& request);
 
 /// The output paths of cloth `name` for OUT when the scene has `cloth_count` cloths.
