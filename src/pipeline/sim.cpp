@@ -391,6 +391,19 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
     for (const Vec3& p : cloth.positions) mesh.positions.push_back(Vec3f(p));
     for (const auto& t : cloth.triangles)
       mesh.indices.insert(mesh.indices.end(), t.begin(), t.end());
+    // Area-weighted vertex normals of each frame, so that folds shade (the morph targets carry
+    // their change from the rest normals).
+    auto normals_of = [&](auto&& position) {
+      std::vector<Vec3> sum(mesh.positions.size(), Vec3{0, 0, 0});
+      for (const auto& t : cloth.triangles) {
+        const Vec3 a = position(t[0]), n = cross(position(t[1]) - a, position(t[2]) - a);
+        for (std::uint32_t v : t) sum[v] += n;
+      }
+      std::vector<Vec3f> out;
+      for (const Vec3& n : sum) out.push_back(Vec3f(length(n) > 0 ? normalize(n) : Vec3{0, 1, 0}));
+      return out;
+    };
+    mesh.normals = normals_of([&](std::uint32_t v) { return cloth.positions[v]; });
     MorphTrack track;
     track.mesh = int(i);
     track.target_count = frames;
@@ -400,6 +413,10 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
       target.position_deltas.resize(mesh.positions.size());
       for (size_t v = 0; v < mesh.positions.size(); ++v)
         target.position_deltas[v] = caches[i].at(f, int(v)) - mesh.positions[v];
+      target.normal_deltas =
+          normals_of([&](std::uint32_t v) { return Vec3(caches[i].at(f, int(v))); });
+      for (size_t v = 0; v < mesh.positions.size(); ++v)
+        target.normal_deltas[v] = target.normal_deltas[v] - mesh.normals[v];
       mesh.morph_targets.push_back(std::move(target));
       track.times.push_back(double(f) / scene.fps);
       for (int k = 0; k < frames; ++k) track.values.push_back(k == f ? 1.0 : 0.0);
