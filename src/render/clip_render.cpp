@@ -186,8 +186,49 @@ std::vector<Mat4> ClipRenderer::pose_at(double t) const {
   return sample_model_pose(asset_.clips[size_t(clip_)], asset_.skeleton, t, WrapMode::Clamp);
 }
 
+void ClipRenderer::apply_morphs(double t) const {
+  auto& r = const_cast<Renderer&>(renderer_);
+  auto& morphed = const_cast<std::vector<char>&>(morphed_);
+  morphed.resize(r.mesh_count(), 0);
+  std::vector<double> weights;
+  std::vector<Vec3f> positions, normals;
+  for (size_t m = 0; m < r.mesh_count(); ++m) {
+    const int source = r.source_mesh(m);
+    if (source < 0) continue;
+    const Mesh& mesh = asset_.meshes[size_t(source)];
+    const size_t targets = mesh.morph_targets.size();
+    if (targets == 0 || r.vertex_count(m) != mesh.positions.size()) continue;
+    weights.assign(mesh.default_weights.begin(), mesh.default_weights.end());
+    weights.resize(targets, 0.0);
+    if (clip_ >= 0)
+      for (const MorphTrack& track : asset_.clips[size_t(clip_)].morph_tracks)
+        if (track.mesh == source && size_t(track.target_count) == targets)
+          sample(track, wrap_time(t, asset_.clips[size_t(clip_)].duration, WrapMode::Clamp),
+                 weights);
+    bool any = false;
+    for (double w : weights) any = any || w != 0;
+    if (!any && !morphed[m]) continue;  // drawn from the upload as it is
+    const std::span<const Vec3f> base = r.bind_positions(m), base_normals = r.bind_normals(m);
+    positions.assign(base.begin(), base.end());
+    normals.assign(base_normals.begin(), base_normals.end());
+    for (size_t k = 0; k < targets; ++k) {
+      const float w = float(weights[k]);
+      if (w == 0) continue;
+      const MorphTarget& target = mesh.morph_targets[k];
+      for (size_t v = 0; v < positions.size(); ++v) positions[v] += target.position_deltas[v] * w;
+      if (target.normal_deltas.size() == normals.size())
+        for (size_t v = 0; v < normals.size(); ++v) normals[v] += target.normal_deltas[v] * w;
+    }
+    for (Vec3f& n : normals)
+      if (length(n) > 0) n = normalize(n);
+    r.set_vertices(m, positions, normals);
+    morphed[m] = any;
+  }
+}
+
 Bounds3f ClipRenderer::bounds_at(double t) const {
   const std::vector<Mat4> pose = pose_at(t);
+  apply_morphs(t);
   Bounds3f b;
   bool any = false;
   std::vector<Vec3f> skinned;
@@ -297,6 +338,7 @@ Image ClipRenderer::frame(double t) {
     if (std::abs(std::log(step * decade / target)) < std::abs(std::log(spacing / target)))
       spacing = step * decade;
   draw.grid_spacing = spacing;
+  apply_morphs(t);
   return renderer_.render(pose_at(t), camera_at(t), draw);
 }
 

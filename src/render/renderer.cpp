@@ -235,6 +235,20 @@ size_t Renderer::mesh_count() const { return impl_->meshes.size(); }
 size_t Renderer::vertex_count(size_t mesh) const {
   return mesh < impl_->meshes.size() ? impl_->meshes[mesh].data.positions.size() : 0;
 }
+bool Renderer::set_vertices(size_t mesh, std::span<const Vec3f> positions,
+                            std::span<const Vec3f> normals) {
+  Impl& s = *impl_;
+  if (mesh >= s.meshes.size()) return false;
+  const GpuMesh& m = s.meshes[mesh];
+  const size_t n = m.data.positions.size();
+  if (positions.size() != n || normals.size() != n) return false;
+  s.context.make_current();
+  glNamedBufferSubData(m.positions, 0, GLsizeiptr(n * sizeof(Vec3f)), positions.data());
+  glNamedBufferSubData(m.normals, 0, GLsizeiptr(n * sizeof(Vec3f)), normals.data());
+  s.check_gl("vertex update");
+  return true;
+}
+
 int Renderer::source_mesh(size_t mesh) const {
   return mesh < impl_->meshes.size() ? impl_->meshes[mesh].data.source_mesh : -1;
 }
@@ -272,10 +286,11 @@ void Renderer::set_asset(const Asset& asset, const std::string& file) {
     glCreateVertexArrays(1, &m.vao);
     GLuint* buffers[] = {&m.positions, &m.normals, &m.joints, &m.weights, &m.indices};
     for (GLuint* b : buffers) glCreateBuffers(1, b);
+    // Positions and normals may be replaced per frame (morph targets: set_vertices).
     glNamedBufferStorage(m.positions, GLsizeiptr(md.positions.size() * sizeof(Vec3f)),
-                         md.positions.data(), 0);
+                         md.positions.data(), GL_DYNAMIC_STORAGE_BIT);
     glNamedBufferStorage(m.normals, GLsizeiptr(md.normals.size() * sizeof(Vec3f)),
-                         md.normals.data(), 0);
+                         md.normals.data(), GL_DYNAMIC_STORAGE_BIT);
     glNamedBufferStorage(m.joints, GLsizeiptr(md.joints8.size() * sizeof(uint16_t)),
                          md.joints8.data(), 0);
     glNamedBufferStorage(m.weights, GLsizeiptr(md.weights8.size() * sizeof(float)),

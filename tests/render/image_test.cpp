@@ -373,3 +373,51 @@ TEST_F(RenderImage, FrontCameraTurnsWithTheCharacter) {
 
 }  // namespace
 }  // namespace kinema
+
+namespace kinema {
+namespace {
+
+/// A unit square on the ground (one rigid mesh on one joint) with one morph target that lifts
+/// it 1 m, and a clip whose weight goes 0 → 1 over 1 s.
+Asset lifted_square() {
+  Asset a;
+  a.skeleton = Skeleton::build({Joint{"root", kNoParent, {}, {}}});
+  Mesh m;
+  m.name = "square";
+  m.node = 0;
+  m.positions = {{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}};
+  m.indices = {0, 2, 1, 0, 3, 2};
+  m.morph_targets.push_back({"up", std::vector<Vec3f>(4, Vec3f{0, 1, 0}), {}});
+  m.default_weights = {0};
+  a.meshes.push_back(m);
+  Clip c;
+  c.name = "lift";
+  c.duration = 1;
+  c.tracks.resize(1);
+  MorphTrack t;
+  t.mesh = 0;
+  t.target_count = 1;
+  t.times = {0, 1};
+  t.values = {0, 1};
+  c.morph_tracks.push_back(t);
+  a.clips.push_back(c);
+  return a;
+}
+
+TEST(ClipRender, MorphTargetsFollowTheClipsWeights) {
+  // The bounds (read back from the GPU's vertex stage) rise with the weight: 0 m at 0 s, 0.5 m at
+  // 0.5 s, 1 m at 1 s; the rest pose (no clip) uses the default weight 0.
+  const Asset a = lifted_square();
+  ClipRenderer r(a, 0, ClipRenderOptions{});
+  EXPECT_NEAR(r.bounds_at(0).min.y, 0.0f, 1e-6f);
+  EXPECT_NEAR(r.bounds_at(0.5).min.y, 0.5f, 1e-6f);
+  EXPECT_NEAR(r.bounds_at(1).max.y, 1.0f, 1e-6f);
+  EXPECT_NEAR(r.bounds().max.y, 1.0f, 1e-6f);  // framed over the whole clip
+  const Image lifted = r.frame(1);
+  ClipRenderer rest(a, -1, ClipRenderOptions{});
+  EXPECT_NEAR(rest.bounds_at(1).max.y, 0.0f, 1e-6f);
+  EXPECT_GT(lifted.width, 0);
+}
+
+}  // namespace
+}  // namespace kinema

@@ -35,7 +35,8 @@ struct Bounds3f {
   Vec3f center() const { return (min + max) * 0.5f; }
 };
 
-/// Renders one clip of an asset (which must outlive it). Framing is computed once for the time
+/// Renders one clip of an asset (which must outlive it), morph targets blended by the clip's
+/// weight tracks (or the meshes' default weights). Framing is computed once for the time
 /// range: the character's bounds (skinned meshes on the CPU, or the capsules' joints) sampled
 /// at up to 32 times.
 class ClipRenderer {
@@ -76,6 +77,10 @@ class ClipRenderer {
   float facing_yaw_ = 0;                      // degrees about +Y from +Z
   Vec3f ground_at(double t) const;
   void frame_bounds();
+  /// Blends the morph targets of every uploaded mesh that has them for time t (the clip's
+  /// morph-weight tracks, else the mesh's default weights) and hands them to the renderer.
+  void apply_morphs(double t) const;
+  std::vector<char> morphed_;  // per uploaded mesh: its vertices differ from the upload
 };
 
 /// Tiles equally sized images left to right, top to bottom, `columns` per row (0: ⌈√n⌉);

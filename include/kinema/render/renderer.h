@@ -114,6 +114,10 @@ class Renderer {
   /// Bind-space positions / normals of uploaded mesh `mesh` as they were uploaded (for checks).
   std::span<const Vec3f> bind_positions(size_t mesh) const;
   std::span<const Vec3f> bind_normals(size_t mesh) const;
+  /// Replaces the bind-space positions and normals uploaded mesh `mesh` is drawn (and skinned)
+  /// from, one each per vertex: its morph targets blended for a frame. Returns false on a size
+  /// mismatch. bind_positions / bind_normals keep what set_asset uploaded.
+  bool set_vertices(size_t mesh, std::span<const Vec3f> positions, std::span<const Vec3f> normals);
 
   /// Draws the current asset in the pose given by the model-space matrices of every skeleton
   /// joint (one per joint, e.g. sample_model_pose). Throws kinema::Error on a size mismatch.
