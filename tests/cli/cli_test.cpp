@@ -461,6 +461,12 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/clean_report.json")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/clean_depth.png")) << r.out;
   EXPECT_NE(r.out.find("switches per-frame → DP"), std::string::npos) << r.out;
+  // The cloth step: the bundled scene simulated into a glTF with a morph target per frame.
+  EXPECT_NE(r.out.find("== cloth:"), std::string::npos) << r.out;
+  const kinema::Asset cloth = kinema::load_asset(out + "/cloth_drape.glb");
+  ASSERT_EQ(cloth.meshes.size(), 1u);
+  EXPECT_EQ(cloth.meshes[0].morph_targets.size(), 61u);  // 2 s at 30 fps
+  EXPECT_TRUE(fs::exists(out + "/cloth_drape.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

@@ -2,6 +2,7 @@
 // need no bundled data, reported in order as they start and end.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <variant>
 #include <vector>
@@ -18,9 +19,11 @@ class Demo : public PipelineTest {};
 
 /// "Started RoundTrip", "Done Load"…: the order of the reports.
 std::string describe(const pipeline::DemoEvent& e) {
-  static const char* const kNames[] = {"BundledData", "Load",        "RoundTrip",  "Retarget",
-                                       "Clean",       "Graph",       "MatchBuild", "MatchRun",
-                                       "Feet",        "Compression", "Sheet",      "Produced"};
+  static const char* const kNames[] = {
+      "BundledData", "Load", "RoundTrip", "Retarget",    "Clean", "Graph",   "MatchBuild",
+      "MatchRun",    "Feet", "Cloth",     "Compression", "Sheet", "Produced"};
+  static_assert(std::size(kNames) == std::variant_size_v<decltype(e.step)>,
+                "a name for every kind of demo step");
   return std::string(e.phase == pipeline::DemoEvent::Phase::Started ? "Started " : "Done ") +
          kNames[e.step.index()];
 }

@@ -163,6 +163,17 @@ struct DemoPrinter {
       note_feet_below_ground(s.request, s.result);
     }
   }
+  void operator()(Phase phase, const pipeline::DemoCloth& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== cloth: " << s.request.scene
+          << " — a sheet dropped onto a sphere (XPBD, inextensible, 60 Hz)\n";
+      return;
+    }
+    for (const pipeline::SimClothResult& c : s.result.cloths)
+      out << "  " << c.cache_path << ": " << c.vertices << " vertices, " << s.result.frames
+          << " frames, largest stretch " << format_number(100 * c.largest_stretch) << " %, "
+          << c.collider_contacts << " contacts with the sphere and the ground\n";
+  }
   void operator()(Phase phase, const pipeline::DemoCompression& s) const {
     if (phase == Phase::Started) {
       out << "\n== compression: " << s.motion

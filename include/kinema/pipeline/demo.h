@@ -25,6 +25,7 @@
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
 #include "kinema/pipeline/retarget.h"
+#include "kinema/pipeline/sim.h"
 
 namespace kinema::pipeline {
 
@@ -104,6 +105,11 @@ struct DemoCompression {
   std::string motion, kmc;
   CompressionStats stats;  ///< when done
 };
+/// The bundled cloth scene (cloth.json) run by `kinema sim` into a glTF.
+struct DemoCloth {
+  SimRequest request;
+  SimResult result;  ///< when done
+};
 /// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
 struct DemoSheet {
   std::string png, what;
@@ -121,7 +127,8 @@ struct DemoEvent {
   Phase phase = Phase::Done;
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
-               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCompression, DemoSheet, DemoProduced>
+               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoCompression, DemoSheet,
+               DemoProduced>
       step;
 };
 
