@@ -15,6 +15,7 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/point_cache.h"
+#include "kinema/io/terrain.h"
 #include "kinema/sim/fixed_step_clock.h"
 
 namespace kinema::pipeline {
@@ -124,38 +125,54 @@ Collider read_collider(const SceneReader& r, const json& j, const std::string& p
   return c;
 }
 
-/// The first mesh of a file kinema reads (or the one named), its vertices welded where they
-/// coincide (files split vertices at UV seams; a cloth must not tear there).
+/// The first mesh of a file kinema reads (or the one named; OBJ through its own reader), its
+/// vertices welded where they coincide (files split vertices at UV seams; a cloth must not tear
+/// there).
 ClothMesh read_mesh_file(const SceneReader& r, const std::string& path, const std::string& name,
                          const std::string& p) {
-  Asset asset;
+  std::vector<Vec3> positions;
+  std::vector<std::uint32_t> indices;
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   try {
-    asset = load_asset(path);
+    if (ext == ".obj") {
+      const ObjTriangles obj = parse_obj_triangles(read_file(path), path);
+      if (obj.dropped_degenerate > 0)
+        r.fail(p, path + " has " + std::to_string(obj.dropped_degenerate) +
+                      " degenerate triangles (no area)");
+      positions = obj.vertices;
+      for (int i : obj.indices) indices.push_back(std::uint32_t(i));
+    } else {
+      const Asset asset = load_asset(path);
+      const Mesh* chosen = nullptr;
+      for (const Mesh& m : asset.meshes)
+        if ((name.empty() && !m.indices.empty()) || (!name.empty() && m.name == name)) {
+          chosen = &m;
+          break;
+        }
+      if (!chosen)
+        r.fail(p, name.empty() ? path + " has no triangle mesh"
+                               : path + " has no mesh named \"" + name + "\"");
+      for (const Vec3f& q : chosen->positions) positions.push_back(Vec3(q));
+      indices = chosen->indices;
+    }
   } catch (const Error& e) {
+    if (e.file() == r.file) throw;  // already ours
     r.fail(p, "cannot read the mesh " + path + ": " + e.what());
   }
-  const Mesh* chosen = nullptr;
-  for (const Mesh& m : asset.meshes)
-    if ((name.empty() && !m.indices.empty()) || (!name.empty() && m.name == name)) {
-      chosen = &m;
-      break;
-    }
-  if (!chosen)
-    r.fail(p, name.empty() ? path + " has no triangle mesh"
-                           : path + " has no mesh named \"" + name + "\"");
   ClothMesh mesh;
-  std::map<std::array<float, 3>, std::uint32_t> welded;
-  std::vector<std::uint32_t> index_of(chosen->positions.size());
-  for (size_t v = 0; v < chosen->positions.size(); ++v) {
-    const Vec3f q = chosen->positions[v];
+  std::map<std::array<double, 3>, std::uint32_t> welded;
+  std::vector<std::uint32_t> index_of(positions.size());
+  for (size_t v = 0; v < positions.size(); ++v) {
+    const Vec3 q = positions[v];
     const auto [it, added] =
-        welded.emplace(std::array<float, 3>{q.x, q.y, q.z}, std::uint32_t(mesh.positions.size()));
-    if (added) mesh.positions.push_back(Vec3(q));
+        welded.emplace(std::array<double, 3>{q.x, q.y, q.z}, std::uint32_t(mesh.positions.size()));
+    if (added) mesh.positions.push_back(q);
     index_of[v] = it->second;
   }
-  for (size_t t = 0; t + 2 < chosen->indices.size(); t += 3)
-    mesh.triangles.push_back({index_of[chosen->indices[t]], index_of[chosen->indices[t + 1]],
-                              index_of[chosen->indices[t + 2]]});
+  for (size_t t = 0; t + 2 < indices.size(); t += 3)
+    mesh.triangles.push_back(
+        {index_of[indices[t]], index_of[indices[t + 1]], index_of[indices[t + 2]]});
   return mesh;
 }
 

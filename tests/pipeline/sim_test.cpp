@@ -179,6 +179,38 @@ TEST_F(SimRun, GltfHoldsAMorphTargetPerFrameThatRebuildsTheCache) {
   }
 }
 
+TEST_F(SimRun, ClothFromAMeshFileIsWeldedAtItsSeams) {
+  // An OBJ square of two triangles whose diagonal vertices are duplicated (as exporters split
+  // vertices at UV seams): the cloth gets the 4 welded vertices, not 6, so it cannot tear there.
+  write_file_atomically(path("square.obj"),
+                        "v 0 1 0\nv 1 1 0\nv 1 1 1\nv 0 1 0\nv 1 1 1\nv 0 1 1\n"
+                        "f 1 3 2\nf 4 6 5\n");
+  write_file_atomically(path("scene.json"), R"({"duration": 0.1, "cloth": [
+    {"name": "square", "mesh": "square.obj", "pinned": [0]}]})");
+  const SimScene scene = parse_sim_scene(read_file(path("scene.json")), path("scene.json"));
+  ASSERT_EQ(scene.cloths.size(), 1u);
+  EXPECT_EQ(scene.cloths[0].mesh.positions.size(), 4u);
+  EXPECT_EQ(scene.cloths[0].mesh.triangles.size(), 2u);
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("square.pc2");
+  const SimResult r = run_sim_file(request);
+  const PointCache cache = read_pc2(path("square.pc2"));
+  EXPECT_EQ(cache.points, 4);
+  EXPECT_EQ(cache.at(cache.samples() - 1, 0), (Vec3f{0, 1, 0}));  // pinned
+  EXPECT_LT(cache.at(cache.samples() - 1, 2).y, 1.0f);            // the rest falls
+  EXPECT_EQ(r.cloths[0].vertices, 4u);
+  // A degenerate triangle in the file is refused, not silently dropped.
+  write_file_atomically(path("flat.obj"), "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n");
+  try {
+    parse_sim_scene(R"({"cloth": [{"mesh": "flat.obj"}]})", path("scene.json"));
+    ADD_FAILURE() << "a degenerate triangle was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place(), "/cloth/0/mesh");
+    EXPECT_NE(e.reason().find("1 degenerate triangles"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(SimRun, SeveralClothsGetOneCacheEachAndAFailureWritesNothing) {
   const std::string two = R"({"duration": 0.1, "cloth": [
     {"name": "a", "grid": {"columns": 3, "rows": 3, "width": 1, "height": 1}},
