@@ -65,6 +65,7 @@
 #include "kinema/math/soa_transform.h"
 #include "kinema/math/transform.h"
 #include "kinema/math/vec3.h"
+#include "kinema/physics/character_colliders.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/collider.h"
 #include "kinema/physics/hair.h"
