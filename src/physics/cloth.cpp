@@ -1,4 +1,5 @@
-// Mass-spring and constraint cloth (kinema/physics/cloth.h).
+// Mass-spring and constraint cloth (kinema/physics/cloth.h): the solvers, contacts and checks.
+// Meshes and springs: cloth_mesh.cpp.
 #include "kinema/physics/cloth.h"
 
 #include <tbb/blocked_range.h>
@@ -8,13 +9,18 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <map>
 #include <queue>
 #include <string>
 
 #include "kinema/core/error.h"
 
 namespace kinema {
+
+/// The threads a cloth runs on, made once (an arena per substep cost its set-up every time).
+struct Cloth::Parallel {
+  tbb::task_arena arena;
+  explicit Parallel(int threads) : arena(threads > 0 ? threads : tbb::task_arena::automatic) {}
+};
 
 namespace {
 
@@ -24,10 +30,6 @@ constexpr size_t kBlock = 1024;  ///< vertices per parallel task (and per partia
 constexpr std::uint32_t kParallelSprings = 1024;  ///< a colour with fewer runs in one thread
 constexpr size_t kTetherAnchors = 4;              ///< tethers per vertex at most
 constexpr size_t kTetherSources = 64;             ///< more anchors than this: the nearest one only
-
-bool finite(const Vec3& v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
 
 using Sym3 = detail::ClothSym3;
 
@@ -66,144 +68,14 @@ double deterministic_sum(tbb::task_arena& arena, int threads, size_t n, const F&
   return total;
 }
 
-std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
-  if (a > b) std::swap(a, b);
-  return (std::uint64_t(a) << 32) | b;
-}
-
 }  // namespace
-
-// ---- meshes and springs ------------------------------------------------------------------------
-
-ClothMesh make_grid_cloth(int columns, int rows, double width, double height, const Vec3& corner,
-                          const Vec3& u_axis, const Vec3& v_axis) {
-  if (columns < 2 || rows < 2)
-    throw Error({}, kPlace,
-                "a grid cloth needs at least 2 × 2 vertices, not " + std::to_string(columns) +
-                    " × " + std::to_string(rows));
-  if (!(width > 0) || !(height > 0) || !std::isfinite(width) || !std::isfinite(height))
-    throw Error({}, kPlace, "a grid cloth's width and height must be positive and finite");
-  ClothMesh m;
-  m.grid_columns = columns;
-  m.grid_rows = rows;
-  m.positions.reserve(size_t(columns) * size_t(rows));
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < columns; ++c)
-      m.positions.push_back(corner + u_axis * (width * c / (columns - 1)) +
-                            v_axis * (height * r / (rows - 1)));
-  auto at = [&](int c, int r) { return std::uint32_t(r * columns + c); };
-  for (int r = 0; r + 1 < rows; ++r)
-    for (int c = 0; c + 1 < columns; ++c) {
-      m.triangles.push_back({at(c, r), at(c + 1, r), at(c + 1, r + 1)});
-      m.triangles.push_back({at(c, r), at(c + 1, r + 1), at(c, r + 1)});
-    }
-  return m;
-}
-
-void validate_cloth_mesh(const ClothMesh& mesh, const std::string& name) {
-  auto fail = [&](const std::string& reason) { throw Error({}, name, reason); };
-  const size_t n = mesh.positions.size();
-  if (n < 2) fail("a cloth needs at least 2 vertices, it has " + std::to_string(n));
-  for (size_t i = 0; i < n; ++i)
-    if (!finite(mesh.positions[i])) fail("vertex " + std::to_string(i) + " is not finite");
-  for (size_t t = 0; t < mesh.triangles.size(); ++t) {
-    const auto& tri = mesh.triangles[t];
-    const std::string what = "triangle " + std::to_string(t);
-    for (std::uint32_t v : tri)
-      if (v >= n) fail(what + " names vertex " + std::to_string(v) + " of " + std::to_string(n));
-    if (tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2]) fail(what + " repeats a vertex");
-    const Vec3 a = mesh.positions[tri[0]], b = mesh.positions[tri[1]], c = mesh.positions[tri[2]];
-    const double longest =
-        std::max({length_squared(b - a), length_squared(c - b), length_squared(a - c)});
-    if (!(0.5 * length(cross(b - a, c - a)) > 1e-12 * longest) || longest == 0)
-      fail(what + " is degenerate (no area)");
-  }
-  for (size_t e = 0; e < mesh.edges.size(); ++e) {
-    const auto& edge = mesh.edges[e];
-    const std::string what = "edge " + std::to_string(e);
-    if (edge[0] >= n || edge[1] >= n) fail(what + " names a vertex past " + std::to_string(n));
-    if (edge[0] == edge[1]) fail(what + " joins a vertex to itself");
-    if (!(length(mesh.positions[edge[1]] - mesh.positions[edge[0]]) > 0))
-      fail(what + " has zero length");
-  }
-  if (mesh.grid_columns != 0 || mesh.grid_rows != 0) {
-    if (mesh.grid_columns < 2 || mesh.grid_rows < 2 ||
-        size_t(mesh.grid_columns) * size_t(mesh.grid_rows) != n)
-      fail("its grid (" + std::to_string(mesh.grid_columns) + " × " +
-           std::to_string(mesh.grid_rows) + ") does not match its " + std::to_string(n) +
-           " vertices");
-  }
-}
-
-std::vector<ClothSpring> cloth_springs(const ClothMesh& mesh) {
-  std::vector<ClothSpring> springs;
-  std::map<std::uint64_t, bool> joined;  // ordered: the same springs in the same order every run
-  auto add = [&](std::uint32_t a, std::uint32_t b, ClothSpringKind kind) {
-    if (a == b || !joined.emplace(pair_key(a, b), true).second) return;
-    springs.push_back({a, b, length(mesh.positions[b] - mesh.positions[a]), kind});
-  };
-  if (mesh.grid_columns > 0) {
-    const int cols = mesh.grid_columns, rows = mesh.grid_rows;
-    auto at = [&](int c, int r) { return std::uint32_t(r * cols + c); };
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) {
-        if (c + 1 < cols) add(at(c, r), at(c + 1, r), ClothSpringKind::Structural);
-        if (r + 1 < rows) add(at(c, r), at(c, r + 1), ClothSpringKind::Structural);
-      }
-    for (const auto& e : mesh.edges) add(e[0], e[1], ClothSpringKind::Structural);
-    for (int r = 0; r + 1 < rows; ++r)
-      for (int c = 0; c + 1 < cols; ++c) {
-        add(at(c, r), at(c + 1, r + 1), ClothSpringKind::Shear);
-        add(at(c + 1, r), at(c, r + 1), ClothSpringKind::Shear);
-      }
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) {
-        if (c + 2 < cols) add(at(c, r), at(c + 2, r), ClothSpringKind::Bend);
-        if (r + 2 < rows) add(at(c, r), at(c, r + 2), ClothSpringKind::Bend);
-      }
-    return springs;
-  }
-  // Structural: the triangles' edges, then the extra edges. Remember each edge's opposite vertices.
-  std::map<std::uint64_t, std::vector<std::uint32_t>> opposite;
-  for (const auto& t : mesh.triangles)
-    for (int k = 0; k < 3; ++k) {
-      const std::uint32_t a = t[k], b = t[(k + 1) % 3];
-      add(a, b, ClothSpringKind::Structural);
-      opposite[pair_key(a, b)].push_back(t[(k + 2) % 3]);
-    }
-  for (const auto& e : mesh.edges) add(e[0], e[1], ClothSpringKind::Structural);
-  // Shear: across every edge shared by exactly two triangles.
-  for (const auto& [key, across] : opposite)
-    if (across.size() == 2) add(across[0], across[1], ClothSpringKind::Shear);
-  // Bend: through each vertex, each neighbour with its most nearly opposite neighbour.
-  const size_t n = mesh.positions.size();
-  std::vector<std::vector<std::uint32_t>> neighbours(n);
-  for (const ClothSpring& s : springs)
-    if (s.kind == ClothSpringKind::Structural) {
-      neighbours[s.a].push_back(s.b);
-      neighbours[s.b].push_back(s.a);
-    }
-  const double cos150 = -std::sqrt(3.0) / 2;
-  for (std::uint32_t v = 0; v < n; ++v) {
-    std::sort(neighbours[v].begin(), neighbours[v].end());
-    for (std::uint32_t a : neighbours[v]) {
-      const Vec3 da = normalize(mesh.positions[a] - mesh.positions[v]);
-      std::uint32_t best = kNone;
-      double best_cos = cos150 + 1e-12;
-      for (std::uint32_t b : neighbours[v]) {
-        const double c = dot(da, normalize(mesh.positions[b] - mesh.positions[v]));
-        if (b != a && c <= best_cos) best = b, best_cos = c;
-      }
-      if (best != kNone) add(a, best, ClothSpringKind::Bend);
-    }
-  }
-  return springs;
-}
 
 // ---- the cloth ---------------------------------------------------------------------------------
 
 Cloth::Cloth(ClothMesh mesh, ClothOptions options)
-    : mesh_(std::move(mesh)), o_(std::move(options)) {
+    : parallel_(std::make_shared<Parallel>(options.threads)),
+      mesh_(std::move(mesh)),
+      o_(std::move(options)) {
   validate_cloth_mesh(mesh_);
   const size_t n = mesh_.positions.size();
   const ClothMaterial& mat = o_.material;
@@ -226,8 +98,8 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
   non_negative(mat.aerodynamic_coefficient, "aerodynamic_coefficient");
   non_negative(o_.thickness, "thickness");
   non_negative(o_.cg_tolerance, "cg_tolerance");
-  if (!finite(o_.gravity)) fail("gravity is not finite");
-  if (!finite(o_.wind)) fail("wind is not finite");
+  if (!is_finite(o_.gravity)) fail("gravity is not finite");
+  if (!is_finite(o_.wind)) fail("wind is not finite");
   if (o_.substeps < 0) fail("substeps must be ≥ 0 (0: automatic)");
   if (o_.iterations < 1) fail("iterations must be ≥ 1");
   if (o_.cg_max_iterations < 1) fail("cg_max_iterations must be ≥ 1");
@@ -269,14 +141,17 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
   };
   for (std::uint32_t v : o_.pinned) make_kinematic(v, "pinned");
   for (const ClothAttachment& a : o_.attachments) {
-    if (!finite(a.offset)) fail("attachment offset is not finite");
+    if (!is_finite(a.offset)) fail("attachment offset is not finite");
     make_kinematic(a.cloth_vertex, "attached");
   }
   kinematic_from_ = x_;
   kinematic_to_ = x_;
 
   // Springs with their stiffness; kinds without stiffness get none.
-  for (const ClothSpring& s : cloth_springs(mesh_)) {
+  // Every spring of the mesh: those with stiffness become forces or constraints; all of them
+  // (but bend) are the paths the tethers measure along.
+  const std::vector<ClothSpring> all_springs = cloth_springs(mesh_);
+  for (const ClothSpring& s : all_springs) {
     const double k = s.kind == ClothSpringKind::Structural ? mat.stretch_stiffness
                      : s.kind == ClothSpringKind::Shear    ? mat.shear_stiffness
                                                            : mat.bend_stiffness;
@@ -337,7 +212,7 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
   // pin only, the two halves of a cloth hung from two pins are pulled apart where they meet.
   tether_start_.assign(n + 1, 0);
   if (!kinematic_.empty()) {
-    std::vector<ClothSpring> paths = cloth_springs(mesh_);
+    const std::vector<ClothSpring>& paths = all_springs;
     std::vector<std::uint32_t> start, of;
     build_csr(start, of, paths.size(), [&](size_t s) {
       return std::array<std::uint32_t, 2>{paths[s].a, paths[s].b};
@@ -401,7 +276,7 @@ void Cloth::set_state(std::span<const Vec3> positions, std::span<const Vec3> vel
                 "set_state needs " + std::to_string(x_.size()) + " positions and velocities, not " +
                     std::to_string(positions.size()) + " and " + std::to_string(velocities.size()));
   for (size_t i = 0; i < x_.size(); ++i)
-    if (!finite(positions[i]) || !finite(velocities[i]))
+    if (!is_finite(positions[i]) || !is_finite(velocities[i]))
       throw Error({}, kPlace, "set_state: vertex " + std::to_string(i) + " is not finite");
   x_.assign(positions.begin(), positions.end());
   v_.assign(velocities.begin(), velocities.end());
@@ -412,7 +287,7 @@ void Cloth::set_pin_target(std::uint32_t vertex, const Vec3& position) {
   if (vertex >= x_.size() ||
       std::find(o_.pinned.begin(), o_.pinned.end(), vertex) == o_.pinned.end())
     throw Error({}, kPlace, "vertex " + std::to_string(vertex) + " is not pinned");
-  if (!finite(position)) throw Error({}, kPlace, "pin target is not finite");
+  if (!is_finite(position)) throw Error({}, kPlace, "pin target is not finite");
   kinematic_to_[vertex] = position;
 }
 
@@ -621,7 +496,7 @@ void Cloth::substep_semi_implicit(double h) {
 int Cloth::substep_implicit(double h, double& residual) {
   const size_t n = x_.size();
   const ClothMaterial& mat = o_.material;
-  tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
+  tbb::task_arena& arena = parallel_->arena;
   std::vector<Vec3>& f = force_;
   forces(f);
   // Per spring: the force on a, the stiffness block K_s = k·(nnᵀ + max(0, 1 − L0/l)·(I − nnᵀ))
@@ -734,7 +609,7 @@ int Cloth::substep_implicit(double h, double& residual) {
 
 void Cloth::substep_xpbd(double h) {
   const size_t n = x_.size();
-  tbb::task_arena arena(o_.threads > 0 ? o_.threads : tbb::task_arena::automatic);
+  tbb::task_arena& arena = parallel_->arena;
   std::vector<Vec3>& f = force_;
   forces(f);
   for (size_t i = 0; i < n; ++i) {
@@ -816,7 +691,7 @@ ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
                       " but the step has " + std::to_string(skin_positions.size()) +
                       " skin positions");
     const Vec3 target = skin_positions[a.skin_vertex] + a.offset;
-    if (!finite(target))
+    if (!is_finite(target))
       throw Error({}, kPlace, "skin vertex " + std::to_string(a.skin_vertex) + " is not finite");
     kinematic_to_[a.cloth_vertex] = target;
   }
@@ -859,7 +734,7 @@ ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
   time_ += h;
   stats.substeps = substeps;
   for (const Vec3& p : x_)
-    if (!finite(p))
+    if (!is_finite(p))
       throw Error({}, kPlace,
                   "the cloth blew up (a position is not finite) at t = " + std::to_string(time_) +
                       " s: lower the step or the stiffness, or use ImplicitEuler or Xpbd");

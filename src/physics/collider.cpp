@@ -8,25 +8,11 @@
 
 namespace kinema {
 
-namespace {
-
-/// A unit vector perpendicular to the unit vector d.
-Vec3 any_perpendicular(const Vec3& d) {
-  const Vec3 other = std::abs(d.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-  return normalize(cross(d, other));
-}
-
-bool finite(const Vec3& v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
-
-}  // namespace
-
 void validate_collider(Collider& k, const std::string& place, const std::string& what) {
   auto fail = [&](const std::string& reason) { throw Error({}, place, what + " " + reason); };
-  if (!finite(k.a) || !finite(k.b)) fail("point is not finite");
-  if (!finite(k.normal)) fail("normal is not finite");
-  if (!finite(k.half_extents)) fail("half extents are not finite");
+  if (!is_finite(k.a) || !is_finite(k.b)) fail("point is not finite");
+  if (!is_finite(k.normal)) fail("normal is not finite");
+  if (!is_finite(k.half_extents)) fail("half extents are not finite");
   auto non_negative = [&](double v, const char* name) {
     if (!(v >= 0) || !std::isfinite(v)) fail(std::string(name) + " must be ≥ 0 and finite");
   };

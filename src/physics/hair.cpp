@@ -17,10 +17,6 @@ constexpr const char* kPlace = "hair";
 /// behind their segments and pulled soft strands into kinks, even upward).
 constexpr double kFrameInertia = 10;
 
-bool finite(const Vec3& v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
-
 Quat pure(const Vec3& v) { return {v.x, v.y, v.z, 0}; }
 
 /// d₃ of a frame: its third axis, along the segment.
@@ -42,7 +38,7 @@ HairSystem::HairSystem(std::vector<std::vector<Vec3>> guides, HairOptions option
   if (!(o_.air_drag >= 0) || !std::isfinite(o_.air_drag)) fail("air_drag must be ≥ 0 and finite");
   if (!(o_.thickness >= 0) || !std::isfinite(o_.thickness))
     fail("thickness must be ≥ 0 and finite");
-  if (!finite(o_.gravity)) fail("gravity is not finite");
+  if (!is_finite(o_.gravity)) fail("gravity is not finite");
   if (o_.substeps < 1 || o_.iterations < 1) fail("substeps and iterations must be ≥ 1");
   for (size_t c = 0; c < o_.colliders.size(); ++c)
     validate_collider(o_.colliders[c], kPlace, "collider " + std::to_string(c));
@@ -53,7 +49,7 @@ HairSystem::HairSystem(std::vector<std::vector<Vec3>> guides, HairOptions option
     const std::string what = "guide " + std::to_string(g);
     if (strand.size() < 2) fail(what + " has fewer than 2 points");
     for (size_t i = 0; i < strand.size(); ++i)
-      if (!finite(strand[i])) fail(what + ", point " + std::to_string(i) + " is not finite");
+      if (!is_finite(strand[i])) fail(what + ", point " + std::to_string(i) + " is not finite");
     // Frames by parallel transport: the first turns z onto the root segment, each next one the
     // least rotation from its predecessor (no twist at rest).
     Quat frame{0, 0, 0, 1};
@@ -91,7 +87,7 @@ HairSystem::HairSystem(std::vector<std::vector<Vec3>> guides, HairOptions option
 }
 
 void HairSystem::set_head(const Quat& rotation, const Vec3& translation) {
-  if (!is_finite(rotation) || !(length(rotation) > 0) || !finite(translation))
+  if (!is_finite(rotation) || !(length(rotation) > 0) || !is_finite(translation))
     throw Error({}, kPlace, "the head's placement is not finite");
   head_to_ = normalize(rotation);
   head_to_t_ = translation;
@@ -174,7 +170,7 @@ void HairSystem::step(double h) {
   head_from_ = head_to_;
   head_from_t_ = head_to_t_;
   for (const Vec3& p : x_)
-    if (!finite(p)) throw Error({}, kPlace, "the hair blew up (a position is not finite)");
+    if (!is_finite(p)) throw Error({}, kPlace, "the hair blew up (a position is not finite)");
 }
 
 HairChildren make_hair_children(const HairSystem& system, std::span<const Vec3> roots, int points) {
@@ -182,7 +178,7 @@ HairChildren make_hair_children(const HairSystem& system, std::span<const Vec3> 
   HairChildren c;
   c.points = points;
   for (size_t r = 0; r < roots.size(); ++r) {
-    if (!finite(roots[r]))
+    if (!is_finite(roots[r]))
       throw Error({}, kPlace, "child root " + std::to_string(r) + " is not finite");
     // The three nearest guide roots (fewer when there are fewer guides), inverse distance.
     std::vector<std::pair<double, std::uint32_t>> near;

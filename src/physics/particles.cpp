@@ -33,12 +33,6 @@ double uniform(std::uint64_t seed, std::uint64_t serial, int k) {
   return double(h >> 11) * 0x1.0p-53;
 }
 
-/// A unit vector perpendicular to the unit vector d.
-Vec3 perpendicular_to(const Vec3& d) {
-  const Vec3 other = std::abs(d.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-  return normalize(cross(d, other));
-}
-
 // ---- validation ----
 
 void check_finite(const Vec3& v, const std::string& what) {
@@ -297,7 +291,7 @@ void ParticleSystem::emit(double h) {
       Vec3 v = m.velocity;
       if (m.spread > 0 && length(v) > 0) {  // turned within a cone about the mean direction
         const double speed = length(v);
-        const Vec3 axis = v / speed, side = perpendicular_to(axis), up = cross(axis, side);
+        const Vec3 axis = v / speed, side = any_perpendicular(axis), up = cross(axis, side);
         const double cos_t = 1 - u(3) * (1 - std::cos(m.spread)), phi = 2 * std::numbers::pi * u(4);
         const double sin_t = std::sqrt(std::max(0.0, 1 - cos_t * cos_t));
         v = (axis * cos_t + side * (sin_t * std::cos(phi)) + up * (sin_t * std::sin(phi))) * speed;

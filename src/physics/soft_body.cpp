@@ -14,10 +14,6 @@ namespace {
 
 constexpr const char* kPlace = "soft body";
 
-bool finite(const Vec3& v) {
-  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
-}
-
 }  // namespace
 
 double tet_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
@@ -27,7 +23,7 @@ double tet_volume(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
 TetMesh make_box_tets(int nx, int ny, int nz, const Vec3& size, const Vec3& corner) {
   if (nx < 1 || ny < 1 || nz < 1)
     throw Error({}, kPlace, "a box needs at least one cube along each axis");
-  if (!(size.x > 0 && size.y > 0 && size.z > 0) || !finite(size) || !finite(corner))
+  if (!(size.x > 0 && size.y > 0 && size.z > 0) || !is_finite(size) || !is_finite(corner))
     throw Error({}, kPlace, "a box's size must be positive and finite");
   TetMesh m;
   for (int k = 0; k <= nz; ++k)
@@ -68,7 +64,7 @@ void validate_tet_mesh(const TetMesh& mesh, const std::string& name) {
   if (n < 4 || mesh.tets.empty())
     throw Error({}, name, "a soft body needs at least one tetrahedron");
   for (size_t i = 0; i < n; ++i)
-    if (!finite(mesh.positions[i]))
+    if (!is_finite(mesh.positions[i]))
       throw Error({}, name, "vertex " + std::to_string(i) + " is not finite");
   for (size_t t = 0; t < mesh.tets.size(); ++t) {
     const auto& tet = mesh.tets[t];
@@ -123,7 +119,7 @@ SoftBody::SoftBody(TetMesh mesh, SoftBodyOptions options)
   non_negative(o_.edge_compliance, "edge_compliance");
   non_negative(o_.volume_compliance, "volume_compliance");
   non_negative(o_.air_drag, "air_drag");
-  if (!finite(o_.gravity)) throw Error({}, kPlace, "gravity is not finite");
+  if (!is_finite(o_.gravity)) throw Error({}, kPlace, "gravity is not finite");
   if (o_.substeps < 1) throw Error({}, kPlace, "substeps must be ≥ 1");
   for (size_t c = 0; c < o_.colliders.size(); ++c)
     validate_collider(o_.colliders[c], kPlace, "collider " + std::to_string(c));
@@ -165,7 +161,7 @@ void SoftBody::set_state(std::span<const Vec3> positions, std::span<const Vec3> 
     throw Error({}, kPlace,
                 "set_state needs " + std::to_string(x_.size()) + " positions and velocities");
   for (size_t i = 0; i < x_.size(); ++i)
-    if (!finite(positions[i]) || !finite(velocities[i]))
+    if (!is_finite(positions[i]) || !is_finite(velocities[i]))
       throw Error({}, kPlace, "set_state: vertex " + std::to_string(i) + " is not finite");
   x_.assign(positions.begin(), positions.end());
   v_.assign(velocities.begin(), velocities.end());
@@ -234,7 +230,7 @@ void SoftBody::step(double h) {
     for (size_t i = 0; i < n; ++i) v_[i] = (x_[i] - previous_[i]) / hs;
   }
   for (const Vec3& p : x_)
-    if (!finite(p))
+    if (!is_finite(p))
       throw Error(
           {}, kPlace,
           "the soft body blew up (a position is not finite): lower the step or raise the substeps");

@@ -1,7 +1,6 @@
 // `kinema sim` as a library call (kinema/pipeline/sim.h).
 #include "kinema/pipeline/sim.h"
 
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -132,10 +131,9 @@ ClothMesh read_mesh_file(const SceneReader& r, const std::string& path, const st
                          const std::string& p) {
   std::vector<Vec3> positions;
   std::vector<std::uint32_t> indices;
-  std::string ext = std::filesystem::path(path).extension().string();
-  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  const std::string ext = extension_of(path);
   try {
-    if (ext == ".obj") {
+    if (ext == "obj") {
       const ObjTriangles obj = parse_obj_triangles(read_file(path), path);
       if (obj.dropped_degenerate > 0)
         r.fail(p, path + " has " + std::to_string(obj.dropped_degenerate) +
@@ -382,9 +380,8 @@ namespace {
 
 /// True when OUT is a glTF file (.glb or .gltf, any case).
 bool writes_gltf(const std::string& out) {
-  std::string ext = std::filesystem::path(out).extension().string();
-  for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return ext == ".glb" || ext == ".gltf";
+  const std::string ext = extension_of(out);
+  return ext == "glb" || ext == "gltf";
 }
 
 /// The cloths as one glTF asset: each a mesh on its own node with one morph target per frame

@@ -19,12 +19,6 @@ namespace {
 /// Frames per chunk of the sweeps: fields are built a chunk at a time, in parallel.
 constexpr long kChunkFrames = 256;
 
-/// Any unit vector perpendicular to a unit vector.
-Vec3 any_perpendicular(const Vec3& d) {
-  const Vec3 a = std::abs(d.x) < 0.9 ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
-  return normalize(cross(d, a));
-}
-
 const Vec3& largest(const Vec3& a, const Vec3& b) { return dot(b, b) > dot(a, a) ? b : a; }
 
 /// The pushes of one arm pose: the largest of each segment's samples, and the deepest sample.

@@ -89,6 +89,13 @@ constexpr Vec3T<T> lerp(const Vec3T<T>& a, const Vec3T<T>& b, T t) {
   return a + (b - a) * t;
 }
 
+/// A unit vector perpendicular to the unit vector d (crossed with +X, or +Y when d is near X).
+template <class T>
+Vec3T<T> any_perpendicular(const Vec3T<T>& d) {
+  const Vec3T<T> other = std::abs(d.x) < T(0.9) ? Vec3T<T>{1, 0, 0} : Vec3T<T>{0, 1, 0};
+  return normalize(cross(d, other));
+}
+
 /// True when every component is finite.
 template <class T>
 bool is_finite(const Vec3T<T>& v) {

@@ -29,6 +29,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -192,6 +193,8 @@ class Cloth {
   void build_self_candidates(double h);
   void move_kinematic(double fraction);
 
+  struct Parallel;  ///< the oneTBB arena (src/physics/cloth.cpp)
+  std::shared_ptr<Parallel> parallel_;
   ClothMesh mesh_;
   ClothOptions o_;
   std::vector<ClothSpring> springs_;
