@@ -67,6 +67,11 @@ bool write_image_passthrough(const std::string* basepath, const std::string* fil
 void read_vrm(const tinygltf::Model& model, const std::vector<int>& node_to_joint, Asset& asset,
               const std::string& file);
 
+/// Reads VRMC_springBone 1.0, or else VRM 0.x `secondaryAnimation`, into asset.spring_bones
+/// (see vrm_spring.cpp). Throws kinema::Error naming the JSON pointer of malformed data.
+void read_spring_bones(const tinygltf::Model& model, const std::vector<int>& node_to_joint,
+                       Asset& asset, const std::string& file);
+
 /// Writes (replaces) the VRMC_vrm extension from asset.humanoid, converting (migrate_vrm0) and
 /// dropping a VRM 0.x `VRM` extension when present. `joint_to_node` maps skeleton joints to nodes.
 /// Throws kinema::Error when the humanoid lacks a bone VRM 1.0 requires.

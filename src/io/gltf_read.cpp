@@ -657,6 +657,7 @@ Asset read_gltf(const std::string& path) {
     asset.clips.push_back(
         read_animation(m, ai, r, targets, asset.skeleton, path, asset.source.warnings));
   gltf_detail::read_vrm(m, doc->node_to_joint, asset, path);
+  gltf_detail::read_spring_bones(m, doc->node_to_joint, asset, path);
   asset.gltf = std::move(doc);
   return asset;
 }

@@ -504,6 +504,17 @@ Target adapt_source(tinygltf::Model& m, Builder& b, const Asset& asset, const Gl
   return t;
 }
 
+/// Removes VRMC_springBone and VRM 0.x secondaryAnimation (an optional member of the 0.x schema).
+void drop_spring_bones(tinygltf::Model& m) {
+  m.extensions.erase("VRMC_springBone");
+  for (auto* list : {&m.extensionsUsed, &m.extensionsRequired})
+    list->erase(std::remove(list->begin(), list->end(), "VRMC_springBone"), list->end());
+  if (auto it = m.extensions.find("VRM"); it != m.extensions.end() && it->second.IsObject()) {
+    auto object = it->second.Get<tinygltf::Value::Object>();
+    if (object.erase("secondaryAnimation")) it->second = tinygltf::Value(std::move(object));
+  }
+}
+
 }  // namespace
 
 void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOptions& options) {
@@ -529,6 +540,7 @@ void write_gltf(const Asset& asset, const std::string& path, const GltfWriteOpti
       source_mode ? adapt_source(m, b, asset, *doc, binary, vrm, clips) : build_fresh(m, b, asset);
   write_animations(m, b, clips, which, t, path);
   if (vrm) gltf_detail::write_vrm1(m, asset, t.joint_to_node, path);
+  if (!options.spring_bones) drop_spring_bones(m);
   m.asset.version = "2.0";
   if (!source_mode || m.asset.generator.empty()) m.asset.generator = "kinema";
   m.buffers.clear();

@@ -75,3 +75,38 @@ TEST_F(SimCli, UsageErrorsExitOne) {
 }
 
 }  // namespace
+
+TEST_F(SimCli, SpringbonesBakesAnAvatarsSecondaryMotion) {
+  const std::string avatar =
+      std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb";
+  const auto r = kinema("sim springbones --json " + sh_quote(avatar) + " --fps 30 -o " +
+                        sh_quote(path("baked.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary.at("clip"), "walk");
+  EXPECT_EQ(summary.at("joints"), 16);
+  EXPECT_EQ(summary.at("frames"), 87);  // 2.85 s at 30 fps, the last frame at the clip's end
+  EXPECT_TRUE(fs::exists(path("baked.glb")));
+  const auto text = kinema("sim springbones " + sh_quote(avatar) + " --seconds 0.5 -o " +
+                           sh_quote(path("half.gltf")));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("8 springs, 16 joints, 4 colliders; 31 frames at 60 fps"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST_F(SimCli, SpringbonesOnABadOrSpringlessFileWritesNothing) {
+  kinema::test::write_all(path("broken.glb"), "glTF\x02\0\0\0");
+  const auto bad = kinema("sim springbones " + sh_quote(path("broken.glb")) + " -o " +
+                          sh_quote(path("out.glb")));
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("broken.glb"), std::string::npos) << bad.err;
+  const std::string robot = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/debug_robot.vrm";
+  const auto none =
+      kinema("sim springbones " + sh_quote(robot) + " -o " + sh_quote(path("out.glb")));
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find("has no spring bones"), std::string::npos) << none.err;
+  const auto usage = kinema("sim");
+  EXPECT_EQ(usage.code, 1);
+  EXPECT_FALSE(fs::exists(path("out.glb")));
+}

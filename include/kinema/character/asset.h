@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "kinema/character/spring_bones.h"
 #include "kinema/clip/clip.h"
 #include "kinema/math/euler.h"
 #include "kinema/math/mat4.h"
@@ -126,6 +127,8 @@ struct Asset {
   std::vector<Mesh> meshes;
   std::vector<Skin> skins;
   std::optional<Humanoid> humanoid;
+  /// Spring bones (VRMC_springBone or VRM 0.x secondaryAnimation); empty when the file has none.
+  SpringBones spring_bones;
   SourceInfo source;
   /// Per-joint BVH layout (empty unless read from BVH); indexed like the skeleton.
   std::vector<BvhJointLayout> bvh_layout;

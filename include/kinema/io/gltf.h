@@ -41,6 +41,9 @@ struct GltfWriteOptions {
   bool vrm = false;
   /// Which clips to write (empty: all).
   std::vector<int> clips;
+  /// Keep the source's spring bones (VRMC_springBone, VRM 0.x secondaryAnimation). false for
+  /// clips with the secondary motion baked in, which a VRM viewer would otherwise simulate again.
+  bool spring_bones = true;
 };
 
 /// Reads .gltf / .glb / .vrm. Throws kinema::Error naming the file, the JSON pointer or
