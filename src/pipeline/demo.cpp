@@ -58,6 +58,7 @@ class Demo {
   void motion_matching();
   void feet();
   void cloth();
+  void spring_bones();
   void compression();
   void render();
 
@@ -320,6 +321,20 @@ void Demo::cloth() {
   report(DemoEvent::Phase::Done, step);
 }
 
+/// The character's spring bones (hair, ribbons, skirts) over the retargeted walk: simulated and
+/// baked into the walk, so that any glTF viewer plays the secondary motion.
+void Demo::spring_bones() {
+  if (!retargeted_ || retargeted_->spring_bones.empty() || retargeted_file_.empty()) return;
+  DemoSpringBones step;
+  step.request.avatar = retargeted_file_;
+  step.request.out = output(fs::path(retargeted_file_).stem().string() + "_springs.glb");
+  step.request.progress = progress_;
+  report(DemoEvent::Phase::Started, step);
+  step.result = run_spring_bake(step.request);
+  produced(step.request.out);
+  report(DemoEvent::Phase::Done, step);
+}
+
 /// The motion within 0.01 cm (a guaranteed bound at virtual vertices 3 cm from every joint),
 /// written as a .kmc.
 void Demo::compression() {
@@ -369,6 +384,15 @@ void Demo::render() {
     sheets.push_back({&*stairs, "walk_stairs.png", SkinningMethod::Lbs,
                       "the walk after foot placement on the stairs, bones as capsules"});
   }
+  std::optional<Asset> springs;
+  if (retargeted_file_.size()) {
+    const fs::path p = out_dir_ / (fs::path(retargeted_file_).stem().string() + "_springs.glb");
+    if (written(p)) {
+      springs = load_asset(p.string());
+      sheets.push_back({&*springs, p.stem().string() + ".png", SkinningMethod::Lbs,
+                        "the walk with the character's spring bones baked in (hair, ribbon)"});
+    }
+  }
   std::optional<Asset> cloth;
   if (const fs::path p = out_dir_ / "cloth_drape.glb"; written(p)) {
     cloth = load_asset(p.string());
@@ -416,6 +440,7 @@ std::vector<std::string> Demo::run() {
     feet();
     cloth();
   }
+  spring_bones();
   compression();
   render();
   report(DemoEvent::Phase::Done, DemoProduced{out_dir_.string(), produced_});

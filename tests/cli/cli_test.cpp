@@ -467,6 +467,13 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   ASSERT_EQ(cloth.meshes.size(), 1u);
   EXPECT_EQ(cloth.meshes[0].morph_targets.size(), 61u);  // 2 s at 30 fps
   EXPECT_TRUE(fs::exists(out + "/cloth_drape.png")) << r.out;
+  // The spring-bone step: Godette's hair and ribbon baked into the walk, drawn.
+  EXPECT_NE(r.out.find("== spring bones:"), std::string::npos) << r.out;
+  const kinema::Asset springs = kinema::load_asset(out + "/character_walk_springs.glb");
+  EXPECT_TRUE(springs.spring_bones.empty()) << "baked: no definitions left to simulate again";
+  ASSERT_EQ(springs.clips.size(), 1u);
+  EXPECT_EQ(springs.clips[0].name, "walk_springs");
+  EXPECT_TRUE(fs::exists(out + "/character_walk_springs.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

@@ -174,6 +174,19 @@ struct DemoPrinter {
           << " frames, largest stretch " << format_number(100 * c.largest_stretch) << " %, "
           << c.collider_contacts << " contacts with the sphere and the ground\n";
   }
+  void operator()(Phase phase, const pipeline::DemoSpringBones& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== spring bones: " << s.request.avatar
+          << " — the character's hair and ribbons simulated over the walk (three-vrm's "
+             "algorithm)\n";
+      return;
+    }
+    const pipeline::SpringBakeResult& r = s.result;
+    out << "  " << s.request.out << ": " << r.springs << " springs, " << r.joints << " joints, "
+        << r.colliders << " colliders, " << r.frames << " frames at 60 Hz, "
+        << format_number(r.frames > 0 ? 1e6 * r.seconds / r.frames : 0.0)
+        << " µs a frame; largest swing " << format_number(r.largest_swing_deg) << "°\n";
+  }
   void operator()(Phase phase, const pipeline::DemoCompression& s) const {
     if (phase == Phase::Started) {
       out << "\n== compression: " << s.motion

@@ -8,9 +8,11 @@
 // character's body (the clean job: cleaned GLB, report, preview of the worst frames, depth plot);
 // and with the bundled data, play the walk/run locomotion graph (the play job), build a
 // motion-matching database and drive it along a scripted stick (the match jobs), place the walk's
-// feet on stairs and a slope (the feet job); then compress the motion within 0.01 cm and render
-// contact sheets of what was made. Every step reports to an observer as it starts and when it is
-// done, so a caller can show it as it goes; the jobs never print.
+// feet on stairs and a slope (the feet job), drop a cloth onto a sphere (the sim job); bake the
+// character's spring bones into the retargeted walk (a VRM with spring bones); then compress the
+// motion within 0.01 cm and render contact sheets of what was made. Every step reports to an
+// observer as it starts and when it is done, so a caller can show it as it goes; the jobs never
+// print.
 #pragma once
 
 #include <functional>
@@ -26,6 +28,7 @@
 #include "kinema/pipeline/play.h"
 #include "kinema/pipeline/retarget.h"
 #include "kinema/pipeline/sim.h"
+#include "kinema/pipeline/spring_bones.h"
 
 namespace kinema::pipeline {
 
@@ -110,6 +113,12 @@ struct DemoCloth {
   SimRequest request;
   SimResult result;  ///< when done
 };
+/// The character's spring bones (hair, ribbons) simulated over the retargeted walk and baked into
+/// it by `kinema sim springbones`; only for a character that has spring bones.
+struct DemoSpringBones {
+  SpringBakeRequest request;
+  SpringBakeResult result;  ///< when done
+};
 /// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
 struct DemoSheet {
   std::string png, what;
@@ -127,8 +136,8 @@ struct DemoEvent {
   Phase phase = Phase::Done;
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
-               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoCompression, DemoSheet,
-               DemoProduced>
+               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoCompression,
+               DemoSheet, DemoProduced>
       step;
 };
 
