@@ -283,6 +283,12 @@ void Cloth::set_state(std::span<const Vec3> positions, std::span<const Vec3> vel
   for (std::uint32_t k : kinematic_) kinematic_to_[k] = x_[k];
 }
 
+void Cloth::set_colliders(std::vector<Collider> colliders) {
+  for (size_t c = 0; c < colliders.size(); ++c)
+    validate_collider(colliders[c], kPlace, "collider " + std::to_string(c));
+  o_.colliders = std::move(colliders);
+}
+
 void Cloth::set_pin_target(std::uint32_t vertex, const Vec3& position) {
   if (vertex >= x_.size() ||
       std::find(o_.pinned.begin(), o_.pinned.end(), vertex) == o_.pinned.end())

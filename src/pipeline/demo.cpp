@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "kinema/character/merge.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/bvh.h"
@@ -59,6 +60,7 @@ class Demo {
   void feet();
   void cloth();
   void spring_bones();
+  void cape();
   void compression();
   void render();
 
@@ -312,12 +314,33 @@ void Demo::cloth() {
   std::error_code ec;
   if (!fs::is_regular_file(scene, ec)) return;
   DemoCloth step;
+  step.what = "a sheet dropped onto a sphere (XPBD, inextensible, 60 Hz)";
   step.request.scene = scene.string();
   step.request.out = output("cloth_drape.glb");
   step.request.progress = progress_;
   report(DemoEvent::Phase::Started, step);
   step.result = run_sim_file(step.request);
   produced(step.request.out);
+  report(DemoEvent::Phase::Done, step);
+}
+
+/// The bundled cape on the retargeted walk: the cloth pinned to the chest, colliding with the
+/// body's capsules, the character's spring bones on the same steps; written as the cape (a morph
+/// target per frame) and the character with its spring bones baked in.
+void Demo::cape() {
+  const fs::path scene = bundled_file("cape.json");
+  std::error_code ec;
+  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return;
+  DemoCloth step;
+  step.what = "a cape on the character's back as it walks, with its spring bones (XPBD, 60 Hz)";
+  step.request.scene = scene.string();
+  step.request.character_file = retargeted_file_;
+  step.request.out = output("cape.glb");
+  step.request.progress = progress_;
+  report(DemoEvent::Phase::Started, step);
+  step.result = run_sim_file(step.request);
+  produced(step.request.out);
+  produced(step.result.character_path);
   report(DemoEvent::Phase::Done, step);
 }
 
@@ -362,6 +385,7 @@ void Demo::render() {
     std::string name;
     SkinningMethod skinning;
     std::string what;
+    CameraMode camera = CameraMode::Follow;
   };
   std::vector<Sheet> sheets;
   if (retargeted_ && !retargeted_->meshes.empty()) {
@@ -399,13 +423,22 @@ void Demo::render() {
     sheets.push_back({&*cloth, "cloth_drape.png", SkinningMethod::Lbs,
                       "the cloth falling onto the sphere (a morph target per frame)"});
   }
+  std::optional<Asset> caped;
+  if (const fs::path p = out_dir_ / "cape.glb"; written(p)) {
+    const Asset character = load_asset((out_dir_ / "cape_character.glb").string());
+    const Asset cape = load_asset(p.string());
+    caped = merge_assets(character, 0, cape, 0);
+    sheets.push_back({&*caped, "cape.png", SkinningMethod::Lbs,
+                      "the cape on the walking character, seen from around her",
+                      CameraMode::Orbit});
+  }
   if (!sheets.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
     ClipRenderOptions options;
     options.target.width = 320;
     options.target.height = 240;
-    options.camera = CameraMode::Follow;
+    options.camera = sheet.camera;
     options.skinning = sheet.skinning;
     DemoSheet step{output(sheet.name), sheet.what, "", ""};
     try {
@@ -441,6 +474,7 @@ std::vector<std::string> Demo::run() {
     cloth();
   }
   spring_bones();
+  if (bundled()) cape();
   compression();
   render();
   report(DemoEvent::Phase::Done, DemoProduced{out_dir_.string(), produced_});

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "kinema/character/merge.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 
@@ -201,10 +202,15 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   }
 
   // ---- the asset and the frames ----
-  const Asset asset = load_asset(request.in, request.load);
-  const int clip = !request.clip.empty() ? find_clip(asset, request.clip, request.in)
-                   : asset.clips.empty() ? -1
-                                         : 0;
+  Asset asset = load_asset(request.in, request.load);
+  int clip = !request.clip.empty() ? find_clip(asset, request.clip, request.in)
+             : asset.clips.empty() ? -1
+                                   : 0;
+  for (const std::string& other : request.with) {
+    const Asset extra = load_asset(other, request.load);
+    asset = merge_assets(asset, clip, extra, extra.clips.empty() ? -1 : 0);
+    clip = 0;
+  }
   const double duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
   double rate = clip >= 0 ? infer_frame_rate(asset.clips[size_t(clip)]) : 0.0;
   if (!(rate > 0)) rate = 30;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -13,9 +14,13 @@
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
+#include "kinema/io/gltf.h"
 #include "kinema/io/point_cache.h"
 #include "kinema/io/terrain.h"
+#include "kinema/physics/character_colliders.h"
+#include "kinema/physics/spring_bones.h"
 #include "kinema/sim/fixed_step_clock.h"
+#include "kinema/skin/skin_mesh.h"
 
 namespace kinema::pipeline {
 
@@ -228,10 +233,10 @@ ClothMaterial read_material(const SceneReader& r, const json& j, const std::stri
 SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string& p,
                          const std::string& folder, const Vec3& gravity, const Vec3& wind,
                          const std::vector<Collider>& colliders, size_t index) {
-  r.only(
-      j, p,
-      {"name", "grid", "mesh", "mesh_name", "solver", "substeps", "iterations", "tethers", "pinned",
-       "material", "thickness", "self_collision", "cg_max_iterations", "cg_tolerance"});
+  r.only(j, p,
+         {"name", "grid", "mesh", "mesh_name", "solver", "substeps", "iterations", "tethers",
+          "pinned", "material", "thickness", "self_collision", "cg_max_iterations", "cg_tolerance",
+          "attach_to_skin", "attach_joint"});
   SimSceneCloth c;
   c.name = j.contains("name") ? r.text(j["name"], p + "/name") : "cloth" + std::to_string(index);
   if (c.name.empty() || c.name.find_first_of("/\\:") != std::string::npos)
@@ -306,6 +311,22 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
       o.pinned.push_back(std::uint32_t(v));
     }
   }
+  if (j.contains("attach_to_skin")) {
+    const json& list = j["attach_to_skin"];
+    if (!list.is_array()) r.fail(p + "/attach_to_skin", "must be an array of vertex indices");
+    std::set<int> seen(o.pinned.begin(), o.pinned.end());
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string q = p + "/attach_to_skin/" + std::to_string(i);
+      const int v = r.whole(list[i], q, 0, int(c.mesh.positions.size()) - 1);
+      if (!seen.insert(v).second)
+        r.fail(q, "vertex " + std::to_string(v) + " is already pinned or attached");
+      c.attach_to_skin.push_back(std::uint32_t(v));
+    }
+  }
+  if (j.contains("attach_joint")) {
+    if (!j.contains("attach_to_skin")) r.fail(p + "/attach_joint", "goes with \"attach_to_skin\"");
+    c.attach_joint_name = r.text(j["attach_joint"], p + "/attach_joint");
+  }
   if (o.solver != ClothSolver::Xpbd &&
       (std::isinf(o.material.stretch_stiffness) || std::isinf(o.material.shear_stiffness) ||
        std::isinf(o.material.bend_stiffness)))
@@ -320,7 +341,8 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
 
 }  // namespace
 
-SimScene parse_sim_scene(const std::string& json_text, const std::string& file) {
+SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
+                         const std::string& character_file) {
   const SceneReader r{file};
   json j;
   try {
@@ -337,7 +359,7 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file) 
     throw Error(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                 std::string("malformed JSON: ") + e.what());
   }
-  r.only(j, "", {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth"});
+  r.only(j, "", {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -354,12 +376,61 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file) 
   if (!j.contains("cloth") || !j["cloth"].is_array() || j["cloth"].empty())
     r.fail("/cloth", "a scene needs a non-empty array \"cloth\"");
   const std::string folder = std::filesystem::path(file).parent_path().string();
+  if (j.contains("character")) {
+    const json& c = j["character"];
+    r.only(c, "/character",
+           {"file", "clip", "colliders", "collider_joints", "collider_percentile", "spring_bones"});
+    if (!c.contains("file")) r.fail("/character/file", "missing: the character's file");
+    SimSceneCharacter ch;
+    std::filesystem::path path(r.text(c["file"], "/character/file"));
+    if (!character_file.empty())
+      path = character_file;
+    else if (path.is_relative())
+      path = std::filesystem::path(folder) / path;
+    ch.file = path.string();
+    ch.asset = std::make_shared<const Asset>(load_asset(ch.file));
+    if (c.contains("clip")) {
+      const std::string name = r.text(c["clip"], "/character/clip");
+      for (size_t k = 0; k < ch.asset->clips.size() && ch.clip < 0; ++k)
+        if (ch.asset->clips[k].name == name || std::to_string(k) == name) ch.clip = int(k);
+      if (ch.clip < 0) r.fail("/character/clip", ch.file + " has no clip \"" + name + "\"");
+    } else if (!ch.asset->clips.empty()) {
+      ch.clip = 0;
+    }
+    if (c.contains("colliders")) ch.colliders = r.boolean(c["colliders"], "/character/colliders");
+    if (c.contains("spring_bones"))
+      ch.spring_bones = r.boolean(c["spring_bones"], "/character/spring_bones");
+    if (c.contains("collider_percentile"))
+      ch.collider_percentile = r.number(c["collider_percentile"], "/character/collider_percentile");
+    if (!(ch.collider_percentile > 0 && ch.collider_percentile <= 1))
+      r.fail("/character/collider_percentile", "must be in (0, 1]");
+    if (c.contains("collider_joints")) {
+      const json& list = c["collider_joints"];
+      if (!list.is_array()) r.fail("/character/collider_joints", "must be an array of joint names");
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string q = "/character/collider_joints/" + std::to_string(i);
+        const int joint = ch.asset->skeleton.find(r.text(list[i], q));
+        if (joint < 0) r.fail(q, ch.file + " has no joint \"" + list[i].get<std::string>() + "\"");
+        ch.collider_joints.push_back(joint);
+      }
+    }
+    scene.character = std::move(ch);
+  }
   std::set<std::string> names;
   for (size_t i = 0; i < j["cloth"].size(); ++i) {
     const std::string p = "/cloth/" + std::to_string(i);
     scene.cloths.push_back(read_cloth(r, j["cloth"][i], p, folder, gravity, wind, colliders, i));
     if (!names.insert(scene.cloths.back().name).second)
       r.fail(p + "/name", "another cloth is already named \"" + scene.cloths.back().name + "\"");
+    SimSceneCloth& cloth = scene.cloths.back();
+    if (!cloth.attach_to_skin.empty() && !scene.character)
+      r.fail(p + "/attach_to_skin", "needs a \"character\" whose skin the cloth follows");
+    if (!cloth.attach_joint_name.empty()) {
+      cloth.attach_joint = scene.character->asset->skeleton.find(cloth.attach_joint_name);
+      if (cloth.attach_joint < 0)
+        r.fail(p + "/attach_joint",
+               scene.character->file + " has no joint \"" + cloth.attach_joint_name + "\"");
+    }
   }
   return scene;
 }
@@ -447,13 +518,167 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
 
 }  // namespace
 
+namespace {
+
+/// A scene's character over time: the clip's pose at each step with its spring bones simulated,
+/// the colliders its skin gives at that pose, and its skinned vertices (for attachments and for
+/// putting a cloth authored around the bind pose on it).
+class SceneCharacter {
+ public:
+  explicit SceneCharacter(const SimSceneCharacter& c) : c_(c), a_(*c.asset) {
+    const size_t n = size_t(a_.skeleton.joint_count());
+    pose_.resize(n);
+    model_.resize(n);
+    if (c.spring_bones && !a_.spring_bones.empty()) springs_.emplace(a_.skeleton, a_.spring_bones);
+    if (c.colliders) {
+      CharacterColliderOptions options;
+      options.percentile = c.collider_percentile;
+      for (const CharacterCollider& shape : character_colliders(a_, options))
+        if (c.collider_joints.empty() ||
+            std::find(c.collider_joints.begin(), c.collider_joints.end(), shape.joint) !=
+                c.collider_joints.end())
+          shapes_.push_back(shape);
+    }
+    if (c.clip >= 0) {
+      baked_.name = a_.clips[size_t(c.clip)].name;
+      const Clip& source = a_.clips[size_t(c.clip)];
+      for (size_t j = 0; j < n; ++j)
+        keyed_.push_back(j < source.tracks.size() && !source.tracks[j].empty());
+    } else {
+      baked_.name = "rest";
+      keyed_.assign(n, false);
+    }
+    if (springs_)
+      for (int j : springs_->simulated_joints()) keyed_[size_t(j)] = true;
+    baked_.tracks.resize(n);
+    for (const Mat4& m : rest_model_matrices(a_.skeleton)) {
+      Mat4 inv;
+      rest_inverse_.push_back(inverse(m, inv) ? inv : Mat4::identity());
+    }
+  }
+
+  /// Moves the character to time t; `h` the step just taken (0 at the start).
+  void move_to(double t, double h) {
+    previous_ = pose_;
+    if (c_.clip >= 0) {
+      const Clip& clip = a_.clips[size_t(c_.clip)];
+      sample_pose(clip, a_.skeleton, std::min(t, clip.duration), WrapMode::Clamp, pose_);
+    } else {
+      pose_ = a_.skeleton.rest_pose();
+    }
+    if (springs_) springs_->step(pose_, h);
+    local_to_model(a_.skeleton.parents(), pose_, model_);
+    if (!shapes_.empty()) pose_character_colliders(shapes_, model_, colliders_);
+    skin();
+  }
+
+  /// Keys into the baked clip at time t the pose α of the way from before the last move to
+  /// after it: the frame the cloths are drawn at (FixedStepClock's α).
+  void record(double t, double alpha) {
+    baked_.duration = t;
+    if (previous_.empty()) previous_ = pose_;
+    for (size_t j = 0; j < pose_.size(); ++j) {
+      if (!keyed_[j]) continue;
+      JointTrack& track = baked_.tracks[j];
+      track.translation.times.push_back(t);
+      track.rotation.times.push_back(t);
+      track.scale.times.push_back(t);
+      track.translation.values.push_back(
+          lerp(previous_[j].translation, pose_[j].translation, alpha));
+      track.rotation.values.push_back(slerp(previous_[j].rotation, pose_[j].rotation, alpha));
+      track.scale.values.push_back(lerp(previous_[j].scale, pose_[j].scale, alpha));
+    }
+  }
+
+  /// Point `p`, given in the character's bind pose near skinned vertex `k`, carried to the
+  /// current pose by that vertex's blended skinning matrix (how a cloth authored around the
+  /// character's rest pose is put on it at the first frame).
+  Vec3 carry(size_t k, const Vec3& p) const {
+    for (size_t m = 0; m < skinned_.size(); ++m) {
+      const Mesh& mesh = a_.meshes[skinned_[m]];
+      if (k >= mesh.positions.size()) {
+        k -= mesh.positions.size();
+        continue;
+      }
+      Vec3 out{0, 0, 0};
+      for (int i = 0; i < mesh.influences; ++i) {
+        const size_t at = k * size_t(mesh.influences) + size_t(i);
+        const float w = mesh.weights[at];
+        if (w > 0) out += to_mat4(palettes_[m][mesh.joints[at]]).transform_point(p) * double(w);
+      }
+      return out;
+    }
+    return p;
+  }
+
+  /// Joint j's motion from the bind (rest) pose to the current pose, in model space.
+  Mat4 from_rest(int j) const { return model_[size_t(j)] * rest_inverse_[size_t(j)]; }
+
+  const std::vector<Collider>& colliders() const { return colliders_; }
+  size_t collider_count() const { return shapes_.size(); }
+  std::span<const Vec3> skin_positions() const { return skin_; }
+  Clip take_clip(int fps) {
+    baked_.sample_rate = fps;
+    return std::move(baked_);
+  }
+
+ private:
+  void skin() {
+    skin_.clear();
+    skinned_.clear();
+    palettes_.resize(a_.meshes.size());
+    for (size_t m = 0; m < a_.meshes.size(); ++m) {
+      const Mesh& mesh = a_.meshes[m];
+      if (mesh.skin < 0 || mesh.influences == 0) continue;
+      const SkinMeshView view = skin_mesh_view(mesh, c_.file);
+      std::vector<Affine3x4f>& palette = palettes_[skinned_.size()];
+      palette.resize(a_.skins[size_t(mesh.skin)].joints.size());
+      asset_skin_palette(a_, mesh.skin, model_, palette);
+      positions_.resize(mesh.positions.size());
+      skin_lbs(view, palette, SkinOutputs{positions_, {}, {}});
+      for (const Vec3f& p : positions_) skin_.push_back(Vec3(p));
+      skinned_.push_back(m);
+    }
+  }
+
+  const SimSceneCharacter& c_;
+  const Asset& a_;
+  std::optional<SpringBoneSim> springs_;
+  std::vector<CharacterCollider> shapes_;
+  std::vector<Transform> pose_, previous_;  // now, and before the last move
+  std::vector<Mat4> model_;
+  std::vector<Mat4> rest_inverse_;
+  std::vector<Collider> colliders_;
+  std::vector<size_t> skinned_;                    // meshes whose vertices skin_ holds, in order
+  std::vector<std::vector<Affine3x4f>> palettes_;  // one per skinned mesh
+  std::vector<Vec3f> positions_;
+  std::vector<Vec3> skin_;
+  std::vector<char> keyed_;
+  Clip baked_;
+};
+
+/// The skinned vertex nearest to p (brute force: run once per attached vertex at the start).
+size_t nearest_vertex(std::span<const Vec3> skin, const Vec3& p) {
+  size_t best = 0;
+  for (size_t k = 1; k < skin.size(); ++k)
+    if (length_squared(skin[k] - p) < length_squared(skin[best] - p)) best = k;
+  return best;
+}
+
+}  // namespace
+
+std::string sim_character_path(const std::string& out) {
+  std::filesystem::path p(out);
+  return (p.parent_path() / (p.stem().string() + "_character.glb")).string();
+}
+
 SimResult run_sim_file(const SimRequest& request) {
   static constexpr std::string_view kOutputs[] = {"pc2", "glb", "gltf"};
   const NamedInput inputs[] = {{"SCENE", request.scene}};
   check_output_file(request.out, inputs, kOutputs, "sim");
   const bool gltf = writes_gltf(request.out);
   SimResult result;
-  result.scene = parse_sim_scene(read_file(request.scene), request.scene);
+  result.scene = parse_sim_scene(read_file(request.scene), request.scene, request.character_file);
   const SimScene& scene = result.scene;
   if (!gltf)
     for (const SimSceneCloth& c : scene.cloths)
@@ -461,55 +686,144 @@ SimResult run_sim_file(const SimRequest& request) {
                                       sim_mesh_path(request.out, c.name, scene.cloths.size())})
         if (same_file(path, request.scene))
           throw UsageError("the output " + path + " is the same file as SCENE");
+  if (scene.character) {
+    result.character_path = sim_character_path(request.out);
+    for (const std::string& input : {request.scene, scene.character->file})
+      if (same_file(result.character_path, input))
+        throw UsageError("the output " + result.character_path + " is the same file as " + input);
+  }
 
   result.frames = int(std::floor(scene.duration * scene.fps + 1e-9)) + 1;
   const double h = 1.0 / scene.rate;
-  std::vector<PointCache> caches;
-  for (const SimSceneCloth& c : scene.cloths) {
+  // The character first: at the first frame's pose it decides where attached vertices hold on.
+  std::optional<SceneCharacter> character;
+  std::vector<Vec3> bind_skin;
+  if (scene.character) {
+    character.emplace(*scene.character);
+    // Cloths are authored around the bind pose (the skin's vertices as stored).
+    for (const Mesh& mesh : scene.character->asset->meshes)
+      if (mesh.skin >= 0 && mesh.influences > 0)
+        for (const Vec3f& p : mesh.positions) bind_skin.push_back(Vec3(p));
+    character->move_to(0, 0);
+    character->record(0, 1);
+    result.character_colliders = character->collider_count();
+  }
+  std::vector<Cloth> cloths;
+  std::vector<PointCache> caches(scene.cloths.size());
+  std::vector<std::vector<Vec3>> previous(scene.cloths.size());
+  for (size_t i = 0; i < scene.cloths.size(); ++i) {
+    const SimSceneCloth& c = scene.cloths[i];
     ClothOptions options = c.options;
     options.threads = request.threads;
-    Cloth cloth(c.mesh, options);
+    // With a character the cloth is authored around its bind pose: every vertex is carried to
+    // the first frame rigidly by the attach joint (or the first root). With an attach joint the
+    // attached vertices follow it rigidly (pins moved each step); without one each follows its
+    // nearest skinned vertex, keeping its offset.
+    std::vector<Vec3> start(c.mesh.positions.begin(), c.mesh.positions.end());
+    if (character) {
+      const Mat4 carry = character->from_rest(c.attach_joint >= 0 ? c.attach_joint : 0);
+      for (Vec3& p : start) p = carry.transform_point(p);
+      if (c.attach_joint >= 0) {
+        for (std::uint32_t v : c.attach_to_skin) options.pinned.push_back(v);
+      } else if (!c.attach_to_skin.empty()) {
+        const std::span<const Vec3> skin = character->skin_positions();
+        if (skin.empty())
+          throw Error(request.scene, "/cloth/" + std::to_string(i) + "/attach_to_skin",
+                      scene.character->file + " has no skinned mesh to attach to");
+        for (std::uint32_t v : c.attach_to_skin) {
+          const size_t k = nearest_vertex(bind_skin, c.mesh.positions[v]);
+          options.attachments.push_back({v, std::uint32_t(k), start[v] - skin[k]});
+        }
+      }
+    }
+    if (character)
+      for (const Collider& k : character->colliders()) options.colliders.push_back(k);
+    cloths.emplace_back(c.mesh, options);
+    size_t attached_inside = 0;
+    if (character) {
+      cloths.back().set_state(start, std::vector<Vec3>(start.size(), Vec3{0, 0, 0}));
+      std::vector<std::uint32_t> held = options.pinned;
+      for (const ClothAttachment& a : options.attachments) held.push_back(a.cloth_vertex);
+      for (std::uint32_t v : held)
+        for (const Collider& k : character->colliders()) {
+          Vec3 surface, normal;
+          if (collider_contact(k, start[v], options.thickness, surface, normal)) {
+            ++attached_inside;
+            break;
+          }
+        }
+    }
     SimClothResult out;
     out.name = c.name;
     out.vertices = c.mesh.positions.size();
-    out.springs = cloth.springs().size();
-    PointCache cache;
-    cache.points = int(out.vertices);
-    cache.start_frame = 0;
-    cache.sample_rate = 1;
-    cache.positions.reserve(out.vertices * size_t(result.frames));
-    auto record = [&](std::span<const Vec3> previous, std::span<const Vec3> current, double alpha) {
-      for (size_t i = 0; i < current.size(); ++i)
-        cache.positions.push_back(Vec3f(lerp(previous[i], current[i], alpha)));
-      out.worst_stretch = std::max(out.worst_stretch, cloth.largest_stretch());
-    };
-    record(cloth.positions(), cloth.positions(), 0);
-    // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
-    // from the state before the last step to the state after it.
-    FixedStepClock clock(Seconds::fraction(1, scene.rate),
-                         scene.rate / scene.fps + 2);  // offline: never drops time
-    std::vector<Vec3> previous(cloth.positions().begin(), cloth.positions().end());
-    const auto start = std::chrono::steady_clock::now();
-    for (int frame = 1; frame < result.frames; ++frame) {
-      const FrameSteps steps = clock.advance(Seconds::fraction(1, scene.fps));
-      for (int s = 0; s < steps.steps; ++s) {
-        previous.assign(cloth.positions().begin(), cloth.positions().end());
-        const ClothStepStats stats = cloth.step(h);
-        out.collider_contacts += stats.collider_contacts;
-        out.self_contacts += stats.self_contacts;
-        ++result.steps;
-      }
-      record(previous, cloth.positions(), steps.alpha);
-      report(request.progress, "simulating " + c.name, frame, result.frames - 1);
-    }
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    out.largest_stretch = cloth.largest_stretch();
+    out.springs = cloths.back().springs().size();
+    out.attached_inside = attached_inside;
     out.cache_path = gltf ? request.out : sim_cache_path(request.out, c.name, scene.cloths.size());
     out.mesh_path = gltf ? request.out : sim_mesh_path(request.out, c.name, scene.cloths.size());
-    caches.push_back(std::move(cache));
     result.cloths.push_back(out);
+    caches[i].points = int(out.vertices);
+    caches[i].start_frame = 0;
+    caches[i].sample_rate = 1;
+    caches[i].positions.reserve(out.vertices * size_t(result.frames));
   }
+  auto record = [&](size_t i, std::span<const Vec3> before, double alpha) {
+    const Cloth& cloth = cloths[i];
+    for (size_t v = 0; v < cloth.positions().size(); ++v)
+      caches[i].positions.push_back(Vec3f(lerp(before[v], cloth.positions()[v], alpha)));
+    result.cloths[i].worst_stretch =
+        std::max(result.cloths[i].worst_stretch, cloth.largest_stretch());
+  };
+  for (size_t i = 0; i < cloths.size(); ++i) record(i, cloths[i].positions(), 0);
+  // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
+  // from the state before the last step to the state after it.
+  FixedStepClock clock(Seconds::fraction(1, scene.rate),
+                       scene.rate / scene.fps + 2);  // offline: never drops time
+  for (int frame = 1; frame < result.frames; ++frame) {
+    const FrameSteps steps = clock.advance(Seconds::fraction(1, scene.fps));
+    for (int s = 0; s < steps.steps; ++s) {
+      ++result.steps;
+      if (character) {
+        character->move_to(double(result.steps) * h, h);
+        for (size_t i = 0; i < cloths.size(); ++i) {
+          const SimSceneCloth& c = scene.cloths[i];
+          std::vector<Collider> colliders = c.options.colliders;
+          for (const Collider& k : character->colliders()) colliders.push_back(k);
+          cloths[i].set_colliders(std::move(colliders));
+          if (c.attach_joint >= 0) {
+            const Mat4 follow = character->from_rest(c.attach_joint);
+            for (std::uint32_t v : c.attach_to_skin)
+              cloths[i].set_pin_target(v, follow.transform_point(c.mesh.positions[v]));
+          }
+        }
+      }
+      for (size_t i = 0; i < cloths.size(); ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        previous[i].assign(cloths[i].positions().begin(), cloths[i].positions().end());
+        const ClothStepStats stats =
+            cloths[i].step(h, character ? character->skin_positions() : std::span<const Vec3>{});
+        result.cloths[i].collider_contacts += stats.collider_contacts;
+        result.cloths[i].self_contacts += stats.self_contacts;
+        result.cloths[i].seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    }
+    for (size_t i = 0; i < cloths.size(); ++i)
+      record(i, steps.steps > 0 ? std::span<const Vec3>(previous[i]) : cloths[i].positions(),
+             steps.alpha);
+    if (character) character->record(double(frame) / scene.fps, steps.steps > 0 ? steps.alpha : 1);
+    report(request.progress, "simulating", frame, result.frames - 1);
+  }
+  result.steps *= long(cloths.size());
+  for (size_t i = 0; i < cloths.size(); ++i)
+    result.cloths[i].largest_stretch = cloths[i].largest_stretch();
   // Everything ran: now write (each file atomically).
+  if (character) {
+    Asset avatar = *scene.character->asset;
+    avatar.clips.assign(1, character->take_clip(scene.fps));
+    GltfWriteOptions options;
+    options.spring_bones = false;
+    write_gltf(avatar, result.character_path, options);
+  }
   if (gltf) {
     save_asset(sim_asset(scene, caches, result.frames), request.out);
     return result;

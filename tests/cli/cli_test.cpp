@@ -474,6 +474,11 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   ASSERT_EQ(springs.clips.size(), 1u);
   EXPECT_EQ(springs.clips[0].name, "walk_springs");
   EXPECT_TRUE(fs::exists(out + "/character_walk_springs.png")) << r.out;
+  // The cape: cloth on the walking character, colliding with its body, drawn with it.
+  EXPECT_NE(r.out.find("a cape on the character's back"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/cape.glb")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/cape_character.glb")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/cape.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

@@ -104,6 +104,21 @@ TEST_F(RenderCli, ContactSheetTilesFrames) {
   EXPECT_EQ(png_size(read_all(path("sheet.png"))), std::make_pair(240u, 120u));  // 3 × 2 tiles
 }
 
+TEST_F(RenderCli, WithDrawsAnotherFileInTheSameFrame) {
+  const auto one = kinema("render " + sh_quote(kFigure) + " --time 0.5 --size 160x120 -o " +
+                          sh_quote(path("alone.png")));
+  ASSERT_EQ(one.code, 0) << one.err;
+  const auto two = kinema("render " + sh_quote(kFigure) + " --with " + sh_quote(kBvh) +
+                          " --time 0.5 --size 160x120 -o " + sh_quote(path("with.png")));
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_EQ(png_size(read_all(path("with.png"))), std::make_pair(160u, 120u));
+  EXPECT_NE(read_all(path("alone.png")), read_all(path("with.png"))) << "the second file shows";
+  const auto bad = kinema("render " + sh_quote(kFigure) + " --with " +
+                          sh_quote(path("missing.glb")) + " -o " + sh_quote(path("no.png")));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_FALSE(fs::exists(path("no.png")));
+}
+
 TEST_F(RenderCli, Mp4NeedsFfmpeg) {
   // Without ffmpeg on PATH: a clear message, exit 2, nothing written.
   const auto r =

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/point_cache.h"
+#include "kinema/skeleton/skeleton.h"
 
 namespace kinema::pipeline {
 namespace {
@@ -237,6 +239,107 @@ TEST_F(SimRun, SeveralClothsGetOneCacheEachAndAFailureWritesNothing) {
   EXPECT_THROW(run_sim_file(request), UsageError);
   request.out = path("boom.obj");  // sim writes .pc2, .glb or .gltf
   EXPECT_THROW(run_sim_file(request), UsageError);
+}
+
+/// A cape on Godette's back (the walking fixture: no skin, so no colliders from it), its top row
+/// following the chest.
+std::string cape_scene(const std::string& character, const std::string& extra = "") {
+  return R"({"duration": 1, "fps": 30, "rate": 60,
+    "character": {"file": ")" +
+         character + R"(", "clip": "walk", "colliders": false)" + extra + R"(},
+    "cloth": [{"name": "cape",
+      "grid": {"columns": 6, "rows": 8, "width": 0.2, "height": 0.3, "corner": [-0.1, 0.9, 0.2],
+               "u": [1, 0, 0], "v": [0, -1, 0]},
+      "attach_to_skin": [0, 1, 2, 3, 4, 5], "attach_joint": "chest_Armature",
+      "material": {"stretch_stiffness": "inextensible"}}]})";
+}
+
+const std::string kWalkingGodette =
+    std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb";
+
+TEST_F(SimRun, ACapeFollowsTheWalkingCharactersChestAndItsSpringBonesAreBaked) {
+  write_file_atomically(path("cape.json"), cape_scene(kWalkingGodette));
+  SimRequest request;
+  request.scene = path("cape.json");
+  request.out = path("cape.pc2");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.character_path, path("cape_character.glb"));
+  EXPECT_LT(r.cloths[0].worst_stretch, 0.05);
+  const PointCache cache = read_pc2(path("cape.pc2"));
+  const Asset character = load_asset(r.character_path);
+  ASSERT_EQ(character.clips.size(), 1u);
+  EXPECT_TRUE(character.spring_bones.empty());
+  const Asset source = load_asset(kWalkingGodette);
+  const int chest = source.skeleton.find("chest_Armature");
+  const std::vector<Mat4> rest = rest_model_matrices(source.skeleton);
+  Mat4 rest_inverse;
+  ASSERT_TRUE(inverse(rest[size_t(chest)], rest_inverse));
+  const SimScene scene = parse_sim_scene(read_file(path("cape.json")), path("cape.json"));
+  double worst = 0, moved = 0;
+  for (int f = 0; f < r.frames; ++f) {
+    // The pinned top row is where the chest carries it from the bind pose, frame by frame. A
+    // frame shows the state before the clock's last step (α = 0: 60 Hz steps, 30 fps frames).
+    const std::vector<Mat4> model = sample_model_pose(source.clips[0], source.skeleton,
+                                                      std::max(0.0, double(f) / 30 - 1.0 / 60));
+    for (int v = 0; v < 6; ++v) {
+      const Vec3 expected = (model[size_t(chest)] * rest_inverse)
+                                .transform_point(scene.cloths[0].mesh.positions[size_t(v)]);
+      worst = std::max(worst, length(Vec3(cache.at(f, v)) - expected));
+      moved = std::max(moved, length(expected - scene.cloths[0].mesh.positions[size_t(v)]));
+    }
+  }
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT(moved, 0.5);  // she walks away from where the cape was authored
+  // The baked character: the spring joints are keyed once per output frame and swing.
+  const int hair = character.skeleton.find("HairBall_L");
+  ASSERT_GE(hair, 0);
+  EXPECT_EQ(character.clips[0].tracks[size_t(hair)].rotation.key_count(), size_t(r.frames));
+  // …drawn at the cloth's instants: the baked chest carries the cape's top row exactly.
+  for (int f = 0; f < r.frames; f += 5) {
+    const std::vector<Mat4> played =
+        sample_model_pose(character.clips[0], character.skeleton, double(f) / 30);
+    const Vec3 carried =
+        (played[size_t(chest)] * rest_inverse).transform_point(scene.cloths[0].mesh.positions[0]);
+    EXPECT_LT(length(Vec3(cache.at(f, 0)) - carried), 1e-5) << "frame " << f;
+  }
+}
+
+TEST_F(SimRun, AttachedVerticesInsideTheBodysCollidersAreCounted) {
+  // Godette at rest (skinned, no clip): a cape whose top row is inside her chest's capsule.
+  const std::string godette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+  write_file_atomically(path("inside.json"), R"({"duration": 0.2, "fps": 10,
+    "character": {"file": ")" + godette + R"(", "collider_joints": ["chest_Armature"]},
+    "cloth": [{"name": "cape", "grid": {"columns": 4, "rows": 4, "width": 0.1, "height": 0.1,
+      "corner": [-0.05, 0.8, -0.03], "u": [1, 0, 0], "v": [0, -1, 0]},
+      "attach_to_skin": [0, 1, 2, 3], "attach_joint": "chest_Armature"}]})");
+  SimRequest request;
+  request.scene = path("inside.json");
+  request.out = path("inside.pc2");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.character_colliders, 1u);
+  EXPECT_EQ(r.cloths[0].attached_inside, 4u);
+  EXPECT_GT(r.cloths[0].collider_contacts, 0u);
+}
+
+TEST(SimScene, RefusesBadCharactersAtTheirJsonPointer) {
+  const std::string grid =
+      R"("grid": {"columns": 4, "rows": 4, "width": 1, "height": 1}, "attach_to_skin": [0])";
+  refuses(R"({"cloth": [{)" + grid + "}]}", "/cloth/0/attach_to_skin", "needs a \"character\"");
+  refuses(R"({"character": {"file": ")" + kWalkingGodette + R"(", "clip": "run"}, "cloth": [{)" +
+              grid + "}]}",
+          "/character/clip", "has no clip \"run\"");
+  refuses(R"({"character": {"file": ")" + kWalkingGodette +
+              R"(", "collider_joints": ["tail"]}, "cloth": [{)" + grid + "}]}",
+          "/character/collider_joints/0", "has no joint \"tail\"");
+  refuses(R"({"character": {"file": ")" + kWalkingGodette + R"(", "colour": 1}, "cloth": [{)" +
+              grid + "}]}",
+          "/character/colour", "unknown key");
+  refuses(R"({"character": {"file": ")" + kWalkingGodette + R"("}, "cloth": [{)" + grid +
+              R"(, "attach_joint": "wing"}]})",
+          "/cloth/0/attach_joint", "has no joint \"wing\"");
+  refuses(R"({"character": {"file": ")" + kWalkingGodette +
+              R"(", "collider_percentile": 2}, "cloth": [{)" + grid + "}]}",
+          "/character/collider_percentile", "(0, 1]");
 }
 
 }  // namespace

@@ -165,14 +165,18 @@ struct DemoPrinter {
   }
   void operator()(Phase phase, const pipeline::DemoCloth& s) const {
     if (phase == Phase::Started) {
-      out << "\n== cloth: " << s.request.scene
-          << " — a sheet dropped onto a sphere (XPBD, inextensible, 60 Hz)\n";
+      out << "\n== cloth: " << s.request.scene << " — " << s.what << "\n";
       return;
     }
     for (const pipeline::SimClothResult& c : s.result.cloths)
       out << "  " << c.cache_path << ": " << c.vertices << " vertices, " << s.result.frames
-          << " frames, largest stretch " << format_number(100 * c.largest_stretch) << " %, "
-          << c.collider_contacts << " contacts with the sphere and the ground\n";
+          << " frames, largest stretch " << format_number(100 * c.largest_stretch) << " % ("
+          << format_number(100 * c.worst_stretch) << " % at worst), " << c.collider_contacts
+          << " collider contacts\n";
+    if (!s.result.character_path.empty())
+      out << "  " << s.result.character_path << ": the character with "
+          << s.result.character_colliders
+          << " colliders from its skin and its spring bones baked in\n";
   }
   void operator()(Phase phase, const pipeline::DemoSpringBones& s) const {
     if (phase == Phase::Started) {

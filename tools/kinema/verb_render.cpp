@@ -26,6 +26,7 @@ namespace {
 
 struct RenderArgs {
   std::string in, out, clip, frames, size = "640x480", camera = "follow", skinning = "lbs";
+  std::vector<std::string> with;
   std::optional<double> time;
   int contact_sheet = 0;
   int msaa = 4;
@@ -47,6 +48,7 @@ void parse_size(const std::string& s, int& w, int& h) {
 int render(const RenderArgs& a, const GlobalOptions& global) {
   pipeline::RenderRequest request;
   request.in = a.in;
+  request.with = a.with;
   request.out = a.out;
   request.clip = a.clip;
   request.time = a.time;
@@ -92,6 +94,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
                   "out.mp4")
       ->required();
   sub->add_option("--clip", args->clip, "The clip, by name or index (default: the first)");
+  sub->add_option("--with", args->with,
+                  "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
+                  "sim` made around the character); repeatable");
   auto* time = sub->add_option("--time", args->time,
                                "The time of a single frame, seconds "
                                "(default 0)");

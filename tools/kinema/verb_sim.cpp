@@ -105,8 +105,16 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                             {"largest_stretch", c.largest_stretch},
                             {"worst_stretch", c.worst_stretch},
                             {"collider_contacts", c.collider_contacts},
-                            {"self_contacts", c.self_contacts}});
+                            {"self_contacts", c.self_contacts},
+                            {"attached_inside_colliders", c.attached_inside}});
     }
+    if (!r.character_path.empty())
+      j["character"] = {
+          {"file", scene.character->file},
+          {"out", r.character_path},
+          {"colliders", r.character_colliders},
+          {"spring_joints",
+           scene.character->spring_bones ? scene.character->asset->spring_bones.joint_count() : 0}};
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
     std::cout << "kinema sim: " << a.request.scene << ", " << format_number(scene.duration)
@@ -127,7 +135,21 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                         ? c.cache_path + " (glTF: a morph target per frame, clip \"simulation\")"
                         : c.cache_path + " (point cache), " + c.mesh_path + " (rest mesh)")
                 << '\n';
+      if (c.attached_inside > 0)
+        std::cout << "    warning: " << c.attached_inside
+                  << " attached vertices start inside the character's colliders, so the cloth "
+                     "stretches there: move the cloth out, or leave that joint out of "
+                     "collider_joints\n";
     }
+    if (!r.character_path.empty())
+      std::cout << "  character " << scene.character->file << ": " << r.character_colliders
+                << " colliders from its skin, "
+                << (scene.character->spring_bones
+                        ? scene.character->asset->spring_bones.joint_count()
+                        : 0)
+                << " spring-bone joints\n    " << r.character_path
+                << " (its clip with the spring bones baked in; draw both with kinema render "
+                << r.character_path << " --with " << a.request.out << ")\n";
   }
   return kExitOk;
 }

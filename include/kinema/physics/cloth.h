@@ -161,6 +161,11 @@ class Cloth {
   /// Moves pinned vertex `vertex` to `position` over the next step (it must be pinned).
   void set_pin_target(std::uint32_t vertex, const Vec3& position);
 
+  /// Replaces the colliders (moving ones: a character's capsules posed for the next step). Each is
+  /// checked as the constructor checks them; throws kinema::Error and keeps the old ones on a bad
+  /// one.
+  void set_colliders(std::vector<Collider> colliders);
+
   /// The substeps a step of h seconds takes (SemiImplicit: from the stability limit).
   int substeps_for(double h) const;
   /// SemiImplicit's stability limit (s): 4/(γ + √(γ² + 4ω²)) with ω² and γ bounded by

@@ -108,8 +108,10 @@ struct DemoCompression {
   std::string motion, kmc;
   CompressionStats stats;  ///< when done
 };
-/// The bundled cloth scene (cloth.json) run by `kinema sim` into a glTF.
+/// A bundled cloth scene run by `kinema sim` into a glTF: cloth.json (a sheet onto a sphere), and
+/// cape.json (a cape on the retargeted walk, with the character's spring bones).
 struct DemoCloth {
+  std::string what;  ///< one line on what the scene is
   SimRequest request;
   SimResult result;  ///< when done
 };

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kinema/io/asset_file.h"
 #include "kinema/pipeline/job.h"
@@ -14,6 +15,9 @@ namespace kinema::pipeline {
 
 struct RenderRequest {
   std::string in;
+  /// More files drawn with `in`, each playing its first clip (the cloth `kinema sim` simulated
+  /// around a character, a prop); the frames follow `in`'s clip.
+  std::vector<std::string> with;
   /// out.png (one frame, or a contact sheet), a pattern with one %d or %0Nd such as
   /// out_%04d.png (one PNG per frame), or out.mp4.
   std::string out;

@@ -4,9 +4,12 @@
 // modifier reading the PC2). docs/physics.md describes the scene format.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "kinema/character/asset.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/pipeline/job.h"
 
@@ -17,6 +20,27 @@ struct SimSceneCloth {
   std::string name;
   ClothMesh mesh;
   ClothOptions options;
+  /// Vertices that follow the character (the cloth is authored around its bind pose): with
+  /// `attach_joint`, rigidly with that joint (pins moved every step: a cape on the chest); without,
+  /// each with its nearest skinned vertex, keeping its offset (ClothOptions::attachments).
+  std::vector<std::uint32_t> attach_to_skin;
+  int attach_joint = -1;          ///< -1: none
+  std::string attach_joint_name;  ///< as the scene names it
+};
+
+/// A character in a scene: it plays a clip; its skin gives the cloth colliders (capsules along
+/// its bones, kinema/physics/character_colliders.h) and attachment points, and its spring bones
+/// are simulated on the scene's steps.
+struct SimSceneCharacter {
+  std::string file;
+  std::shared_ptr<const Asset> asset;
+  int clip = -1;  ///< -1: the rest pose
+  bool colliders = true;
+  /// The joints whose skin gives colliders (a big head or hair would swallow a cape's top);
+  /// empty: every joint that has enough skin.
+  std::vector<int> collider_joints;
+  double collider_percentile = 0.9;  ///< CharacterColliderOptions::percentile
+  bool spring_bones = true;
 };
 
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
@@ -27,6 +51,7 @@ struct SimScene {
   int fps = 30;
   int rate = 60;
   std::vector<SimSceneCloth> cloths;
+  std::optional<SimSceneCharacter> character;
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -34,7 +59,10 @@ struct SimScene {
 /// ("/cloth/0/material/stretch_stiffness") for malformed JSON (with line and column), unknown
 /// keys, wrong types, out-of-range numbers, an unknown solver or collider shape, a mesh that
 /// cannot be read or has degenerate triangles, bad pins.
-SimScene parse_sim_scene(const std::string& json_text, const std::string& file);
+/// `character_file`, when not empty, replaces the scene's /character/file (the demo puts the
+/// bundled cape on the walk it has just retargeted).
+SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
+                         const std::string& character_file = {});
 
 struct SimRequest {
   std::string scene;
@@ -43,6 +71,8 @@ struct SimRequest {
   /// frame, played by a clip "simulation" whose weights go from frame to frame.
   std::string out;
   int threads = 0;  ///< 0: all cores (the result does not depend on it)
+  /// Replaces the scene's /character/file when not empty (parse_sim_scene).
+  std::string character_file;
   Progress progress;
 };
 
@@ -53,7 +83,10 @@ struct SimClothResult {
   double largest_stretch = 0;  ///< structural, at the end
   double worst_stretch = 0;    ///< structural, the largest at any written frame
   size_t collider_contacts = 0, self_contacts = 0;  ///< summed over the steps
-  double seconds = 0;                               ///< wall time spent stepping it
+  /// Attached vertices that start inside a collider: their free neighbours are pushed out while
+  /// they stay, and the cloth stretches (move the cloth out, or leave that joint's collider out).
+  size_t attached_inside = 0;
+  double seconds = 0;  ///< wall time spent stepping it
 };
 
 struct SimResult {
@@ -61,7 +94,14 @@ struct SimResult {
   int frames = 0;
   long steps = 0;
   std::vector<SimClothResult> cloths;
+  /// With a character: OUT's stem + "_character.glb", the character playing its clip with its
+  /// spring bones baked in (one key per output frame); its collider count.
+  std::string character_path;
+  size_t character_colliders = 0;
 };
+
+/// Where a scene's character goes for OUT: OUT's stem + "_character.glb" beside it.
+std::string sim_character_path(const std::string& out);
 
 /// Reads and parses the scene, runs it and writes every cloth's cache and mesh (all of them only
 /// once the whole run has succeeded: a failure leaves no output). Throws UsageError for an OUT
