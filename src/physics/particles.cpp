@@ -315,6 +315,12 @@ void ParticleSystem::emit(double h) {
   }
 }
 
+void ParticleSystem::set_colliders(std::vector<Collider> colliders) {
+  for (size_t c = 0; c < colliders.size(); ++c)
+    validate_collider(colliders[c], kPlace, "collider " + std::to_string(c));
+  o_.colliders = std::move(colliders);
+}
+
 void ParticleSystem::step(double h) {
   if (!(h > 0) || !std::isfinite(h)) throw Error({}, kPlace, "the step must be positive");
   emit(h);

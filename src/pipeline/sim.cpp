@@ -94,19 +94,19 @@ Collider read_collider(const SceneReader& r, const json& j, const std::string& p
   const std::string shape = r.text(j["shape"], p + "/shape");
   Collider c;
   if (shape == "plane") {
-    r.only(j, p, {"shape", "point", "normal", "friction"});
+    r.only(j, p, {"shape", "point", "normal", "friction", "restitution"});
     c.shape = ColliderShape::Plane;
     if (j.contains("point")) c.a = r.vec3(j["point"], p + "/point");
     if (j.contains("normal")) c.normal = r.vec3(j["normal"], p + "/normal");
     if (!(length(c.normal) > 0)) r.fail(p + "/normal", "must not be zero");
   } else if (shape == "sphere") {
-    r.only(j, p, {"shape", "centre", "radius", "friction"});
+    r.only(j, p, {"shape", "centre", "radius", "friction", "restitution"});
     c.shape = ColliderShape::Sphere;
     c.a = r.vec3(j.value("centre", json::array({0, 0, 0})), p + "/centre");
     if (!j.contains("radius")) r.fail(p, "a sphere needs a \"radius\"");
     c.radius = r.at_least(j["radius"], p + "/radius", 0, true);
   } else if (shape == "capsule") {
-    r.only(j, p, {"shape", "a", "b", "radius", "friction"});
+    r.only(j, p, {"shape", "a", "b", "radius", "friction", "restitution"});
     c.shape = ColliderShape::Capsule;
     if (!j.contains("a") || !j.contains("b") || !j.contains("radius"))
       r.fail(p, "a capsule needs \"a\", \"b\" and \"radius\"");
@@ -115,7 +115,7 @@ Collider read_collider(const SceneReader& r, const json& j, const std::string& p
     if (!(length(c.b - c.a) > 0)) r.fail(p + "/b", "must differ from \"a\"");
     c.radius = r.at_least(j["radius"], p + "/radius", 0, true);
   } else if (shape == "box") {
-    r.only(j, p, {"shape", "centre", "half_extents", "friction"});
+    r.only(j, p, {"shape", "centre", "half_extents", "friction", "restitution"});
     c.shape = ColliderShape::Box;
     c.a = r.vec3(j.value("centre", json::array({0, 0, 0})), p + "/centre");
     if (!j.contains("half_extents")) r.fail(p, "a box needs \"half_extents\"");
@@ -126,6 +126,8 @@ Collider read_collider(const SceneReader& r, const json& j, const std::string& p
     r.fail(p + "/shape", "unknown collider \"" + shape + "\" (plane, sphere, capsule, box)");
   }
   if (j.contains("friction")) c.friction = r.at_least(j["friction"], p + "/friction", 0, false);
+  if (j.contains("restitution"))
+    c.restitution = r.at_least(j["restitution"], p + "/restitution", 0, false);
   return c;
 }
 
@@ -339,6 +341,137 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
   return c;
 }
 
+AgeCurve read_curve(const SceneReader& r, const json& j, const std::string& p) {
+  r.only(j, p, {"u", "value"});
+  AgeCurve c;
+  if (!j.contains("u") || !j.contains("value") || !j["u"].is_array() || !j["value"].is_array() ||
+      j["u"].size() != j["value"].size())
+    r.fail(p, "a curve needs arrays \"u\" and \"value\" of the same length");
+  for (size_t i = 0; i < j["u"].size(); ++i) {
+    c.u.push_back(float(r.number(j["u"][i], p + "/u/" + std::to_string(i))));
+    c.value.push_back(float(r.number(j["value"][i], p + "/value/" + std::to_string(i))));
+    if (i > 0 && !(c.u[i] > c.u[i - 1]))
+      r.fail(p + "/u/" + std::to_string(i), "keys must be ascending");
+  }
+  return c;
+}
+
+Emitter read_emitter(const SceneReader& r, const json& j, const std::string& p,
+                     const std::string& folder) {
+  r.only(j, p,
+         {"shape", "position", "line_end", "radius", "half_extents", "mesh", "mesh_name", "rate",
+          "stop_time", "burst", "velocity", "spread", "speed_jitter", "lifetime", "lifetime_jitter",
+          "seed"});
+  Emitter e;
+  const std::string shape = j.contains("shape") ? r.text(j["shape"], p + "/shape") : "point";
+  if (shape == "point")
+    e.shape = EmitterShape::Point;
+  else if (shape == "line")
+    e.shape = EmitterShape::Line;
+  else if (shape == "sphere")
+    e.shape = EmitterShape::Sphere;
+  else if (shape == "box")
+    e.shape = EmitterShape::Box;
+  else if (shape == "mesh")
+    e.shape = EmitterShape::MeshSurface;
+  else
+    r.fail(p + "/shape", "unknown emitter \"" + shape + "\" (point, line, sphere, box, mesh)");
+  if (j.contains("position")) e.position = r.vec3(j["position"], p + "/position");
+  if (j.contains("line_end")) e.line_end = r.vec3(j["line_end"], p + "/line_end");
+  if (j.contains("radius")) e.radius = r.at_least(j["radius"], p + "/radius", 0, false);
+  if (j.contains("half_extents")) e.half_extents = r.vec3(j["half_extents"], p + "/half_extents");
+  if (e.shape == EmitterShape::MeshSurface) {
+    if (!j.contains("mesh")) r.fail(p + "/mesh", "a mesh emitter needs a \"mesh\" file");
+    std::filesystem::path path(r.text(j["mesh"], p + "/mesh"));
+    if (path.is_relative()) path = std::filesystem::path(folder) / path;
+    const std::string name =
+        j.contains("mesh_name") ? r.text(j["mesh_name"], p + "/mesh_name") : "";
+    const ClothMesh mesh = read_mesh_file(r, path.string(), name, p + "/mesh");
+    e.mesh_vertices = mesh.positions;
+    for (const auto& t : mesh.triangles)
+      e.mesh_triangles.insert(e.mesh_triangles.end(), t.begin(), t.end());
+  }
+  if (j.contains("rate")) e.rate = r.at_least(j["rate"], p + "/rate", 0, false);
+  if (j.contains("stop_time")) e.stop_time = r.at_least(j["stop_time"], p + "/stop_time", 0, false);
+  if (j.contains("burst"))
+    e.burst = std::uint64_t(r.whole(j["burst"], p + "/burst", 0, 10'000'000));
+  if (j.contains("velocity")) e.velocity = r.vec3(j["velocity"], p + "/velocity");
+  if (j.contains("spread")) e.spread = r.at_least(j["spread"], p + "/spread", 0, false);
+  if (j.contains("speed_jitter"))
+    e.speed_jitter = r.at_least(j["speed_jitter"], p + "/speed_jitter", 0, false);
+  if (j.contains("lifetime")) e.lifetime = r.at_least(j["lifetime"], p + "/lifetime", 0, true);
+  if (j.contains("lifetime_jitter"))
+    e.lifetime_jitter = r.at_least(j["lifetime_jitter"], p + "/lifetime_jitter", 0, false);
+  if (j.contains("seed")) e.seed = std::uint64_t(r.whole(j["seed"], p + "/seed", 0, 1 << 30));
+  return e;
+}
+
+ForceField read_force(const SceneReader& r, const json& j, const std::string& p) {
+  r.only(j, p, {"kind", "vector", "position", "strength", "radius", "scale", "speed"});
+  if (!j.contains("kind")) r.fail(p, "a force needs a \"kind\"");
+  const std::string kind = r.text(j["kind"], p + "/kind");
+  ForceField f;
+  static const std::pair<const char*, ForceKind> kinds[] = {
+      {"gravity", ForceKind::Gravity}, {"drag", ForceKind::Drag},
+      {"wind", ForceKind::Wind},       {"attractor", ForceKind::Attractor},
+      {"vortex", ForceKind::Vortex},   {"curl_noise", ForceKind::CurlNoise}};
+  bool known = false;
+  for (const auto& [name, k] : kinds)
+    if (kind == name) f.kind = k, known = true;
+  if (!known)
+    r.fail(p + "/kind",
+           "unknown force \"" + kind + "\" (gravity, drag, wind, attractor, vortex, curl_noise)");
+  if (j.contains("vector")) f.vector = r.vec3(j["vector"], p + "/vector");
+  if (j.contains("position")) f.position = r.vec3(j["position"], p + "/position");
+  if (j.contains("strength")) f.strength = r.number(j["strength"], p + "/strength");
+  if (j.contains("radius")) f.radius = r.number(j["radius"], p + "/radius");
+  if (j.contains("scale")) f.scale = r.at_least(j["scale"], p + "/scale", 0, true);
+  if (j.contains("speed")) f.speed = r.number(j["speed"], p + "/speed");
+  return f;
+}
+
+ParticleSystemOptions read_particles(const SceneReader& r, const json& j, const std::string& p,
+                                     const std::string& folder, const Vec3& gravity,
+                                     const std::vector<Collider>& colliders) {
+  r.only(j, p, {"emitters", "forces", "size", "colour", "opacity", "max_particles"});
+  ParticleSystemOptions o;
+  if (!j.contains("emitters") || !j["emitters"].is_array() || j["emitters"].empty())
+    r.fail(p + "/emitters", "particles need a non-empty array \"emitters\"");
+  for (size_t i = 0; i < j["emitters"].size(); ++i)
+    o.emitters.push_back(
+        read_emitter(r, j["emitters"][i], p + "/emitters/" + std::to_string(i), folder));
+  if (j.contains("forces")) {
+    if (!j["forces"].is_array()) r.fail(p + "/forces", "must be an array");
+    for (size_t i = 0; i < j["forces"].size(); ++i)
+      o.forces.push_back(read_force(r, j["forces"][i], p + "/forces/" + std::to_string(i)));
+  }
+  // The scene's gravity, unless the particles name their own.
+  if (std::none_of(o.forces.begin(), o.forces.end(),
+                   [](const ForceField& f) { return f.kind == ForceKind::Gravity; })) {
+    ForceField g;
+    g.kind = ForceKind::Gravity;
+    g.vector = gravity;
+    o.forces.insert(o.forces.begin(), g);
+  }
+  if (j.contains("size")) o.attributes.size = read_curve(r, j["size"], p + "/size");
+  if (j.contains("opacity")) o.attributes.opacity = read_curve(r, j["opacity"], p + "/opacity");
+  if (j.contains("colour")) {
+    if (!j["colour"].is_array() || j["colour"].size() != 3)
+      r.fail(p + "/colour", "must be three curves: red, green, blue");
+    for (size_t c = 0; c < 3; ++c)
+      o.attributes.colour[c] = read_curve(r, j["colour"][c], p + "/colour/" + std::to_string(c));
+  }
+  if (j.contains("max_particles"))
+    o.max_particles = size_t(r.whole(j["max_particles"], p + "/max_particles", 1, 10'000'000));
+  o.colliders = colliders;
+  try {
+    ParticleSystem check(o);  // every remaining check, before anything runs
+  } catch (const Error& e) {
+    r.fail(p, e.reason());
+  }
+  return o;
+}
+
 }  // namespace
 
 SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
@@ -359,7 +492,9 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     throw Error(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                 std::string("malformed JSON: ") + e.what());
   }
-  r.only(j, "", {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character"});
+  r.only(j, "",
+         {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
+          "particles"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -373,9 +508,12 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     for (size_t i = 0; i < j["colliders"].size(); ++i)
       colliders.push_back(read_collider(r, j["colliders"][i], "/colliders/" + std::to_string(i)));
   }
-  if (!j.contains("cloth") || !j["cloth"].is_array() || j["cloth"].empty())
-    r.fail("/cloth", "a scene needs a non-empty array \"cloth\"");
   const std::string folder = std::filesystem::path(file).parent_path().string();
+  if (j.contains("particles"))
+    scene.particles = read_particles(r, j["particles"], "/particles", folder, gravity, colliders);
+  if (j.contains("cloth") && !j["cloth"].is_array()) r.fail("/cloth", "must be an array");
+  if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles)
+    r.fail("/cloth", "a scene needs a non-empty array \"cloth\" or \"particles\"");
   if (j.contains("character")) {
     const json& c = j["character"];
     r.only(c, "/character",
@@ -417,9 +555,11 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     scene.character = std::move(ch);
   }
   std::set<std::string> names;
-  for (size_t i = 0; i < j["cloth"].size(); ++i) {
+  const json no_cloth = json::array();
+  const json& cloth_list = j.contains("cloth") ? j["cloth"] : no_cloth;
+  for (size_t i = 0; i < cloth_list.size(); ++i) {
     const std::string p = "/cloth/" + std::to_string(i);
-    scene.cloths.push_back(read_cloth(r, j["cloth"][i], p, folder, gravity, wind, colliders, i));
+    scene.cloths.push_back(read_cloth(r, cloth_list[i], p, folder, gravity, wind, colliders, i));
     if (!names.insert(scene.cloths.back().name).second)
       r.fail(p + "/name", "another cloth is already named \"" + scene.cloths.back().name + "\"");
     SimSceneCloth& cloth = scene.cloths.back();
@@ -667,6 +807,12 @@ size_t nearest_vertex(std::span<const Vec3> skin, const Vec3& p) {
 
 }  // namespace
 
+std::string sim_particle_cache_path(const std::string& out, bool with_cloth) {
+  if (!with_cloth) return out;
+  std::filesystem::path p(out);
+  return (p.parent_path() / (p.stem().string() + "_particles.pc2")).string();
+}
+
 std::string sim_character_path(const std::string& out) {
   std::filesystem::path p(out);
   return (p.parent_path() / (p.stem().string() + "_character.glb")).string();
@@ -693,8 +839,29 @@ SimResult run_sim_file(const SimRequest& request) {
         throw UsageError("the output " + result.character_path + " is the same file as " + input);
   }
 
+  if (scene.particles) {
+    if (scene.cloths.empty() && gltf)
+      throw UsageError("a scene of particles alone is written as a point cache: -o OUT.pc2");
+    result.particle_cache_path = sim_particle_cache_path(request.out, !scene.cloths.empty());
+    result.particle_mesh_path =
+        std::filesystem::path(result.particle_cache_path).replace_extension(".obj").string();
+    for (const std::string& path : {result.particle_cache_path, result.particle_mesh_path})
+      if (same_file(path, request.scene))
+        throw UsageError("the output " + path + " is the same file as SCENE");
+  }
+
   result.frames = int(std::floor(scene.duration * scene.fps + 1e-9)) + 1;
   const double h = 1.0 / scene.rate;
+  std::optional<ParticleSystem> particles;
+  // Each frame's living particles: (serial, position), drawn α of the way between steps.
+  std::vector<std::vector<std::pair<std::uint64_t, Vec3f>>> particle_frames;
+  std::map<std::uint64_t, Vec3> particle_before;  // positions before the last step
+  if (scene.particles) {
+    ParticleSystemOptions options = *scene.particles;
+    options.threads = request.threads;
+    particles.emplace(std::move(options));
+    particle_frames.emplace_back();  // frame 0: nothing emitted yet
+  }
   // The character first: at the first frame's pose it decides where attached vertices hold on.
   std::optional<SceneCharacter> character;
   std::vector<Vec3> bind_skin;
@@ -782,6 +949,8 @@ SimResult run_sim_file(const SimRequest& request) {
     const FrameSteps steps = clock.advance(Seconds::fraction(1, scene.fps));
     for (int s = 0; s < steps.steps; ++s) {
       ++result.steps;
+      // The character first: the cloths and particles collide with it where it is at the end
+      // of the step.
       if (character) {
         character->move_to(double(result.steps) * h, h);
         for (size_t i = 0; i < cloths.size(); ++i) {
@@ -795,6 +964,22 @@ SimResult run_sim_file(const SimRequest& request) {
               cloths[i].set_pin_target(v, follow.transform_point(c.mesh.positions[v]));
           }
         }
+      }
+      if (particles) {
+        const auto start = std::chrono::steady_clock::now();
+        const Particles& now = particles->particles();
+        if (s + 1 == steps.steps) {
+          particle_before.clear();
+          for (size_t k = 0; k < now.count(); ++k) particle_before[now.serial[k]] = now.position(k);
+        }
+        if (character) {
+          std::vector<Collider> colliders = scene.particles->colliders;
+          for (const Collider& k : character->colliders()) colliders.push_back(k);
+          particles->set_colliders(std::move(colliders));
+        }
+        particles->step(h);
+        result.particle_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       for (size_t i = 0; i < cloths.size(); ++i) {
         const auto start = std::chrono::steady_clock::now();
@@ -811,12 +996,66 @@ SimResult run_sim_file(const SimRequest& request) {
       record(i, steps.steps > 0 ? std::span<const Vec3>(previous[i]) : cloths[i].positions(),
              steps.alpha);
     if (character) character->record(double(frame) / scene.fps, steps.steps > 0 ? steps.alpha : 1);
+    if (particles) {
+      const Particles& now = particles->particles();
+      result.particles_most_alive = std::max(result.particles_most_alive, now.count());
+      auto& out = particle_frames.emplace_back();
+      if (steps.steps > 0 && steps.alpha == 0) {
+        // The state before the clock's last step, exactly (the particles that died in it too).
+        for (const auto& [serial, p] : particle_before) out.emplace_back(serial, Vec3f(p));
+      } else {
+        for (size_t k = 0; k < now.count(); ++k) {
+          const auto before = particle_before.find(now.serial[k]);
+          const Vec3 p = steps.steps > 0 && before != particle_before.end()
+                             ? lerp(before->second, now.position(k), steps.alpha)
+                             : now.position(k);
+          out.emplace_back(now.serial[k], Vec3f(p));
+        }
+      }
+    }
     report(request.progress, "simulating", frame, result.frames - 1);
   }
   result.steps *= long(cloths.size());
   for (size_t i = 0; i < cloths.size(); ++i)
     result.cloths[i].largest_stretch = cloths[i].largest_stretch();
+  // Particles as a point cache: every particle ever emitted is a vertex, held where it was first
+  // drawn before that and where it was last drawn after.
+  PointCache particle_cache;
+  std::vector<Vec3> particle_rest;
+  if (particles) {
+    std::map<std::uint64_t, size_t> slot;
+    for (const auto& frame : particle_frames)
+      for (const auto& [serial, p] : frame) slot.emplace(serial, 0);
+    size_t next = 0;
+    for (auto& [serial, index] : slot) index = next++;
+    for (std::uint64_t n : particles->emitted()) result.particles_emitted += n;
+    if (double(slot.size()) * double(particle_frames.size()) > 50e6)
+      throw Error(request.scene, "/particles",
+                  std::to_string(slot.size()) + " particles over " +
+                      std::to_string(particle_frames.size()) +
+                      " frames are too many for a point cache (50 million points at most): lower "
+                      "the rate, the lifetime or the duration");
+    particle_cache.points = int(slot.size());
+    particle_cache.start_frame = 0;
+    particle_cache.sample_rate = 1;
+    std::vector<Vec3f> last(slot.size());
+    std::vector<char> seen(slot.size(), 0);
+    // The first position of each, for the frames before it exists.
+    for (const auto& frame : particle_frames)
+      for (const auto& [serial, p] : frame)
+        if (const size_t k = slot[serial]; !seen[k]) last[k] = p, seen[k] = 1;
+    for (const Vec3f& p : last) particle_rest.push_back(Vec3(p));
+    for (const auto& frame : particle_frames) {
+      for (const auto& [serial, p] : frame) last[slot[serial]] = p;
+      particle_cache.positions.insert(particle_cache.positions.end(), last.begin(), last.end());
+    }
+  }
+
   // Everything ran: now write (each file atomically).
+  if (particles) {
+    write_pc2(result.particle_cache_path, particle_cache);
+    write_obj_mesh(result.particle_mesh_path, particle_rest, {});
+  }
   if (character) {
     Asset avatar = *scene.character->asset;
     avatar.clips.assign(1, character->take_clip(scene.fps));
@@ -824,7 +1063,7 @@ SimResult run_sim_file(const SimRequest& request) {
     options.spring_bones = false;
     write_gltf(avatar, result.character_path, options);
   }
-  if (gltf) {
+  if (gltf && !scene.cloths.empty()) {
     save_asset(sim_asset(scene, caches, result.frames), request.out);
     return result;
   }

@@ -110,3 +110,16 @@ TEST_F(SimCli, SpringbonesOnABadOrSpringlessFileWritesNothing) {
   EXPECT_EQ(usage.code, 1);
   EXPECT_FALSE(fs::exists(path("out.glb")));
 }
+
+TEST_F(SimCli, ParticlesPrintTheirCountsAndWriteAPointCache) {
+  kinema::test::write_all(path("p.json"), R"({"duration": 1, "fps": 10,
+    "particles": {"emitters": [{"rate": 100, "velocity": [0, 2, 0], "lifetime": 0.5}]}})");
+  const auto r = kinema("sim " + sh_quote(path("p.json")) + " -o " + sh_quote(path("p.pc2")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("particles: 100 emitted, at most 50 alive"), std::string::npos) << r.out;
+  EXPECT_EQ(kinema::read_pc2(path("p.pc2")).samples(), 11);
+  EXPECT_TRUE(fs::exists(path("p.obj")));
+  const auto glb = kinema("sim " + sh_quote(path("p.json")) + " -o " + sh_quote(path("p.glb")));
+  EXPECT_EQ(glb.code, 1);
+  EXPECT_NE(glb.err.find("point cache"), std::string::npos) << glb.err;
+}

@@ -13,6 +13,7 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/point_cache.h"
+#include "kinema/physics/particles.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace kinema::pipeline {
@@ -340,6 +341,83 @@ TEST(SimScene, RefusesBadCharactersAtTheirJsonPointer) {
   refuses(R"({"character": {"file": ")" + kWalkingGodette +
               R"(", "collider_percentile": 2}, "cloth": [{)" + grid + "}]}",
           "/character/collider_percentile", "(0, 1]");
+}
+
+const std::string kSparks = R"({"duration": 2, "fps": 30, "rate": 60,
+  "colliders": [{"shape": "plane", "restitution": 0.4, "friction": 0.2}],
+  "particles": {"emitters": [{"position": [0, 1, 0], "rate": 200, "velocity": [1.5, 3, 0],
+                              "spread": 0.3, "lifetime": 1.5, "seed": 7}],
+                "forces": [{"kind": "drag", "strength": 0.1}]}})";
+
+TEST_F(SimRun, ParticlesAreAPointCacheOfEveryParticleSteppedByHand) {
+  write_file_atomically(path("sparks.json"), kSparks);
+  SimRequest request;
+  request.scene = path("sparks.json");
+  request.out = path("sparks.pc2");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.particles_emitted, 400u);     // 200 a second for 2 s
+  EXPECT_EQ(r.particles_most_alive, 300u);  // 200 a second living 1.5 s
+  const PointCache cache = read_pc2(path("sparks.pc2"));
+  ASSERT_EQ(cache.points, 396);  // those born in the last step are never drawn (α = 0)
+  ASSERT_EQ(cache.samples(), 61);
+  // By hand: the scene's gravity comes first, then the listed drag. Frame f shows the state
+  // before the clock's last step (α = 0), after 2f − 1 steps; particle n is vertex n.
+  const SimScene scene = parse_sim_scene(kSparks, path("sparks.json"));
+  ASSERT_EQ(scene.particles->forces.size(), 2u);
+  EXPECT_EQ(scene.particles->forces[0].kind, ForceKind::Gravity);
+  ParticleSystem by_hand(*scene.particles);
+  int steps = 0;
+  double worst = 0;
+  size_t compared = 0;
+  for (int f = 1; f < 61; ++f) {
+    while (steps < 2 * f - 1) by_hand.step(1.0 / 60), ++steps;
+    const Particles& p = by_hand.particles();
+    for (size_t k = 0; k < p.count(); ++k) {
+      const int n = int(p.serial[k] & ((std::uint64_t(1) << 48) - 1));
+      worst = std::max(worst, length(Vec3(cache.at(f, n)) - p.position(k)));
+      ++compared;
+    }
+    while (steps < 2 * f) by_hand.step(1.0 / 60), ++steps;
+  }
+  EXPECT_GT(compared, 10000u);
+  EXPECT_LT(worst, 1e-6);  // float32 in the cache
+  // Nothing falls through the ground; the OBJ holds one vertex per particle.
+  for (int f = 0; f < 61; ++f)
+    for (int n = 0; n < 396; ++n) ASSERT_GE(cache.at(f, n).y, -1e-6);
+  EXPECT_NE(read_file(path("sparks.obj")).find("396 vertices"), std::string::npos);
+}
+
+TEST_F(SimRun, ParticlesBesideClothGoToTheirOwnCacheAndAloneNeedAPc2) {
+  write_file_atomically(path("sparks.json"), kSparks);
+  SimRequest request;
+  request.scene = path("sparks.json");
+  request.out = path("sparks.glb");
+  EXPECT_THROW(run_sim_file(request), UsageError);
+  EXPECT_FALSE(fs::exists(path("sparks.glb")));
+  std::string both = kFlag;
+  both.insert(both.rfind('}'), R"(, "particles": {"emitters": [{"rate": 10}]})");
+  write_file_atomically(path("both.json"), both);
+  request.scene = path("both.json");
+  request.out = path("both.glb");
+  const SimResult r = run_sim_file(request);
+  EXPECT_EQ(r.particle_cache_path, path("both_particles.pc2"));
+  EXPECT_TRUE(fs::exists(path("both.glb")));
+  EXPECT_TRUE(fs::exists(path("both_particles.pc2")));
+  EXPECT_TRUE(fs::exists(path("both_particles.obj")));
+}
+
+TEST(SimScene, RefusesBadParticlesAtTheirJsonPointer) {
+  refuses(R"({"particles": {"emitters": []}})", "/particles/emitters", "non-empty array");
+  refuses(R"({"particles": {"emitters": [{"shape": "cone"}]}})", "/particles/emitters/0/shape",
+          "unknown emitter \"cone\"");
+  refuses(R"({"particles": {"emitters": [{}], "forces": [{"kind": "magnet"}]}})",
+          "/particles/forces/0/kind", "unknown force \"magnet\"");
+  refuses(R"({"particles": {"emitters": [{"lifetime": 0}]}})", "/particles/emitters/0/lifetime",
+          "");
+  refuses(R"({"particles": {"emitters": [{}], "size": {"u": [0, 0], "value": [1, 2]}}})",
+          "/particles/size/u/1", "ascending");
+  refuses(R"({"particles": {"emitters": [{"rate": 1, "colour": 1}]}})",
+          "/particles/emitters/0/colour", "unknown key");
 }
 
 }  // namespace

@@ -141,6 +141,14 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                      "stretches there: move the cloth out, or leave that joint out of "
                      "collider_joints\n";
     }
+    if (scene.particles) {
+      const double steps = double(r.frames - 1) * scene.rate / scene.fps;
+      std::cout << "  particles: " << r.particles_emitted << " emitted, at most "
+                << r.particles_most_alive << " alive, "
+                << format_number(steps > 0 ? 1e3 * r.particle_seconds / steps : 0.0)
+                << " ms a step\n    " << r.particle_cache_path << " (point cache, a vertex per "
+                << "particle), " << r.particle_mesh_path << " (their first positions)\n";
+    }
     if (!r.character_path.empty())
       std::cout << "  character " << scene.character->file << ": " << r.character_colliders
                 << " colliders from its skin, "

@@ -120,6 +120,11 @@ class ParticleSystem {
   /// collide, age, remove the dead.
   void step(double h);
 
+  /// Replaces the colliders (moving ones: a character's capsules posed for the next step), each
+  /// checked as the constructor checks them; throws kinema::Error and keeps the old ones on a bad
+  /// one.
+  void set_colliders(std::vector<Collider> colliders);
+
   const Particles& particles() const { return particles_; }
   double time() const { return time_; }
   long steps() const { return steps_; }

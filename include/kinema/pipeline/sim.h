@@ -11,6 +11,7 @@
 
 #include "kinema/character/asset.h"
 #include "kinema/physics/cloth.h"
+#include "kinema/physics/particles.h"
 #include "kinema/pipeline/job.h"
 
 namespace kinema::pipeline {
@@ -45,13 +46,16 @@ struct SimSceneCharacter {
 
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
 /// numbers, so that the clock counts exactly), `duration` seconds; frames written:
-/// ⌊duration·fps⌋ + 1, the first the rest state.
+/// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth or particles.
 struct SimScene {
   double duration = 2;
   int fps = 30;
   int rate = 60;
   std::vector<SimSceneCloth> cloths;
   std::optional<SimSceneCharacter> character;
+  /// Particles (`particles` in the scene): emitters, forces, attributes; they collide with the
+  /// scene's colliders and the character's.
+  std::optional<ParticleSystemOptions> particles;
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -98,7 +102,17 @@ struct SimResult {
   /// spring bones baked in (one key per output frame); its collider count.
   std::string character_path;
   size_t character_colliders = 0;
+  /// With particles: sim_particle_cache_path and its .obj (every particle ever drawn is one
+  /// vertex, held where it was first drawn before that and where it was last drawn after; those
+  /// born in the last step are never drawn, as a frame shows the state α between steps).
+  std::string particle_cache_path, particle_mesh_path;
+  size_t particles_emitted = 0, particles_most_alive = 0;
+  double particle_seconds = 0;  ///< wall time spent stepping them
 };
+
+/// Where a scene's particles go for OUT: OUT itself (a .pc2) when the scene has no cloth, else
+/// OUT's stem + "_particles.pc2"; the points' first positions go beside it as .obj.
+std::string sim_particle_cache_path(const std::string& out, bool with_cloth);
 
 /// Where a scene's character goes for OUT: OUT's stem + "_character.glb" beside it.
 std::string sim_character_path(const std::string& out);
