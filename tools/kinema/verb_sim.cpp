@@ -1,15 +1,18 @@
-// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf [--threads N] [--json]`.
+// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf [--threads N] [--json]`
+// and `kinema sim springbones AVATAR -o OUT.glb|.gltf|.vrm [--clip C] [--fps N] [--seconds S]`.
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
-// the scene's cloths on the fixed-step clock, each written as a PC2 point cache with its rest mesh
-// as OBJ, or all of them as one glTF with a morph target per frame. Prints per cloth: vertices,
-// springs, frames and steps, time per step, the largest structural stretch (at the end and at any
-// frame) and contacts (as one JSON object with --json).
+// the scene's character, particles and cloths on the fixed-step clock, each cloth written as a PC2
+// point cache with its rest mesh as OBJ, or all of them as one glTF with a morph target per frame.
+// Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
+// stretch (at the end and at any frame) and contacts; the particles' counts; the character's
+// output (as one JSON object with --json). `springbones` runs pipeline::run_spring_bake
+// (kinema/pipeline/spring_bones.h).
 //
-// Exit codes: 1 for a command line that makes no sense (OUT not .pc2/.glb/.gltf, a folder or
-// SCENE); 2 for a
-// bad scene (the message names the JSON pointer of the value at fault), a cloth that blew up, or a
-// write failure — with no output written.
+// Exit codes: 1 for a command line that makes no sense (OUT of the wrong kind, a folder or an
+// input; an avatar without spring bones); 2 for a bad scene or file (the message names the JSON
+// pointer of the value at fault), a cloth that blew up, or a write failure — with no output
+// written.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -168,9 +171,11 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<SimArgs>();
   CLI::App* sub = app.add_subcommand(
       "sim",
-      "Run a JSON scene of cloths and colliders on the fixed-step clock and write each cloth as a "
-      "PC2 point cache with its rest mesh as OBJ, or all of them as glTF morph targets "
-      "(docs/physics.md)");
+      "Run a JSON scene of cloths, particles, colliders and a character playing a clip on the "
+      "fixed-step clock: each cloth as a PC2 point cache with its rest mesh as OBJ (or all of them "
+      "as glTF morph targets), particles as a point cache, the character with its spring bones "
+      "baked as glTF (docs/physics.md); or `sim springbones AVATAR` to bake an avatar's spring "
+      "bones");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)");
   sub->add_option("-o,--out", args->request.out,
                   "The .pc2 to write (several cloths: OUT's stem + _NAME.pc2 each; the rest mesh "
