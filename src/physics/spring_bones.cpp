@@ -10,6 +10,8 @@
 namespace kinema {
 namespace {
 
+constexpr double kMaxPull = 1e6;  // per second: the largest stiffness or gravity accepted
+
 /// three.js's Vector3.normalize(): a zero vector stays zero.
 Vec3 normalize_or_zero(const Vec3& v) {
   const double l = length(v);
@@ -102,6 +104,10 @@ SpringBoneSim::SpringBoneSim(const Skeleton& skeleton, const SpringBones& setup)
           !is_finite(sj.gravity_dir) || !(sj.drag_force >= 0 && sj.drag_force <= 1))
         throw Error(file, at,
                     "hit radius, stiffness and gravity power must be finite and ≥ 0, drag 0–1");
+      // Far past any avatar's settings (0–4 is usual), and where a step's sums would overflow.
+      if (sj.stiffness > kMaxPull || sj.gravity_power * length(sj.gravity_dir) > kMaxPull)
+        throw Error(file, at,
+                    "stiffness and gravity power × |gravity direction| must be at most 10⁶");
       JointState st;
       st.joint = sj.joint;
       st.child = sj.child;

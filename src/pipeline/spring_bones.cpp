@@ -87,7 +87,12 @@ SpringBakeResult run_spring_bake(const SpringBakeRequest& request) {
   result.joints = static_cast<int>(avatar.spring_bones.joint_count());
   result.colliders = static_cast<int>(avatar.spring_bones.colliders.size());
   const auto start = std::chrono::steady_clock::now();
-  Clip baked = bake_spring_bones(avatar, clip, step, frames, {}, request.progress);
+  Clip baked;
+  try {
+    baked = bake_spring_bones(avatar, clip, step, frames, {}, request.progress);
+  } catch (const Error& e) {  // the simulation's refusal, said of the file it came from
+    throw Error(request.avatar, "spring bones: " + e.place(), e.reason());
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::vector<Transform> rest = avatar.skeleton.rest_pose();
   for (const auto& spring : avatar.spring_bones.springs)

@@ -261,6 +261,9 @@ TEST(SpringBones, SettingsTheSimulationCannotUseAreErrors) {
   c.setup.springs[0].joints[0].stiffness = std::nan("");
   expect_error(c, "finite");
   c = horizontal_chain(0, 1);
+  c.setup.springs[0].joints[0].gravity_power = 1e308;  // would overflow a step's sums
+  expect_error(c, "at most 10⁶");
+  c = horizontal_chain(0, 1);
   c.setup.springs[0].collider_groups = {3};
   expect_error(c, "collider group 3");
   c = horizontal_chain(0, 1);
@@ -340,6 +343,53 @@ TEST(SpringBones, MalformedSpringBonesNameTheJsonPointer) {
     }
     EXPECT_EQ(read_file(path), text);  // the input is untouched
   }
+}
+
+TEST(SpringBones, HostileSpringDataIsAnErrorOrASafeSimulation) {
+  // Values of every type in every place: each load either throws kinema::Error or gives settings
+  // the simulation accepts or refuses with kinema::Error — never a crash (the ASan run checks).
+  const std::string dir = testing::TempDir() + "/kinema_spring_hostile";
+  std::filesystem::create_directories(dir);
+  const std::vector<std::string> values = {
+      "-1", "0",  "1",    "2",    "3",     "1e308",       "-1e308", "\"x\"",
+      "[]", "{}", "null", "true", "[0,1]", "[1e999,0,0]", "0.5",    "2147483648"};
+  const std::vector<std::string> templates = {
+      R"({"specVersion":"1.0","springs":[{"joints":[{"node":@},{"node":2}]}]})",
+      R"({"specVersion":"1.0","springs":[{"joints":[{"node":1,"stiffness":@},{"node":2}]}]})",
+      R"({"specVersion":"1.0","springs":[{"center":@,"joints":[{"node":1},{"node":2}]}]})",
+      R"({"specVersion":"1.0","springs":[{"joints":[{"node":1,"gravityDir":@},{"node":2}]}]})",
+      R"({"specVersion":"1.0","springs":[{"joints":[{"node":1,"gravityPower":@,
+          "gravityDir":[1e308,1e308,0]},{"node":2}]}]})",
+      R"({"specVersion":"1.0","colliders":[{"node":0,"shape":{"sphere":{"offset":@}}}],
+          "colliderGroups":[{"colliders":[0]}],
+          "springs":[{"colliderGroups":[0],"joints":[{"node":1},{"node":2}]}]})",
+      R"({"specVersion":"1.0","colliders":[{"node":@,"shape":{"capsule":{"radius":1}}}]})",
+      R"({"specVersion":"1.0","colliderGroups":[{"colliders":@}]})",
+      R"({"specVersion":@,"springs":[{"joints":[{"node":1},{"node":2}]}]})",
+      R"({"specVersion":"1.0","springs":@})",
+      R"({"specVersion":"1.0","colliders":[{"node":0,"shape":{"sphere":{"radius":0.1}},
+          "extensions":{"VRMC_springBone_extended_collider":{"specVersion":"1.0",
+          "shape":{"plane":{"normal":@}}}}}]})"};
+  int loaded = 0, refused = 0;
+  for (const std::string& t : templates)
+    for (const std::string& v : values) {
+      std::string spring = t;
+      spring.replace(spring.find('@'), 1, v);
+      const std::string path = dir + "/hostile.gltf";
+      write_file_atomically(path, chain_gltf(spring));
+      try {
+        const Asset a = load_asset(path);
+        SpringBoneSim sim(a.skeleton, a.spring_bones);
+        std::vector<Transform> pose = a.skeleton.rest_pose();
+        for (int k = 0; k < 10; ++k) sim.step(pose, 1.0 / 60);
+        for (const Mat4& m : sim.world()) ASSERT_TRUE(is_finite(m)) << spring;
+        ++loaded;
+      } catch (const Error&) {
+        ++refused;
+      }
+    }
+  EXPECT_GT(loaded, 10);
+  EXPECT_GT(refused, 50);
 }
 
 TEST(SpringBones, TheBakedClipPlaysTheSimulationAndTheFileLosesItsSpringDefinitions) {
