@@ -308,6 +308,15 @@ std::vector<Mat4> sample_model_pose(const Clip& clip, const Skeleton& skeleton, 
   return model;
 }
 
+void append_key(JointTrack& track, double t, const Transform& x) {
+  track.translation.times.push_back(t);
+  track.translation.values.push_back(x.translation);
+  track.rotation.times.push_back(t);
+  track.rotation.values.push_back(x.rotation);
+  track.scale.times.push_back(t);
+  track.scale.values.push_back(x.scale);
+}
+
 Clip resample(const Clip& clip, const Skeleton& skeleton, double rate) {
   if (!(rate > 0) || !std::isfinite(rate))
     throw Error("", "clip '" + clip.name + "'", "resample rate must be positive");

@@ -54,6 +54,11 @@ inline const tinygltf::Value* member(const tinygltf::Value& v, const char* key) 
   return &v.Get(key);
 }
 
+/// The string `v` holds, or `fallback` when v is missing or not a string.
+inline std::string str(const tinygltf::Value* v, const std::string& fallback = {}) {
+  return v && v->IsString() ? v->Get<std::string>() : fallback;
+}
+
 /// tinygltf image callbacks: keep the encoded bytes, never decode or encode.
 bool keep_image_bytes(tinygltf::Image* image, int index, std::string* err, std::string* warn,
                       int req_width, int req_height, const unsigned char* bytes, int size,

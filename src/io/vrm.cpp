@@ -27,10 +27,6 @@ constexpr std::array<const char*, 15> kRequiredBones = {
     "leftFoot",     "rightUpperLeg", "rightLowerLeg", "rightFoot",     "leftUpperArm",
     "leftLowerArm", "leftHand",      "rightUpperArm", "rightLowerArm", "rightHand"};
 
-std::string str(const Value* v, const std::string& fallback = {}) {
-  return v && v->IsString() ? v->Get<std::string>() : fallback;
-}
-
 }  // namespace
 
 std::string vrm0_to_vrm1_bone(std::string_view name) {

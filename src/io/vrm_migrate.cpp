@@ -34,8 +34,6 @@ namespace {
 
 using Value = tinygltf::Value;
 
-std::string str(const Value* v) { return v && v->IsString() ? v->Get<std::string>() : ""; }
-
 double num(const Value* v, double fallback) {
   return v && v->IsNumber() ? v->GetNumberAsDouble() : fallback;
 }

@@ -188,9 +188,7 @@ void SpringReader::read_vrm1_collider(const Value& c, const std::string& place) 
   const Value* ext = member(c, "extensions");
   const Value* ex = ext ? member(*ext, "VRMC_springBone_extended_collider") : nullptr;
   const std::string ex_place = place + "/extensions/VRMC_springBone_extended_collider";
-  if (ex && ex->IsObject() && member(*ex, "specVersion") &&
-      member(*ex, "specVersion")->IsString() &&
-      member(*ex, "specVersion")->Get<std::string>() == "1.0") {
+  if (ex && str(member(*ex, "specVersion")) == "1.0") {
     const Value* shape = member(*ex, "shape");
     if (!shape) fail(ex_place + "/shape", "missing");
     read_shape(*shape, ex_place + "/shape", true);
@@ -208,8 +206,7 @@ void SpringReader::read_vrm1_collider(const Value& c, const std::string& place) 
 
 void SpringReader::read_vrm1(const Value& ext) {
   const std::string root = "/extensions/VRMC_springBone";
-  const Value* version = member(ext, "specVersion");
-  const std::string v = version && version->IsString() ? version->Get<std::string>() : "";
+  const std::string v = str(member(ext, "specVersion"));
   if (v != "1.0" && v != "1.0-beta") {
     asset_.source.warnings.push_back(root + "/specVersion: '" + v +
                                      "' is not 1.0; spring bones skipped");
@@ -235,8 +232,7 @@ void SpringReader::read_vrm1(const Value& ext) {
     const Value& spring = springs.Get(static_cast<int>(s));
     if (!spring.IsObject()) fail(place, "is not an object");
     Spring out;
-    if (const Value* name = member(spring, "name"); name && name->IsString())
-      out.name = name->Get<std::string>();
+    out.name = str(member(spring, "name"));
     if (const Value* center = member(spring, "center"))
       out.center = node_to_joint_[static_cast<size_t>(node_at(*center, place + "/center"))];
     out.collider_groups =
@@ -318,8 +314,7 @@ void SpringReader::read_vrm0(const Value& secondary) {
       center = node_to_joint_[static_cast<size_t>(node_at(*c, place + "/center"))];
     const std::vector<int> spring_groups =
         indices(bg, "colliderGroups", place, sb.collider_groups.size(), "collider group");
-    std::string name;
-    if (const Value* c = member(bg, "comment"); c && c->IsString()) name = c->Get<std::string>();
+    const std::string name = str(member(bg, "comment"));
     const Value& bones = array_at(bg, "bones", place, false);
     for (size_t r = 0; r < bones.ArrayLen(); ++r) {
       const std::string at = place + "/bones/" + std::to_string(r);

@@ -172,6 +172,7 @@ SpringBoneSim::SpringBoneSim(const Skeleton& skeleton, const SpringBones& setup)
     s.child_local = s.child >= 0 ? rest[static_cast<size_t>(s.child)].translation
                                  : normalize_or_zero(r.translation) * 0.07;
     s.bone_axis = normalize_or_zero(s.child_local);
+    s.rest_axis = normalize_or_zero(s.initial_local.transform_vector(s.bone_axis));
   }
   reset(rest);
 }
@@ -269,8 +270,7 @@ void SpringBoneSim::step(std::span<Transform> local_pose, double dt) {
       const Vec3 p = w.translation_part();
       const Vec3 child = s.child >= 0 ? s.child_world : w.transform_point(s.child_local);
       const double bone_length = length(p - child);
-      const Vec3 rest_dir = normalize_or_zero(
-          wp.transform_vector(normalize_or_zero(s.initial_local.transform_vector(s.bone_axis))));
+      const Vec3 rest_dir = normalize_or_zero(wp.transform_vector(s.rest_axis));
       const Mat4 center_to_world =
           s.center >= 0 ? world_[static_cast<size_t>(s.center)] : Mat4::identity();
       Vec3 next = center_to_world.transform_point(s.tail + (s.tail - s.prev_tail) * (1 - s.drag));

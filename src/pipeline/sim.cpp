@@ -101,16 +101,14 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
   return asset;
 }
 
-}  // namespace
-
-namespace {
-
 /// A scene's character over time: the clip's pose at each step with its spring bones simulated,
-/// the colliders its skin gives at that pose, and its skinned vertices (for attachments and for
-/// putting a cloth authored around the bind pose on it).
+/// the colliders its skin gives at that pose, and (when asked) its skinned vertices for cloth
+/// attached to them.
 class SceneCharacter {
  public:
-  explicit SceneCharacter(const SimSceneCharacter& c) : c_(c), a_(*c.asset) {
+  /// `skin`: whether to skin its meshes every step (a cloth follows its nearest skin vertices).
+  SceneCharacter(const SimSceneCharacter& c, bool skin)
+      : c_(c), a_(*c.asset), skin_each_step_(skin) {
     const size_t n = size_t(a_.skeleton.joint_count());
     pose_.resize(n);
     model_.resize(n);
@@ -136,10 +134,7 @@ class SceneCharacter {
     if (springs_)
       for (int j : springs_->simulated_joints()) keyed_[size_t(j)] = true;
     baked_.tracks.resize(n);
-    for (const Mat4& m : rest_model_matrices(a_.skeleton)) {
-      Mat4 inv;
-      rest_inverse_.push_back(inverse(m, inv) ? inv : Mat4::identity());
-    }
+    rest_inverse_ = inverse_bind_from_rest(a_.skeleton);
   }
 
   /// Moves the character to time t; `h` the step just taken (0 at the start).
@@ -154,7 +149,7 @@ class SceneCharacter {
     if (springs_) springs_->step(pose_, h);
     local_to_model(a_.skeleton.parents(), pose_, model_);
     if (!shapes_.empty()) pose_character_colliders(shapes_, model_, colliders_);
-    skin();
+    if (skin_each_step_) skin();
   }
 
   /// Keys into the baked clip at time t the pose α of the way from before the last move to
@@ -162,38 +157,12 @@ class SceneCharacter {
   void record(double t, double alpha) {
     baked_.duration = t;
     if (previous_.empty()) previous_ = pose_;
-    for (size_t j = 0; j < pose_.size(); ++j) {
-      if (!keyed_[j]) continue;
-      JointTrack& track = baked_.tracks[j];
-      track.translation.times.push_back(t);
-      track.rotation.times.push_back(t);
-      track.scale.times.push_back(t);
-      track.translation.values.push_back(
-          lerp(previous_[j].translation, pose_[j].translation, alpha));
-      track.rotation.values.push_back(slerp(previous_[j].rotation, pose_[j].rotation, alpha));
-      track.scale.values.push_back(lerp(previous_[j].scale, pose_[j].scale, alpha));
-    }
-  }
-
-  /// Point `p`, given in the character's bind pose near skinned vertex `k`, carried to the
-  /// current pose by that vertex's blended skinning matrix (how a cloth authored around the
-  /// character's rest pose is put on it at the first frame).
-  Vec3 carry(size_t k, const Vec3& p) const {
-    for (size_t m = 0; m < skinned_.size(); ++m) {
-      const Mesh& mesh = a_.meshes[skinned_[m]];
-      if (k >= mesh.positions.size()) {
-        k -= mesh.positions.size();
-        continue;
-      }
-      Vec3 out{0, 0, 0};
-      for (int i = 0; i < mesh.influences; ++i) {
-        const size_t at = k * size_t(mesh.influences) + size_t(i);
-        const float w = mesh.weights[at];
-        if (w > 0) out += to_mat4(palettes_[m][mesh.joints[at]]).transform_point(p) * double(w);
-      }
-      return out;
-    }
-    return p;
+    for (size_t j = 0; j < pose_.size(); ++j)
+      if (keyed_[j])
+        append_key(baked_.tracks[j], t,
+                   {lerp(previous_[j].translation, pose_[j].translation, alpha),
+                    slerp(previous_[j].rotation, pose_[j].rotation, alpha),
+                    lerp(previous_[j].scale, pose_[j].scale, alpha)});
   }
 
   /// Joint j's motion from the bind (rest) pose to the current pose, in model space.
@@ -208,21 +177,17 @@ class SceneCharacter {
   }
 
  private:
+  /// The skinned meshes' vertices at the current pose, one after another (as bind_skin lists
+  /// them at rest).
   void skin() {
     skin_.clear();
-    skinned_.clear();
-    palettes_.resize(a_.meshes.size());
-    for (size_t m = 0; m < a_.meshes.size(); ++m) {
-      const Mesh& mesh = a_.meshes[m];
+    for (const Mesh& mesh : a_.meshes) {
       if (mesh.skin < 0 || mesh.influences == 0) continue;
-      const SkinMeshView view = skin_mesh_view(mesh, c_.file);
-      std::vector<Affine3x4f>& palette = palettes_[skinned_.size()];
-      palette.resize(a_.skins[size_t(mesh.skin)].joints.size());
-      asset_skin_palette(a_, mesh.skin, model_, palette);
+      palette_.resize(a_.skins[size_t(mesh.skin)].joints.size());
+      asset_skin_palette(a_, mesh.skin, model_, palette_);
       positions_.resize(mesh.positions.size());
-      skin_lbs(view, palette, SkinOutputs{positions_, {}, {}});
+      skin_lbs(skin_mesh_view(mesh, c_.file), palette_, SkinOutputs{positions_, {}, {}});
       for (const Vec3f& p : positions_) skin_.push_back(Vec3(p));
-      skinned_.push_back(m);
     }
   }
 
@@ -232,10 +197,10 @@ class SceneCharacter {
   std::vector<CharacterCollider> shapes_;
   std::vector<Transform> pose_, previous_;  // now, and before the last move
   std::vector<Mat4> model_;
-  std::vector<Mat4> rest_inverse_;
+  std::vector<Mat4> rest_inverse_;  // of each joint's model matrix at rest
   std::vector<Collider> colliders_;
-  std::vector<size_t> skinned_;                    // meshes whose vertices skin_ holds, in order
-  std::vector<std::vector<Affine3x4f>> palettes_;  // one per skinned mesh
+  bool skin_each_step_;
+  std::vector<Affine3x4f> palette_;
   std::vector<Vec3f> positions_;
   std::vector<Vec3> skin_;
   std::vector<char> keyed_;
@@ -309,13 +274,16 @@ SimResult run_sim_file(const SimRequest& request) {
   }
   // The character first: at the first frame's pose it decides where attached vertices hold on.
   std::optional<SceneCharacter> character;
-  std::vector<Vec3> bind_skin;
+  std::vector<Vec3> bind_skin;  // the skinned vertices as stored, when a cloth follows them
   if (scene.character) {
-    character.emplace(*scene.character);
-    // Cloths are authored around the bind pose (the skin's vertices as stored).
-    for (const Mesh& mesh : scene.character->asset->meshes)
-      if (mesh.skin >= 0 && mesh.influences > 0)
-        for (const Vec3f& p : mesh.positions) bind_skin.push_back(Vec3(p));
+    const bool follows_skin = std::any_of(
+        scene.cloths.begin(), scene.cloths.end(),
+        [](const SimSceneCloth& c) { return c.attach_joint < 0 && !c.attach_to_skin.empty(); });
+    character.emplace(*scene.character, follows_skin);
+    if (follows_skin)
+      for (const Mesh& mesh : scene.character->asset->meshes)
+        if (mesh.skin >= 0 && mesh.influences > 0)
+          for (const Vec3f& p : mesh.positions) bind_skin.push_back(Vec3(p));
     character->move_to(0, 0);
     character->record(0, 1);
     result.character_colliders = character->collider_count();

@@ -43,15 +43,8 @@ Clip bake_spring_bones(const Asset& avatar, int clip, double step, int frames,
     else
       pose = rest;
     sim.step(pose, k == 0 ? 0.0 : step);
-    for (size_t j = 0; j < n; ++j) {
-      if (!animated[j]) continue;
-      JointTrack& track = out.tracks[j];
-      for (auto* keys : {&track.translation, &track.scale}) keys->times.push_back(t);
-      track.rotation.times.push_back(t);
-      track.translation.values.push_back(pose[j].translation);
-      track.rotation.values.push_back(pose[j].rotation);
-      track.scale.values.push_back(pose[j].scale);
-    }
+    for (size_t j = 0; j < n; ++j)
+      if (animated[j]) append_key(out.tracks[j], t, pose[j]);
     if (on_frame) on_frame(k, t, sim.world());
     if (k % 30 == 0 || k + 1 == frames) report(progress, "simulating spring bones", k + 1, frames);
   }

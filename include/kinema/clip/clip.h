@@ -118,6 +118,10 @@ bool sample_pose(const Clip& clip, const Skeleton& skeleton, double t, WrapMode 
 std::vector<Mat4> sample_model_pose(const Clip& clip, const Skeleton& skeleton, double t,
                                     WrapMode mode = WrapMode::Clamp);
 
+/// Appends one key at time t (after the track's last) to each of the track's three channels: how
+/// a simulation or a controller records the poses it makes into a clip.
+void append_key(JointTrack& track, double t, const Transform& x);
+
 /// Resamples a clip to `rate` frames per second with LINEAR keys on every animated channel
 /// (the duration is kept; the last frame lands exactly on it).
 Clip resample(const Clip& clip, const Skeleton& skeleton, double rate);

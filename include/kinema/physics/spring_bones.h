@@ -70,6 +70,7 @@ class SpringBoneSim {
     Quat initial_rotation;
     Vec3 child_local{0, 0, 0};  // the tail in the joint's frame at rest
     Vec3 bone_axis{0, 0, 0};    // child_local normalized (zero: the joint cannot swing)
+    Vec3 rest_axis{0, 0, 0};    // bone_axis at rest, in the parent's frame
     Vec3 tail{0, 0, 0}, prev_tail{0, 0, 0};  // centre space
     Vec3 child_world{0, 0, 0};               // where the child was at the end of the last step
     Quat rotation;                           // the simulated local rotation
