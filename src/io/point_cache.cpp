@@ -127,4 +127,26 @@ void write_obj_mesh(const std::string& path, const std::vector<Vec3>& positions,
   write_file_atomically(path, out.str());
 }
 
+void write_obj_polylines(const std::string& path, const std::vector<Vec3>& positions,
+                         const std::vector<std::vector<std::uint32_t>>& polylines) {
+  std::ostringstream out;
+  out << "# kinema: " << positions.size() << " vertices, " << polylines.size() << " polylines\n"
+      << std::setprecision(9);
+  for (const Vec3& p : positions) out << "v " << p.x << ' ' << p.y << ' ' << p.z << '\n';
+  for (size_t l = 0; l < polylines.size(); ++l) {
+    if (polylines[l].size() < 2)
+      throw Error(path, "polyline " + std::to_string(l), "has fewer than 2 vertices");
+    for (std::uint32_t v : polylines[l])
+      if (v >= positions.size())
+        throw Error(
+            path, "polyline " + std::to_string(l),
+            "names vertex " + std::to_string(v) + " of " + std::to_string(positions.size()));
+    // One two-vertex `l` per segment: Blender's importer (3.4) keeps only the first edge of a
+    // longer one and drops the other vertices.
+    for (size_t k = 0; k + 1 < polylines[l].size(); ++k)
+      out << "l " << polylines[l][k] + 1 << ' ' << polylines[l][k + 1] + 1 << '\n';
+  }
+  write_file_atomically(path, out.str());
+}
+
 }  // namespace kinema

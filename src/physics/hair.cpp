@@ -93,12 +93,19 @@ void HairSystem::set_head(const Quat& rotation, const Vec3& translation) {
   head_to_t_ = translation;
 }
 
-void HairSystem::step(double h) {
+void HairSystem::set_colliders(std::vector<Collider> colliders) {
+  for (size_t c = 0; c < colliders.size(); ++c)
+    validate_collider(colliders[c], kPlace, "collider " + std::to_string(c));
+  o_.colliders = std::move(colliders);
+}
+
+size_t HairSystem::step(double h) {
   if (!(h > 0) || !std::isfinite(h))
     throw Error({}, kPlace, "the step must be positive and finite");
   const double hs = h / o_.substeps;
   const Vec3 e3{0, 0, 1};
   const double bend_twist[3] = {o_.bend_stiffness, o_.bend_stiffness, o_.twist_stiffness};
+  size_t contacts = 0;
   for (int sub = 0; sub < o_.substeps; ++sub) {
     const double f = double(sub + 1) / o_.substeps;
     const Quat head = slerp(head_from_, head_to_, f);
@@ -162,7 +169,10 @@ void HairSystem::step(double h) {
       if (inverse_mass_[i] == 0) continue;
       for (const Collider& c : o_.colliders) {
         Vec3 surface, normal;
-        if (collider_contact(c, x_[i], o_.thickness, surface, normal)) x_[i] = surface;
+        if (collider_contact(c, x_[i], o_.thickness, surface, normal)) {
+          x_[i] = surface;
+          ++contacts;
+        }
       }
       v_[i] = (x_[i] - previous_[i]) / hs;
     }
@@ -171,6 +181,7 @@ void HairSystem::step(double h) {
   head_from_t_ = head_to_t_;
   for (const Vec3& p : x_)
     if (!is_finite(p)) throw Error({}, kPlace, "the hair blew up (a position is not finite)");
+  return contacts;
 }
 
 HairChildren make_hair_children(const HairSystem& system, std::span<const Vec3> roots, int points) {

@@ -221,15 +221,6 @@ Vec3 curl_noise(const Vec3& p) {
   return {d(2, Y) - d(1, Z), d(0, Z) - d(2, X), d(1, X) - d(0, Y)};
 }
 
-float AgeCurve::at(float age_fraction, float fallback) const {
-  if (u.empty()) return fallback;
-  if (age_fraction <= u.front()) return value.front();
-  if (age_fraction >= u.back()) return value.back();
-  const size_t k = size_t(std::upper_bound(u.begin(), u.end(), age_fraction) - u.begin());
-  const float t = (age_fraction - u[k - 1]) / (u[k] - u[k - 1]);
-  return value[k - 1] + t * (value[k] - value[k - 1]);
-}
-
 ParticleSystem::ParticleSystem(ParticleSystemOptions options) : o_(std::move(options)) {
   for (size_t e = 0; e < o_.emitters.size(); ++e)
     mesh_area_sums_.push_back(checked_emitter(o_.emitters[e], e));

@@ -154,6 +154,20 @@ SoftBody::SoftBody(TetMesh mesh, SoftBodyOptions options)
           "pinned vertex " + std::to_string(p) + " is past the mesh's " + std::to_string(n));
     inverse_mass_[p] = 0;
   }
+  pin_target_ = x_;
+}
+
+void SoftBody::set_pin_target(std::uint32_t v, const Vec3& target) {
+  if (v >= x_.size() || inverse_mass_[v] != 0)
+    throw Error({}, kPlace, "vertex " + std::to_string(v) + " is not pinned");
+  if (!is_finite(target)) throw Error({}, kPlace, "a pin's target is not finite");
+  pin_target_[v] = target;
+}
+
+void SoftBody::set_colliders(std::vector<Collider> colliders) {
+  for (size_t c = 0; c < colliders.size(); ++c)
+    validate_collider(colliders[c], kPlace, "collider " + std::to_string(c));
+  o_.colliders = std::move(colliders);
 }
 
 void SoftBody::set_state(std::span<const Vec3> positions, std::span<const Vec3> velocities) {
@@ -165,19 +179,26 @@ void SoftBody::set_state(std::span<const Vec3> positions, std::span<const Vec3> 
       throw Error({}, kPlace, "set_state: vertex " + std::to_string(i) + " is not finite");
   x_.assign(positions.begin(), positions.end());
   v_.assign(velocities.begin(), velocities.end());
+  pin_target_ = x_;
 }
 
-void SoftBody::step(double h) {
+size_t SoftBody::step(double h) {
   if (!(h > 0) || !std::isfinite(h))
     throw Error({}, kPlace, "the step must be positive and finite");
   const double hs = h / o_.substeps;
   const size_t n = x_.size();
   const double edge_alpha = o_.edge_compliance / (hs * hs);
   const double volume_alpha = o_.volume_compliance / (hs * hs);
+  size_t contacts = 0;
+  step_start_ = x_;
   for (int s = 0; s < o_.substeps; ++s) {
     previous_ = x_;
+    const double f = double(s + 1) / o_.substeps;
     for (size_t i = 0; i < n; ++i) {
-      if (inverse_mass_[i] == 0) continue;
+      if (inverse_mass_[i] == 0) {  // pinned: on the straight line to its target
+        x_[i] = lerp(step_start_[i], pin_target_[i], f);
+        continue;
+      }
       v_[i] += (o_.gravity - v_[i] * o_.air_drag) * hs;
       x_[i] += v_[i] * hs;
     }
@@ -219,6 +240,7 @@ void SoftBody::step(double h) {
       for (const Collider& c : o_.colliders) {
         Vec3 surface, normal;
         if (!collider_contact(c, x_[i], 0, surface, normal)) continue;
+        ++contacts;
         const double depth = length(surface - x_[i]);
         x_[i] = surface;
         const Vec3 moved = x_[i] - previous_[i];
@@ -234,6 +256,7 @@ void SoftBody::step(double h) {
       throw Error(
           {}, kPlace,
           "the soft body blew up (a position is not finite): lower the step or raise the substeps");
+  return contacts;
 }
 
 double SoftBody::volume() const {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kinema/character/merge.h"
+#include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 
@@ -188,7 +189,103 @@ class Mp4Writer {
   FILE* pipe_ = nullptr;
 };
 
+bool is_particle_cache(const std::string& path) { return extension_of(path) == "pc2"; }
+
+/// What carries a particle cache through the clip renderer: one joint at the origin (not drawn)
+/// and a clip without tracks as long as the cache, at its rate.
+Asset particle_carrier(const ParticleCacheFile& particles) {
+  Asset asset;
+  Joint joint;
+  joint.name = "particles";
+  asset.skeleton = Skeleton::build({joint}, false, particles.path);
+  Clip clip;
+  clip.name = "particles";
+  clip.sample_rate = particles.samples_per_second();
+  clip.duration = double(std::max(particles.cache.samples() - 1, 0)) / clip.sample_rate;
+  asset.clips.push_back(std::move(clip));
+  asset.source.path = particles.path;
+  return asset;
+}
+
+/// Bounds of the caches' points at time t: the living ones, else all of them (where they will be
+/// or were); nullopt without points.
+std::optional<Bounds3f> particle_bounds(std::span<const ParticleCacheFile> caches, double t) {
+  Bounds3f b;
+  bool any = false;
+  auto add = [&](const Vec3f& p) {
+    if (!any) b.min = b.max = p;
+    for (int c = 0; c < 3; ++c) {
+      b.min[c] = std::min(b.min[c], p[c]);
+      b.max[c] = std::max(b.max[c], p[c]);
+    }
+    any = true;
+  };
+  for (const bool living_only : {true, false}) {
+    for (const ParticleCacheFile& f : caches) {
+      if (f.cache.samples() == 0) continue;
+      const int sample = f.sample_at(t);
+      for (int i = 0; i < f.cache.points; ++i)
+        if (!living_only || !f.sidecar || f.sidecar->alive(size_t(i), sample))
+          add(f.cache.at(sample, i));
+    }
+    if (any) break;
+  }
+  return any ? std::optional<Bounds3f>(b) : std::nullopt;
+}
+
 }  // namespace
+
+double ParticleCacheFile::samples_per_second() const {
+  return (sidecar ? sidecar->frames_per_second : kDefaultSampleRate) / double(cache.sample_rate);
+}
+
+int ParticleCacheFile::sample_at(double t) const {
+  const double s = std::round(t * samples_per_second());
+  return int(std::clamp(s, 0.0, double(std::max(cache.samples() - 1, 0))));
+}
+
+ParticleCacheFile read_particle_cache(const std::string& path) {
+  ParticleCacheFile f;
+  f.path = path;
+  f.cache = read_pc2(path);
+  const std::string sidecar = particle_sidecar_path(path);
+  std::error_code ec;
+  if (!std::filesystem::exists(sidecar, ec)) return f;
+  f.sidecar = read_particle_sidecar(sidecar);
+  if (size_t(f.cache.points) != f.sidecar->points.size() ||
+      f.cache.samples() != f.sidecar->frames())
+    throw Error(sidecar, "point and frame counts",
+                "describes " + std::to_string(f.sidecar->points.size()) + " points over " +
+                    std::to_string(f.sidecar->frames()) + " frames, " + path + " holds " +
+                    std::to_string(f.cache.points) + " points over " +
+                    std::to_string(f.cache.samples()) +
+                    " samples (a sidecar from another run? remove it to draw every point)");
+  return f;
+}
+
+void particle_billboards(const ParticleCacheFile& particles, int sample, float size,
+                         std::vector<Billboard>& out) {
+  const PointCache& cache = particles.cache;
+  if (sample < 0 || sample >= cache.samples()) return;
+  const ParticleSidecar* s = particles.sidecar ? &*particles.sidecar : nullptr;
+  for (int i = 0; i < cache.points; ++i) {
+    Billboard b;
+    b.position = cache.at(sample, i);
+    b.size = size;
+    b.colour = kDefaultParticleColour;
+    if (s) {
+      if (!s->alive(size_t(i), sample)) continue;
+      const float u = s->age_fraction(size_t(i), sample);
+      b.size = size * s->size.at(u, 1);
+      b.colour = {s->colour[0].at(u, 1), s->colour[1].at(u, 1), s->colour[2].at(u, 1)};
+      b.opacity = s->opacity.at(u, 1);
+      for (int c = 0; c < 3; ++c) b.colour[c] = std::max(b.colour[c], 0.0f);
+      b.opacity = std::min(b.opacity, 1.0f);
+      if (!(b.size > 0) || !(b.opacity > 0)) continue;
+    }
+    out.push_back(b);
+  }
+}
 
 RenderResult render_file(const RenderRequest& request, const Progress& progress) {
   const OutKind kind = check_request(request);
@@ -201,15 +298,35 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
                   "or write PNG frames with -o out_%04d.png)");
   }
 
-  // ---- the asset and the frames ----
-  Asset asset = load_asset(request.in, request.load);
+  if (!(request.particle_size > 0) || !std::isfinite(request.particle_size))
+    throw UsageError("--particle-size must be a positive number of metres");
+
+  // ---- the asset, the particles and the frames ----
+  std::vector<ParticleCacheFile> particles;
+  Asset asset;
+  if (is_particle_cache(request.in)) {
+    particles.push_back(read_particle_cache(request.in));
+    asset = particle_carrier(particles.front());
+  } else {
+    asset = load_asset(request.in, request.load);
+  }
   int clip = !request.clip.empty() ? find_clip(asset, request.clip, request.in)
              : asset.clips.empty() ? -1
                                    : 0;
+  const double in_duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
+  const double in_rate = clip >= 0 ? asset.clips[size_t(clip)].sample_rate : 0.0;
   for (const std::string& other : request.with) {
+    if (is_particle_cache(other)) {
+      particles.push_back(read_particle_cache(other));
+      continue;
+    }
     const Asset extra = load_asset(other, request.load);
     asset = merge_assets(asset, clip, extra, extra.clips.empty() ? -1 : 0);
     clip = 0;
+  }
+  if (is_particle_cache(request.in) && clip >= 0) {  // the frames follow the cache
+    asset.clips[size_t(clip)].duration = in_duration;
+    asset.clips[size_t(clip)].sample_rate = in_rate;
   }
   const double duration = clip >= 0 ? asset.clips[size_t(clip)].duration : 0.0;
   double rate = clip >= 0 ? infer_frame_rate(asset.clips[size_t(clip)]) : 0.0;
@@ -230,6 +347,8 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   const std::vector<double> times = frame_times(request, kind, duration, rate, first, last);
 
   ClipRenderer renderer(asset, clip, request.options, request.in);
+  if (!particles.empty())
+    renderer.set_extra_bounds([&particles](double t) { return particle_bounds(particles, t); });
   if (request.first_frame >= 0 || request.contact_sheet > 0)
     renderer.set_time_range(times.front(), times.back());
   const int width = request.options.target.width, height = request.options.target.height;
@@ -239,8 +358,12 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   std::vector<Image> tiles;
   std::optional<Mp4Writer> mp4;
   if (kind == OutKind::Mp4) mp4.emplace(ffmpeg, request.out, width, height, rate);
+  std::vector<Billboard> billboards;
   for (size_t i = 0; i < times.size(); ++i) {
-    Image image = renderer.frame(times[i]);
+    billboards.clear();
+    for (const ParticleCacheFile& f : particles)
+      particle_billboards(f, f.sample_at(times[i]), request.particle_size, billboards);
+    Image image = renderer.frame(times[i], billboards);
     if (mp4)
       mp4->write(image);
     else if (request.contact_sheet > 0)

@@ -12,11 +12,13 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
+#include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "kinema/physics/character_colliders.h"
 #include "kinema/physics/spring_bones.h"
 #include "kinema/sim/fixed_step_clock.h"
 #include "kinema/skin/skin_mesh.h"
+#include "sim_bodies.h"
 
 namespace kinema::pipeline {
 
@@ -40,25 +42,26 @@ bool writes_gltf(const std::string& out) {
   return ext == "glb" || ext == "gltf";
 }
 
-/// The cloths as one glTF asset: each a mesh on its own node with one morph target per frame
-/// (the frame's positions minus the rest positions) and one clip whose weights go one-hot from
-/// frame to frame, linearly: between frames k and k + 1 a viewer shows the straight blend of the
-/// two, as the point cache would.
-Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, int frames) {
+/// The cloths and soft bodies as one glTF asset: each a mesh on its own node with one morph
+/// target per frame (the frame's positions minus the rest positions) and one clip whose weights go
+/// one-hot from frame to frame, linearly: between frames k and k + 1 a viewer shows the straight
+/// blend of the two, as the point cache would.
+Asset sim_asset(const std::vector<SimMeshOut>& outputs, int fps, int frames) {
   Asset asset;
   std::vector<Joint> joints;
-  for (const SimSceneCloth& c : scene.cloths) joints.push_back(Joint{c.name, kNoParent, {}, {}});
+  for (const SimMeshOut& m : outputs) joints.push_back(Joint{m.name, kNoParent, {}, {}});
   asset.skeleton = Skeleton::build(std::move(joints));
   Clip clip;
   clip.name = "simulation";
-  clip.duration = double(frames - 1) / scene.fps;
-  clip.sample_rate = scene.fps;
-  for (size_t i = 0; i < scene.cloths.size(); ++i) {
-    const ClothMesh& cloth = scene.cloths[i].mesh;
+  clip.duration = double(frames - 1) / fps;
+  clip.sample_rate = fps;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const SimMeshOut& cloth = outputs[i];
+    const PointCache& cache = *cloth.frames;
     Mesh mesh;
-    mesh.name = scene.cloths[i].name;
+    mesh.name = cloth.name;
     mesh.node = int(i);
-    for (const Vec3& p : cloth.positions) mesh.positions.push_back(Vec3f(p));
+    for (const Vec3& p : cloth.rest) mesh.positions.push_back(Vec3f(p));
     for (const auto& t : cloth.triangles)
       mesh.indices.insert(mesh.indices.end(), t.begin(), t.end());
     // Area-weighted vertex normals of each frame, so that folds shade (the morph targets carry
@@ -73,7 +76,7 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
       for (const Vec3& n : sum) out.push_back(Vec3f(length(n) > 0 ? normalize(n) : Vec3{0, 1, 0}));
       return out;
     };
-    mesh.normals = normals_of([&](std::uint32_t v) { return cloth.positions[v]; });
+    mesh.normals = normals_of([&](std::uint32_t v) { return cloth.rest[v]; });
     MorphTrack track;
     track.mesh = int(i);
     track.target_count = frames;
@@ -82,13 +85,12 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
       target.name = "frame_" + std::to_string(f);
       target.position_deltas.resize(mesh.positions.size());
       for (size_t v = 0; v < mesh.positions.size(); ++v)
-        target.position_deltas[v] = caches[i].at(f, int(v)) - mesh.positions[v];
-      target.normal_deltas =
-          normals_of([&](std::uint32_t v) { return Vec3(caches[i].at(f, int(v))); });
+        target.position_deltas[v] = cache.at(f, int(v)) - mesh.positions[v];
+      target.normal_deltas = normals_of([&](std::uint32_t v) { return Vec3(cache.at(f, int(v))); });
       for (size_t v = 0; v < mesh.positions.size(); ++v)
         target.normal_deltas[v] = target.normal_deltas[v] - mesh.normals[v];
       mesh.morph_targets.push_back(std::move(target));
-      track.times.push_back(double(f) / scene.fps);
+      track.times.push_back(double(f) / fps);
       for (int k = 0; k < frames; ++k) track.values.push_back(k == f ? 1.0 : 0.0);
     }
     mesh.default_weights.assign(size_t(frames), 0.0);
@@ -96,7 +98,7 @@ Asset sim_asset(const SimScene& scene, const std::vector<PointCache>& caches, in
     asset.meshes.push_back(std::move(mesh));
     clip.morph_tracks.push_back(std::move(track));
   }
-  clip.tracks.resize(scene.cloths.size());
+  clip.tracks.resize(outputs.size());
   asset.clips.push_back(std::move(clip));
   return asset;
 }
@@ -223,6 +225,12 @@ std::string sim_particle_cache_path(const std::string& out, bool with_cloth) {
   return (p.parent_path() / (p.stem().string() + "_particles.pc2")).string();
 }
 
+std::string sim_hair_cache_path(const std::string& out, bool alone) {
+  if (alone) return out;
+  std::filesystem::path p(out);
+  return (p.parent_path() / (p.stem().string() + "_hair.pc2")).string();
+}
+
 std::string sim_character_path(const std::string& out) {
   std::filesystem::path p(out);
   return (p.parent_path() / (p.stem().string() + "_character.glb")).string();
@@ -236,12 +244,14 @@ SimResult run_sim_file(const SimRequest& request) {
   SimResult result;
   result.scene = parse_sim_scene(read_file(request.scene), request.scene, request.character_file);
   const SimScene& scene = result.scene;
+  const size_t mesh_outputs = scene.cloths.size() + scene.soft_bodies.size();
   if (!gltf)
     for (const SimSceneCloth& c : scene.cloths)
-      for (const std::string& path : {sim_cache_path(request.out, c.name, scene.cloths.size()),
-                                      sim_mesh_path(request.out, c.name, scene.cloths.size())})
+      for (const std::string& path : {sim_cache_path(request.out, c.name, mesh_outputs),
+                                      sim_mesh_path(request.out, c.name, mesh_outputs)})
         if (same_file(path, request.scene))
           throw UsageError("the output " + path + " is the same file as SCENE");
+  const std::string hair_path = check_body_outputs(request, scene, gltf);
   if (scene.character) {
     result.character_path = sim_character_path(request.out);
     for (const std::string& input : {request.scene, scene.character->file})
@@ -250,12 +260,14 @@ SimResult run_sim_file(const SimRequest& request) {
   }
 
   if (scene.particles) {
-    if (scene.cloths.empty() && gltf)
+    if (mesh_outputs == 0 && gltf)
       throw UsageError("a scene of particles alone is written as a point cache: -o OUT.pc2");
-    result.particle_cache_path = sim_particle_cache_path(request.out, !scene.cloths.empty());
+    result.particle_cache_path = sim_particle_cache_path(request.out, mesh_outputs > 0);
     result.particle_mesh_path =
         std::filesystem::path(result.particle_cache_path).replace_extension(".obj").string();
-    for (const std::string& path : {result.particle_cache_path, result.particle_mesh_path})
+    result.particle_sidecar_path = particle_sidecar_path(result.particle_cache_path);
+    for (const std::string& path :
+         {result.particle_cache_path, result.particle_mesh_path, result.particle_sidecar_path})
       if (same_file(path, request.scene))
         throw UsageError("the output " + path + " is the same file as SCENE");
   }
@@ -266,6 +278,13 @@ SimResult run_sim_file(const SimRequest& request) {
   // Each frame's living particles: (serial, position), drawn α of the way between steps.
   std::vector<std::vector<std::pair<std::uint64_t, Vec3f>>> particle_frames;
   std::map<std::uint64_t, Vec3> particle_before;  // positions before the last step
+  // For the sidecar: each particle's birth and lifetime (s), the instant each frame shows.
+  std::map<std::uint64_t, std::pair<double, double>> particle_birth;
+  std::vector<double> particle_frame_times{0.0};
+  auto note_births = [&](const Particles& now) {
+    for (size_t k = 0; k < now.count(); ++k)
+      particle_birth.try_emplace(now.serial[k], particles->time() - now.age[k], now.lifetime[k]);
+  };
   if (scene.particles) {
     ParticleSystemOptions options = *scene.particles;
     options.threads = request.threads;
@@ -338,8 +357,8 @@ SimResult run_sim_file(const SimRequest& request) {
     out.vertices = c.mesh.positions.size();
     out.springs = cloths.back().springs().size();
     out.attached_inside = attached_inside;
-    out.cache_path = gltf ? request.out : sim_cache_path(request.out, c.name, scene.cloths.size());
-    out.mesh_path = gltf ? request.out : sim_mesh_path(request.out, c.name, scene.cloths.size());
+    out.cache_path = gltf ? request.out : sim_cache_path(request.out, c.name, mesh_outputs);
+    out.mesh_path = gltf ? request.out : sim_mesh_path(request.out, c.name, mesh_outputs);
     result.cloths.push_back(out);
     caches[i].points = int(out.vertices);
     caches[i].start_frame = 0;
@@ -354,6 +373,17 @@ SimResult run_sim_file(const SimRequest& request) {
         std::max(result.cloths[i].worst_stretch, cloth.largest_stretch());
   };
   for (size_t i = 0; i < cloths.size(); ++i) record(i, cloths[i].positions(), 0);
+  // What the soft bodies and hair take from the character each step.
+  std::optional<CharacterNow> character_now;
+  if (character)
+    character_now = CharacterNow{character->colliders(),
+                                 [&](int joint) { return character->from_rest(joint); }};
+  SoftBodyRuns soft_bodies(scene, request.out, gltf, mesh_outputs,
+                           character_now ? &*character_now : nullptr, result.frames);
+  std::optional<HairRun> hair;
+  if (scene.hair)
+    hair.emplace(*scene.hair, hair_path, character_now ? &*character_now : nullptr, result.frames);
+  record_bodies(soft_bodies, hair, 0, false);
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
   // from the state before the last step to the state after it.
   FixedStepClock clock(Seconds::fraction(1, scene.rate),
@@ -384,6 +414,7 @@ SimResult run_sim_file(const SimRequest& request) {
         if (s + 1 == steps.steps) {
           particle_before.clear();
           for (size_t k = 0; k < now.count(); ++k) particle_before[now.serial[k]] = now.position(k);
+          note_births(now);
         }
         if (character) {
           std::vector<Collider> colliders = scene.particles->colliders;
@@ -394,6 +425,8 @@ SimResult run_sim_file(const SimRequest& request) {
         result.particle_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
+      if (character) character_now->colliders = character->colliders();
+      step_bodies(soft_bodies, hair, h, character_now, s + 1 == steps.steps);
       for (size_t i = 0; i < cloths.size(); ++i) {
         const auto start = std::chrono::steady_clock::now();
         previous[i].assign(cloths[i].positions().begin(), cloths[i].positions().end());
@@ -409,10 +442,14 @@ SimResult run_sim_file(const SimRequest& request) {
       record(i, steps.steps > 0 ? std::span<const Vec3>(previous[i]) : cloths[i].positions(),
              steps.alpha);
     if (character) character->record(double(frame) / scene.fps, steps.steps > 0 ? steps.alpha : 1);
+    record_bodies(soft_bodies, hair, steps.alpha, steps.steps > 0);
     if (particles) {
       const Particles& now = particles->particles();
       result.particles_most_alive = std::max(result.particles_most_alive, now.count());
       auto& out = particle_frames.emplace_back();
+      note_births(now);
+      particle_frame_times.push_back(particles->time() -
+                                     (steps.steps > 0 ? (1 - steps.alpha) * h : 0.0));
       if (steps.steps > 0 && steps.alpha == 0) {
         // The state before the clock's last step, exactly (the particles that died in it too).
         for (const auto& [serial, p] : particle_before) out.emplace_back(serial, Vec3f(p));
@@ -431,9 +468,12 @@ SimResult run_sim_file(const SimRequest& request) {
   result.steps *= long(cloths.size());
   for (size_t i = 0; i < cloths.size(); ++i)
     result.cloths[i].largest_stretch = cloths[i].largest_stretch();
+  result.soft_bodies = soft_bodies.finish();
+  if (hair) result.hair = hair->finish();
   // Particles as a point cache: every particle ever emitted is a vertex, held where it was first
   // drawn before that and where it was last drawn after.
   PointCache particle_cache;
+  ParticleSidecar particle_sidecar;
   std::vector<Vec3> particle_rest;
   if (particles) {
     std::map<std::uint64_t, size_t> slot;
@@ -462,12 +502,30 @@ SimResult run_sim_file(const SimRequest& request) {
       for (const auto& [serial, p] : frame) last[slot[serial]] = p;
       particle_cache.positions.insert(particle_cache.positions.end(), last.begin(), last.end());
     }
+    // The sidecar: when each point is alive, its clock, the scene's curves over age.
+    particle_sidecar.frames_per_second = scene.fps;
+    particle_sidecar.frame_times = particle_frame_times;
+    const ParticleAttributes& a = scene.particles->attributes;
+    particle_sidecar.size = {a.size.u, a.size.value};
+    for (size_t c = 0; c < 3; ++c) particle_sidecar.colour[c] = {a.colour[c].u, a.colour[c].value};
+    particle_sidecar.opacity = {a.opacity.u, a.opacity.value};
+    particle_sidecar.points.assign(slot.size(), ParticleLife{-1, -1, 0, 1});
+    for (size_t f = 0; f < particle_frames.size(); ++f)
+      for (const auto& [serial, p] : particle_frames[f]) {
+        ParticleLife& life = particle_sidecar.points[slot[serial]];
+        if (life.first_frame < 0) life.first_frame = int(f);
+        life.last_frame = int(f);
+        const auto& [birth, lifetime] = particle_birth.at(serial);
+        life.birth = birth;
+        life.lifetime = lifetime;
+      }
   }
 
   // Everything ran: now write (each file atomically).
   if (particles) {
     write_pc2(result.particle_cache_path, particle_cache);
     write_obj_mesh(result.particle_mesh_path, particle_rest, {});
+    write_particle_sidecar(result.particle_sidecar_path, particle_sidecar);
   }
   if (character) {
     Asset avatar = *scene.character->asset;
@@ -476,8 +534,14 @@ SimResult run_sim_file(const SimRequest& request) {
     options.spring_bones = false;
     write_gltf(avatar, result.character_path, options);
   }
-  if (gltf && !scene.cloths.empty()) {
-    save_asset(sim_asset(scene, caches, result.frames), request.out);
+  if (hair) hair->write_cache();
+  if (gltf && mesh_outputs > 0) {
+    std::vector<SimMeshOut> meshes;
+    for (size_t i = 0; i < scene.cloths.size(); ++i)
+      meshes.push_back({scene.cloths[i].name, scene.cloths[i].mesh.positions,
+                        scene.cloths[i].mesh.triangles, &caches[i]});
+    meshes.insert(meshes.end(), soft_bodies.meshes().begin(), soft_bodies.meshes().end());
+    save_asset(sim_asset(meshes, scene.fps, result.frames), request.out);
     return result;
   }
   for (size_t i = 0; i < scene.cloths.size(); ++i) {
@@ -485,6 +549,7 @@ SimResult run_sim_file(const SimRequest& request) {
     write_obj_mesh(result.cloths[i].mesh_path, scene.cloths[i].mesh.positions,
                    scene.cloths[i].mesh.triangles);
   }
+  soft_bodies.write_caches();
   return result;
 }
 

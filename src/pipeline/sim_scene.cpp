@@ -13,73 +13,14 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
+#include "sim_bodies.h"
+#include "sim_scene_reader.h"
 
 namespace kinema::pipeline {
 
 namespace {
 
 using nlohmann::json;
-
-/// Reads values out of the scene, naming each by its JSON pointer in errors.
-struct SceneReader {
-  const std::string& file;
-
-  [[noreturn]] void fail(const std::string& pointer, const std::string& reason) const {
-    throw Error(file, pointer.empty() ? "/" : pointer, reason);
-  }
-  /// Refuses keys of `object` not in `known` (a typo would otherwise be silently ignored).
-  void only(const json& object, const std::string& pointer,
-            std::initializer_list<const char*> known) const {
-    if (!object.is_object()) fail(pointer, "must be an object");
-    for (const auto& [key, value] : object.items()) {
-      bool ok = false;
-      for (const char* k : known) ok = ok || key == k;
-      if (!ok) {
-        std::string list;
-        for (const char* k : known) list += std::string(list.empty() ? "" : ", ") + k;
-        fail(pointer + "/" + key, "unknown key \"" + key + "\" (known: " + list + ")");
-      }
-    }
-  }
-  double number(const json& v, const std::string& pointer) const {
-    if (!v.is_number()) fail(pointer, "must be a number");
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(pointer, "must be finite");
-    return d;
-  }
-  double at_least(const json& v, const std::string& pointer, double low, bool strict) const {
-    const double d = number(v, pointer);
-    if (strict ? !(d > low) : !(d >= low))
-      fail(pointer, std::string("must be ") + (strict ? "> " : "≥ ") + format(low));
-    return d;
-  }
-  int whole(const json& v, const std::string& pointer, int low, int high) const {
-    if (!v.is_number_integer() && !v.is_number_unsigned()) fail(pointer, "must be a whole number");
-    const long long i = v.get<long long>();
-    if (i < low || i > high)
-      fail(pointer, "must be between " + std::to_string(low) + " and " + std::to_string(high));
-    return int(i);
-  }
-  bool boolean(const json& v, const std::string& pointer) const {
-    if (!v.is_boolean()) fail(pointer, "must be true or false");
-    return v.get<bool>();
-  }
-  Vec3 vec3(const json& v, const std::string& pointer) const {
-    if (!v.is_array() || v.size() != 3) fail(pointer, "must be an array of 3 numbers");
-    return {number(v[0], pointer + "/0"), number(v[1], pointer + "/1"),
-            number(v[2], pointer + "/2")};
-  }
-  std::string text(const json& v, const std::string& pointer) const {
-    if (!v.is_string()) fail(pointer, "must be a string");
-    return v.get<std::string>();
-  }
-  static std::string format(double d) {
-    std::string s = std::to_string(d);
-    while (s.size() > 1 && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
-  }
-};
 
 Collider read_collider(const SceneReader& r, const json& j, const std::string& p) {
   if (!j.is_object() || !j.contains("shape")) r.fail(p, "a collider needs a \"shape\"");
@@ -464,6 +405,24 @@ ParticleSystemOptions read_particles(const SceneReader& r, const json& j, const 
   return o;
 }
 
+/// The scene's soft bodies (named apart from the cloths: they share the outputs' names) and hair.
+void read_bodies(const SceneReader& r, const json& j, const Vec3& gravity,
+                 const std::vector<Collider>& colliders, std::set<std::string>& names,
+                 SimScene& scene) {
+  const SimSceneCharacter* character = scene.character ? &*scene.character : nullptr;
+  if (j.contains("soft_bodies"))
+    for (size_t i = 0; i < j["soft_bodies"].size(); ++i) {
+      const std::string p = "/soft_bodies/" + std::to_string(i);
+      scene.soft_bodies.push_back(
+          read_soft_body(r, j["soft_bodies"][i], p, gravity, colliders, character, i));
+      if (!names.insert(scene.soft_bodies.back().name).second)
+        r.fail(p + "/name",
+               "a cloth or soft body is already named \"" + scene.soft_bodies.back().name + "\"");
+    }
+  if (j.contains("hair"))
+    scene.hair = read_hair(r, j["hair"], "/hair", gravity, colliders, character);
+}
+
 }  // namespace
 
 SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
@@ -483,10 +442,12 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     }
     throw Error(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                 std::string("malformed JSON: ") + e.what());
+  } catch (const json::exception& e) {  // a number past a double's range (1e999)
+    throw Error(file, "/", std::string("malformed JSON: ") + e.what());
   }
   r.only(j, "",
          {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
-          "particles"});
+          "particles", "soft_bodies", "hair"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -504,8 +465,13 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   if (j.contains("particles"))
     scene.particles = read_particles(r, j["particles"], "/particles", folder, gravity, colliders);
   if (j.contains("cloth") && !j["cloth"].is_array()) r.fail("/cloth", "must be an array");
-  if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles)
-    r.fail("/cloth", "a scene needs a non-empty array \"cloth\" or \"particles\"");
+  if (j.contains("soft_bodies") && !j["soft_bodies"].is_array())
+    r.fail("/soft_bodies", "must be an array");
+  if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles &&
+      (!j.contains("soft_bodies") || j["soft_bodies"].empty()) && !j.contains("hair"))
+    r.fail("/cloth",
+           "a scene needs a non-empty array \"cloth\" or \"soft_bodies\", \"hair\" or "
+           "\"particles\"");
   if (j.contains("character")) {
     const json& c = j["character"];
     r.only(c, "/character",
@@ -564,6 +530,7 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
                scene.character->file + " has no joint \"" + cloth.attach_joint_name + "\"");
     }
   }
+  read_bodies(r, j, gravity, colliders, names, scene);
   return scene;
 }
 

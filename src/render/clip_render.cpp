@@ -175,6 +175,11 @@ double ClipRenderer::frame_rate() const {
   return rate > 0 && std::isfinite(rate) ? rate : 30;
 }
 
+void ClipRenderer::set_extra_bounds(std::function<std::optional<Bounds3f>(double t)> bounds) {
+  extra_bounds_ = std::move(bounds);
+  frame_bounds();
+}
+
 void ClipRenderer::set_time_range(double t0, double t1) {
   t0_ = std::min(t0, t1);
   t1_ = std::max(t0, t1);
@@ -238,7 +243,10 @@ Bounds3f ClipRenderer::bounds_at(double t) const {
     if (r.gpu_skin(m, pose, options_.skinning, skinned, {}))
       for (const Vec3f& p : skinned) expand(b, any, p);
   }
-  if (!any)
+  const bool meshes = any;
+  if (extra_bounds_)
+    if (const std::optional<Bounds3f> extra = extra_bounds_(t)) expand(b, any, *extra);
+  if (!meshes && !extra_bounds_)
     for (const Mat4& m : pose) expand(b, any, Vec3f(m.translation_part()));
   if (!any) b = {{-0.5f, 0, -0.5f}, {0.5f, 1.8f, 0.5f}};
   return b;
@@ -319,8 +327,10 @@ Camera ClipRenderer::camera_at(double t) const {
   return cam;
 }
 
-Image ClipRenderer::frame(double t) {
+Image ClipRenderer::frame(double t, std::span<const Billboard> billboards) {
   DrawOptions draw;
+  draw.billboards = billboards;
+  draw.billboard_blend = options_.billboard_blend;
   draw.skinning = options_.skinning;
   draw.ground = options_.ground;
   const Vec3f c = bounds_.center();

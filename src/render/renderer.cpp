@@ -79,6 +79,23 @@ constexpr std::array<std::array<float, 3>, 6> kAlbedo{{{0.80f, 0.55f, 0.42f},
                                                        {0.55f, 0.55f, 0.58f}}};
 constexpr std::array<float, 3> kBackground{0.80f, 0.84f, 0.89f};  // sRGB
 
+void check_billboards(std::span<const Billboard> billboards) {
+  auto finite = [](const Vec3f& v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+  };
+  for (size_t i = 0; i < billboards.size(); ++i) {
+    const Billboard& b = billboards[i];
+    const char* reason =
+        !finite(b.position)                                  ? "its position is not finite"
+        : !(b.size > 0) || !std::isfinite(b.size)            ? "its size is not a positive number"
+        : !(b.opacity >= 0 && b.opacity <= 1)                ? "its opacity is outside 0…1"
+        : !finite(b.colour)                                  ? "its colour is not finite"
+        : b.colour.x < 0 || b.colour.y < 0 || b.colour.z < 0 ? "its colour is negative"
+                                                             : nullptr;
+    if (reason) throw Error("render", "billboard " + std::to_string(i), reason);
+  }
+}
+
 }  // namespace
 
 struct Renderer::Impl {
@@ -87,6 +104,7 @@ struct Renderer::Impl {
   bool software = false;
   GLuint msaa_fbo = 0, msaa_color = 0, msaa_depth = 0, resolve_fbo = 0, resolve_color = 0;
   GLuint skin_program = 0, ground_program = 0, ground_vao = 0;
+  GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
   GLuint lbs_buffer = 0, dq_buffer = 0, prescale_buffer = 0, feedback_buffer = 0;
   std::vector<GpuMesh> meshes;
   int joint_count = 0;
@@ -95,6 +113,9 @@ struct Renderer::Impl {
   std::vector<Affine3x4f> palette, prescale;
   std::vector<DualQuatf> dual_quats;
   std::vector<float> upload;
+  std::vector<Billboard> sorted;  // billboards back to front (alpha blending)
+  std::vector<float> billboard_depth;
+  std::vector<uint32_t> order;
 
   explicit Impl(const RendererOptions& o) : context(o.prefer_gpu) {}
 
@@ -155,6 +176,46 @@ struct Renderer::Impl {
                               1, GL_FALSE, view_proj.m.data());
   }
 
+  // Draws the billboards over what is in the target: depth-tested, no depth writes, blended.
+  void draw_billboards(std::span<const Billboard> billboards, BillboardBlend blend,
+                       const Camera& camera, const Mat4f& view_proj) {
+    const Vec3f forward = normalize(camera.target - camera.eye, Vec3f{0, 0, -1});
+    const Vec3f right = normalize(cross(forward, camera.up), Vec3f{1, 0, 0});
+    const Vec3f up = cross(right, forward);
+    std::span<const Billboard> drawn = billboards;
+    if (blend == BillboardBlend::Alpha) {  // "over" needs the farthest first
+      billboard_depth.resize(billboards.size());
+      order.resize(billboards.size());
+      for (size_t i = 0; i < billboards.size(); ++i) {
+        billboard_depth[i] = dot(billboards[i].position - camera.eye, forward);
+        order[i] = uint32_t(i);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return billboard_depth[a] > billboard_depth[b];
+      });
+      sorted.resize(billboards.size());
+      for (size_t i = 0; i < order.size(); ++i) sorted[i] = billboards[order[i]];
+      drawn = sorted;
+    }
+    glNamedBufferData(billboard_buffer, GLsizeiptr(drawn.size_bytes()), drawn.data(),
+                      GL_STREAM_DRAW);
+    const GLuint p = billboard_program;
+    glUseProgram(p);
+    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
+                              view_proj.m.data());
+    glProgramUniform3f(p, glGetUniformLocation(p, "uRight"), right.x, right.y, right.z);
+    glProgramUniform3f(p, glGetUniformLocation(p, "uUp"), up.x, up.y, up.z);
+    glEnable(GL_BLEND);
+    // Premultiplied colour; the target's alpha stays opaque.
+    glBlendFuncSeparate(GL_ONE, blend == BillboardBlend::Additive ? GL_ONE : GL_ONE_MINUS_SRC_ALPHA,
+                        GL_ZERO, GL_ONE);
+    glDepthMask(GL_FALSE);
+    glBindVertexArray(billboard_vao);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(drawn.size()));
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+  }
+
   void check_gl(const char* what) {
     const GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
@@ -200,6 +261,21 @@ Renderer::Renderer(const RendererOptions& options) {
   s.ground_program = link(render_detail::kGroundVertexShader, render_detail::kGroundFragmentShader,
                           "ground shader", false);
   glCreateVertexArrays(1, &s.ground_vao);
+  s.billboard_program = link(render_detail::kBillboardVertexShader,
+                             render_detail::kBillboardFragmentShader, "billboard shader", false);
+  glCreateBuffers(1, &s.billboard_buffer);
+  glCreateVertexArrays(1, &s.billboard_vao);
+  // One Billboard per instance: position, size, colour, opacity (8 floats).
+  glVertexArrayVertexBuffer(s.billboard_vao, 0, s.billboard_buffer, 0, sizeof(Billboard));
+  glVertexArrayBindingDivisor(s.billboard_vao, 0, 1);
+  const GLint billboard_widths[4] = {3, 1, 3, 1};
+  const GLuint billboard_offsets[4] = {0, 3 * sizeof(float), 4 * sizeof(float), 7 * sizeof(float)};
+  for (GLuint a = 0; a < 4; ++a) {
+    glVertexArrayAttribFormat(s.billboard_vao, a, billboard_widths[a], GL_FLOAT, GL_FALSE,
+                              billboard_offsets[a]);
+    glVertexArrayAttribBinding(s.billboard_vao, a, 0);
+    glEnableVertexArrayAttrib(s.billboard_vao, a);
+  }
   GLuint* buffers[] = {&s.lbs_buffer, &s.dq_buffer, &s.prescale_buffer, &s.feedback_buffer};
   for (GLuint* b : buffers) glCreateBuffers(1, b);
   s.check_gl("setup");
@@ -217,6 +293,9 @@ Renderer::~Renderer() {
   const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
   glDeleteBuffers(4, buffers);
   glDeleteVertexArrays(1, &s.ground_vao);
+  glDeleteBuffers(1, &s.billboard_buffer);
+  glDeleteVertexArrays(1, &s.billboard_vao);
+  glDeleteProgram(s.billboard_program);
   glDeleteProgram(s.skin_program);
   glDeleteProgram(s.ground_program);
   glDeleteFramebuffers(1, &s.msaa_fbo);
@@ -325,6 +404,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     throw Error("OpenGL", "render",
                 "the pose has " + std::to_string(model_pose.size()) + " joints, the skeleton " +
                     std::to_string(s.joint_count));
+  check_billboards(options.billboards);
   s.context.make_current();
   const Mat4f view_proj = camera_view_projection(camera, float(s.width) / float(s.height));
   glBindFramebuffer(GL_FRAMEBUFFER, s.msaa_fbo);
@@ -371,6 +451,8 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     glBindVertexArray(m.vao);
     glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);
   }
+  if (!options.billboards.empty())
+    s.draw_billboards(options.billboards, options.billboard_blend, camera, view_proj);
   glBindVertexArray(0);
   glBlitNamedFramebuffer(s.msaa_fbo, s.resolve_fbo, 0, 0, s.width, s.height, 0, 0, s.width,
                          s.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);

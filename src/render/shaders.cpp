@@ -177,6 +177,41 @@ void main() {
 }
 )GLSL";
 
+const char* const kBillboardVertexShader = R"GLSL(#version 450 core
+layout(location = 0) in vec3 aCentre;  // per instance: kinema::Billboard
+layout(location = 1) in float aSize;   // diameter, metres
+layout(location = 2) in vec3 aColour;  // linear RGB
+layout(location = 3) in float aOpacity;
+uniform mat4 uViewProjection;
+uniform vec3 uRight;  // the camera's right and up, world space, unit
+uniform vec3 uUp;
+out vec2 vCorner;  // -1…1 across the sprite
+out vec3 vColour;
+out float vOpacity;
+void main() {
+  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  vec3 p = aCentre + (0.5 * aSize) * (corner.x * uRight + corner.y * uUp);
+  vCorner = corner;
+  vColour = aColour;
+  vOpacity = aOpacity;
+  gl_Position = uViewProjection * vec4(p, 1.0);
+}
+)GLSL";
+
+const char* const kBillboardFragmentShader = R"GLSL(#version 450 core
+in vec2 vCorner;
+in vec3 vColour;
+in float vOpacity;
+out vec4 fragColor;
+void main() {
+  float r = length(vCorner);
+  if (r >= 1.0) discard;
+  float a = vOpacity * (1.0 - smoothstep(0.4, 1.0, r));
+  vec3 c = pow(max(vColour, vec3(0.0)), vec3(1.0 / 2.2));  // gamma-encoded, as the meshes
+  fragColor = vec4(c * a, a);  // premultiplied
+}
+)GLSL";
+
 }  // namespace kinema::render_detail
 
 namespace kinema {

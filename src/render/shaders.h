@@ -11,5 +11,9 @@ extern const char* const kLitFragmentShader;
 /// The ground square on y = 0 and its grid.
 extern const char* const kGroundVertexShader;
 extern const char* const kGroundFragmentShader;
+/// Billboards: one instanced quad per particle (kinema::Billboard as per-instance attributes),
+/// facing the camera; a round sprite with a soft edge, premultiplied-alpha output.
+extern const char* const kBillboardVertexShader;
+extern const char* const kBillboardFragmentShader;
 
 }  // namespace kinema::render_detail

@@ -2,6 +2,7 @@
 // a bad scene (exit 2, the JSON pointer in the message, no output), usage errors (exit 1).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -122,4 +123,48 @@ TEST_F(SimCli, ParticlesPrintTheirCountsAndWriteAPointCache) {
   const auto glb = kinema("sim " + sh_quote(path("p.json")) + " -o " + sh_quote(path("p.glb")));
   EXPECT_EQ(glb.code, 1);
   EXPECT_NE(glb.err.find("point cache"), std::string::npos) << glb.err;
+}
+
+TEST_F(SimCli, SoftBodiesAndHairPrintTheirFiguresAndWriteTheirCaches) {
+  kinema::test::write_all(path("b.json"), R"({"duration": 1, "fps": 10,
+    "colliders": [{"shape": "plane"}],
+    "soft_bodies": [{"name": "jelly", "box": {"size": [0.2, 0.2, 0.2], "cells": [2, 2, 2],
+                     "corner": [0, 0.2, 0]}}],
+    "hair": {"roots": [[0, 1, 0], [0.1, 1, 0]], "direction": [1, 0, 0], "segments": 4,
+             "children": 2}})");
+  const auto r = kinema("sim " + sh_quote(path("b.json")) + " -o " + sh_quote(path("b.pc2")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("jelly (soft body): 27 vertices, 40 tetrahedra, 60 steps"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("hair: 2 guides, 4 children, 60 steps"), std::string::npos) << r.out;
+  EXPECT_EQ(kinema::read_pc2(path("b.pc2")).points, 26);  // the surface: all but the middle
+  EXPECT_EQ(kinema::read_pc2(path("b_hair.pc2")).points, 6 * 5);
+  EXPECT_TRUE(fs::exists(path("b.obj")));
+  EXPECT_TRUE(fs::exists(path("b_hair.obj")));
+  const auto j =
+      kinema("sim --json " + sh_quote(path("b.json")) + " -o " + sh_quote(path("c.pc2")));
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto summary = nlohmann::json::parse(j.out);
+  const auto& jelly = summary.at("soft_bodies").at(0);
+  EXPECT_EQ(jelly.at("steps"), 60);
+  EXPECT_GT(jelly.at("collider_contacts").get<long>(), 0);
+  EXPECT_LT(std::abs(jelly.at("volume_error").get<double>()), 0.05);
+  EXPECT_EQ(summary.at("hair").at("guides"), 2);
+  EXPECT_LT(summary.at("hair").at("worst_stretch").get<double>(), 1e-6);
+}
+
+TEST_F(SimCli, ABadSoftBodyOrHairExitsTwoAtItsPointerAndWritesNothing) {
+  kinema::test::write_all(path("bad.json"), R"({"soft_bodies": [{"box": {"size": [1, 1, 0]}}]})");
+  const auto r = kinema("sim " + sh_quote(path("bad.json")) + " -o " + sh_quote(path("b.pc2")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/soft_bodies/0/box/size: must be positive"), std::string::npos) << r.err;
+  kinema::test::write_all(path("hair.json"),
+                          R"({"hair": {"roots": [[0, 1, 0]], "segments": 1.5}})");
+  const auto h = kinema("sim " + sh_quote(path("hair.json")) + " -o " + sh_quote(path("b.pc2")));
+  EXPECT_EQ(h.code, 2);
+  EXPECT_NE(h.err.find("/hair/segments: must be a whole number"), std::string::npos) << h.err;
+  EXPECT_FALSE(fs::exists(path("b.pc2")));
+  EXPECT_FALSE(fs::exists(path("b.obj")));
+  EXPECT_FALSE(fs::exists(path("b_hair.pc2")));
 }

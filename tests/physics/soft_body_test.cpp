@@ -144,5 +144,29 @@ TEST(SoftBody, RefusesBadMeshesAndOptions) {
   EXPECT_THROW(body.step(-kFrame), Error);
 }
 
+TEST(SoftBody, MovedPinsGoStraightToTheirTargetsAndCollidersCanChange) {
+  SoftBodyOptions o;
+  o.pinned = {0};
+  o.gravity = {0, 0, 0};
+  SoftBody body(make_box_tets(1, 1, 1, {0.1, 0.1, 0.1}), o);
+  body.set_pin_target(0, {0.05, 0, 0});
+  EXPECT_EQ(body.step(1.0 / 60), 0u);  // no colliders
+  EXPECT_NEAR(length(body.positions()[0] - Vec3{0.05, 0, 0}), 0, 1e-15);
+  body.step(1.0 / 60);  // the pin holds at its target
+  EXPECT_NEAR(length(body.positions()[0] - Vec3{0.05, 0, 0}), 0, 1e-15);
+  EXPECT_THROW(body.set_pin_target(1, {0, 0, 0}), Error);  // not pinned
+  EXPECT_THROW(body.set_pin_target(0, {std::nan(""), 0, 0}), Error);
+  Collider floor;
+  floor.shape = ColliderShape::Plane;
+  floor.a = {0, 0.05, 0};
+  body.set_colliders({floor});
+  EXPECT_GT(body.step(1.0 / 60), 0u);  // the lower free corners are pushed up onto it
+  for (size_t v = 1; v < body.positions().size(); ++v)
+    EXPECT_GE(body.positions()[v].y, 0.05 - 1e-12);
+  Collider bad = floor;
+  bad.normal = {0, 0, 0};
+  EXPECT_THROW(body.set_colliders({bad}), Error);
+}
+
 }  // namespace
 }  // namespace kinema

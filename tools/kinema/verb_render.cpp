@@ -1,6 +1,7 @@
 // tools/kinema/verb_render.cpp — `kinema render FILE [--clip NAME] [--time T | --frames A:B]
 // [--size WxH] [--camera orbit|follow|front] [--skinning lbs|dqs] [--contact-sheet N]
-// -o out.png | out_%04d.png | out.mp4`.
+// [--particle-size M] [--particle-blend alpha|add] -o out.png | out_%04d.png | out.mp4`.
+// FILE (or a --with) may be a particle point cache (.pc2): its points drawn as billboards.
 //
 // Parses the options and runs pipeline::render_file (kinema/pipeline/render.h): draws the asset
 // with the render module (OpenGL 4.5 through EGL: a GPU when present, else Mesa's llvmpipe). One
@@ -25,7 +26,9 @@ namespace kinema::cli {
 namespace {
 
 struct RenderArgs {
-  std::string in, out, clip, frames, size = "640x480", camera = "follow", skinning = "lbs";
+  std::string in, out, clip, frames, size = "640x480", camera = "follow", skinning = "lbs",
+                                     particle_blend = "alpha";
+  float particle_size = 0.03f;
   std::vector<std::string> with;
   std::optional<double> time;
   int contact_sheet = 0;
@@ -59,6 +62,9 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
                            : a.camera == "front" ? CameraMode::Front
                                                  : CameraMode::Follow;
   request.options.skinning = a.skinning == "dqs" ? SkinningMethod::Dqs : SkinningMethod::Lbs;
+  request.options.billboard_blend =
+      a.particle_blend == "add" ? BillboardBlend::Additive : BillboardBlend::Alpha;
+  request.particle_size = a.particle_size;
   if (!a.frames.empty()) {
     const size_t colon = a.frames.find(':');
     if (colon == std::string::npos || !parse_int(a.frames.substr(0, colon), request.first_frame) ||
@@ -87,7 +93,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       "Draw a character (skinned meshes, or capsules for a bare skeleton) on a ground grid: one "
       "PNG, a contact sheet, numbered PNGs or an MP4 (needs ffmpeg). OpenGL 4.5 through EGL: a "
       "GPU when present, else Mesa's llvmpipe");
-  sub->add_option("FILE", args->in, "The file to draw (.bvh .gltf .glb .vrm .fbx .dae)")
+  sub->add_option("FILE", args->in,
+                  "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), or a particle point cache "
+                  "(.pc2, from `kinema sim`) drawn as billboards")
       ->required();
   sub->add_option("-o,--out", args->out,
                   "out.png (one frame, or a contact sheet), out_%04d.png (one per frame) or "
@@ -96,7 +104,7 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--clip", args->clip, "The clip, by name or index (default: the first)");
   sub->add_option("--with", args->with,
                   "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
-                  "sim` made around the character); repeatable");
+                  "sim` made around the character), or a particle cache (.pc2); repeatable");
   auto* time = sub->add_option("--time", args->time,
                                "The time of a single frame, seconds "
                                "(default 0)");
@@ -113,6 +121,13 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--contact-sheet", args->contact_sheet,
                   "Tile N frames spread over the clip (or --frames) into one PNG")
       ->check(CLI::Range(1, 256));
+  sub->add_option("--particle-size", args->particle_size,
+                  "Particles' width in metres, times their size curve (default 0.03)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--particle-blend", args->particle_blend,
+                  "alpha (particles over what is behind them; default) or add (light adds up: "
+                  "sparks, fire)")
+      ->check(CLI::IsMember({"alpha", "add"}));
   sub->add_option("--msaa", args->msaa, "Multisample anti-aliasing samples (1: off; default 4)")
       ->check(CLI::Range(1, 16));
   return [args, &global]() { return render(*args, global); };

@@ -2,11 +2,13 @@
 // and `kinema sim springbones AVATAR -o OUT.glb|.gltf|.vrm [--clip C] [--fps N] [--seconds S]`.
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
-// the scene's character, particles and cloths on the fixed-step clock, each cloth written as a PC2
-// point cache with its rest mesh as OBJ, or all of them as one glTF with a morph target per frame.
+// the scene's character, particles, cloths, soft bodies and hair on the fixed-step clock, each
+// cloth and soft body written as a PC2 point cache with its rest mesh as OBJ, or all of them as one
+// glTF with a morph target per frame; hair as a point cache with its strands as OBJ polylines.
 // Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
-// stretch (at the end and at any frame) and contacts; the particles' counts; the character's
-// output (as one JSON object with --json). `springbones` runs pipeline::run_spring_bake
+// stretch (at the end and at any frame) and contacts; per soft body its volume error, stretch and
+// contacts; the hair's stretch and contacts; the particles' counts; the character's output (as
+// one JSON object with --json). `springbones` runs pipeline::run_spring_bake
 // (kinema/pipeline/spring_bones.h).
 //
 // Exit codes: 1 for a command line that makes no sense (OUT of the wrong kind, a folder or an
@@ -81,6 +83,67 @@ const char* solver_name(ClothSolver s) {
   return "?";
 }
 
+double ms_per_step(double seconds, long steps) {
+  return steps > 0 ? 1e3 * seconds / double(steps) : 0.0;
+}
+
+/// The soft bodies' and hair's figures in the --json report.
+void add_bodies_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
+  for (const pipeline::SimSoftBodyResult& b : r.soft_bodies)
+    j["soft_bodies"].push_back({{"name", b.name},
+                                {"cache", b.cache_path},
+                                {"mesh", b.mesh_path},
+                                {"vertices", b.vertices},
+                                {"tets", b.tets},
+                                {"surface_vertices", b.surface_vertices},
+                                {"surface_triangles", b.surface_triangles},
+                                {"steps", b.steps},
+                                {"ms_per_step", ms_per_step(b.seconds, b.steps)},
+                                {"volume_error", b.volume_error},
+                                {"worst_volume_error", b.worst_volume_error},
+                                {"largest_stretch", b.largest_stretch},
+                                {"worst_stretch", b.worst_stretch},
+                                {"collider_contacts", b.collider_contacts}});
+  if (r.hair) {
+    const pipeline::SimHairResult& h = *r.hair;
+    j["hair"] = {{"cache", h.cache_path},
+                 {"mesh", h.mesh_path},
+                 {"guides", h.guides},
+                 {"children", h.children},
+                 {"points", h.points},
+                 {"steps", h.steps},
+                 {"ms_per_step", ms_per_step(h.seconds, h.steps)},
+                 {"worst_stretch", h.worst_stretch},
+                 {"collider_contacts", h.collider_contacts}};
+  }
+}
+
+/// The soft bodies' and hair's lines of the summary.
+void print_bodies(const pipeline::SimResult& r) {
+  for (const pipeline::SimSoftBodyResult& b : r.soft_bodies)
+    std::cout << "  " << b.name << " (soft body): " << b.vertices << " vertices, " << b.tets
+              << " tetrahedra, " << b.steps << " steps, "
+              << format_number(ms_per_step(b.seconds, b.steps)) << " ms a step; volume "
+              << format_number(100 * b.volume_error) << " % at the end, "
+              << format_number(100 * b.worst_volume_error) << " % at worst; largest stretch "
+              << format_number(100 * b.worst_stretch) << " %; contacts " << b.collider_contacts
+              << " with colliders\n    "
+              << (b.cache_path == b.mesh_path
+                      ? b.cache_path + " (glTF: its surface, a morph target per frame)"
+                      : b.cache_path + " (point cache of its surface), " + b.mesh_path +
+                            " (rest surface)")
+              << '\n';
+  if (r.hair) {
+    const pipeline::SimHairResult& h = *r.hair;
+    std::cout << "  hair: " << h.guides << " guides, " << h.children << " children, " << h.steps
+              << " steps, " << format_number(ms_per_step(h.seconds, h.steps))
+              << " ms a step; largest stretch " << format_number(100 * h.worst_stretch)
+              << " %; contacts " << h.collider_contacts << " with colliders\n    " << h.cache_path
+              << " (point cache, " << h.points << " points), " << h.mesh_path
+              << " (rest strands as polylines)\n";
+  }
+}
+
 int run_sim(SimArgs& a, const GlobalOptions& global) {
   JobProgress bars(global.progress_enabled());
   a.request.progress = bars.callback();
@@ -111,6 +174,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                             {"self_contacts", c.self_contacts},
                             {"attached_inside_colliders", c.attached_inside}});
     }
+    add_bodies_json(r, j);
     if (!r.character_path.empty())
       j["character"] = {
           {"file", scene.character->file},
@@ -150,8 +214,10 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                 << r.particles_most_alive << " alive, "
                 << format_number(steps > 0 ? 1e3 * r.particle_seconds / steps : 0.0)
                 << " ms a step\n    " << r.particle_cache_path << " (point cache, a vertex per "
-                << "particle), " << r.particle_mesh_path << " (their first positions)\n";
+                << "particle), " << r.particle_mesh_path << " (their first positions), "
+                << r.particle_sidecar_path << " (when each is alive, its size, colour, opacity)\n";
     }
+    print_bodies(r);
     if (!r.character_path.empty())
       std::cout << "  character " << scene.character->file << ": " << r.character_colliders
                 << " colliders from its skin, "
@@ -171,16 +237,17 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<SimArgs>();
   CLI::App* sub = app.add_subcommand(
       "sim",
-      "Run a JSON scene of cloths, particles, colliders and a character playing a clip on the "
-      "fixed-step clock: each cloth as a PC2 point cache with its rest mesh as OBJ (or all of them "
-      "as glTF morph targets), particles as a point cache, the character with its spring bones "
+      "Run a JSON scene of cloths, soft bodies, hair, particles, colliders and a character playing "
+      "a clip on the fixed-step clock: each cloth and soft body as a PC2 point cache with its rest "
+      "mesh as OBJ (or all of them as glTF morph targets), hair and particles as point caches, "
+      "the character with its spring bones "
       "baked as glTF (docs/physics.md); or `sim springbones AVATAR` to bake an avatar's spring "
       "bones");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)");
   sub->add_option("-o,--out", args->request.out,
-                  "The .pc2 to write (several cloths: OUT's stem + _NAME.pc2 each; the rest mesh "
-                  "goes beside it as .obj), or a .glb/.gltf with every cloth as a mesh with a "
-                  "morph target per frame");
+                  "The .pc2 to write (several cloths or soft bodies: OUT's stem + _NAME.pc2 each; "
+                  "the rest mesh goes beside it as .obj), or a .glb/.gltf with every cloth and "
+                  "soft body as a mesh with a morph target per frame");
   sub->add_option("--threads", args->request.threads, "Threads (0: all cores; same result)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

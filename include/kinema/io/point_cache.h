@@ -45,4 +45,11 @@ PointCache read_pc2(const std::string& path);
 void write_obj_mesh(const std::string& path, const std::vector<Vec3>& positions,
                     const std::vector<std::array<std::uint32_t, 3>>& triangles);
 
+/// Writes polylines (hair strands) as Wavefront OBJ atomically: `v` lines in vertex order, then
+/// one two-vertex `l` line per segment (Blender imports them as loose edges, vertices in order;
+/// its importer keeps only the first edge of a longer `l`). Throws
+/// kinema::Error for a polyline of fewer than 2 vertices, indices out of range or a write failure.
+void write_obj_polylines(const std::string& path, const std::vector<Vec3>& positions,
+                         const std::vector<std::vector<std::uint32_t>>& polylines);
+
 }  // namespace kinema

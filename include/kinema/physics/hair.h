@@ -53,7 +53,12 @@ class HairSystem {
   /// segments follow it over the next step (in a straight line, the rotation by slerp).
   void set_head(const Quat& rotation, const Vec3& translation);
 
-  void step(double h);
+  /// Advances by h seconds; returns the point–collider contacts summed over the substeps.
+  size_t step(double h);
+
+  /// Replaces the colliders (a character's, posed for the next step). Throws kinema::Error for a
+  /// bad one.
+  void set_colliders(std::vector<Collider> colliders);
 
   size_t guide_count() const { return start_.size() - 1; }
   /// The head's placement at the end of the last step (identity and zero at rest).

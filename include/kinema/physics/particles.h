@@ -26,6 +26,7 @@
 #include <span>
 #include <vector>
 
+#include "kinema/math/age_curve.h"
 #include "kinema/math/quat.h"
 #include "kinema/math/vec3.h"
 #include "kinema/physics/collider.h"
@@ -84,13 +85,6 @@ struct ForceField {
   double radius = 0;
   double scale = 1;  ///< CurlNoise: the noise's feature size, m
   double speed = 0;  ///< CurlNoise: how fast the field drifts, per s
-};
-
-/// A value over the normalized age u = age/lifetime ∈ [0, 1]: piecewise linear through keys
-/// (u ascending), constant beyond the ends. Empty: the default value.
-struct AgeCurve {
-  std::vector<float> u, value;
-  float at(float age_fraction, float fallback) const;
 };
 
 struct ParticleAttributes {

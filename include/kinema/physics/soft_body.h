@@ -62,9 +62,20 @@ class SoftBody {
   /// substeps < 1, pinned vertices out of range, a bad collider.
   SoftBody(TetMesh mesh, SoftBodyOptions options);
 
-  void step(double h);
+  /// Advances by h seconds; returns the vertex–collider contacts summed over the substeps.
+  size_t step(double h);
 
-  /// Replaces positions and velocities (one each per vertex, finite).
+  /// Where pinned vertex v is to be at the end of the next step: it moves there in a straight
+  /// line over the step's substeps (a pin carried by a character's joint). Throws kinema::Error
+  /// for a vertex that is not pinned or a non-finite target.
+  void set_pin_target(std::uint32_t v, const Vec3& target);
+
+  /// Replaces the colliders (a character's, posed for the next step). Throws kinema::Error for a
+  /// bad one.
+  void set_colliders(std::vector<Collider> colliders);
+
+  /// Replaces positions and velocities (one each per vertex, finite); pins stay at their new
+  /// positions.
   void set_state(std::span<const Vec3> positions, std::span<const Vec3> velocities);
 
   std::span<const Vec3> positions() const { return x_; }
@@ -78,7 +89,7 @@ class SoftBody {
  private:
   TetMesh mesh_;
   SoftBodyOptions o_;
-  std::vector<Vec3> x_, v_, previous_;
+  std::vector<Vec3> x_, v_, previous_, step_start_, pin_target_;
   std::vector<double> mass_, inverse_mass_;
   std::vector<std::array<std::uint32_t, 2>> edges_;
   std::vector<double> edge_rest_, tet_rest_, edge_lambda_, tet_lambda_;

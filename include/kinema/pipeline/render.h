@@ -1,6 +1,7 @@
 // kinema/pipeline/render.h — `kinema render` as a library call: a file's clip drawn headless
 // (kinema/render/clip_render.h, docs/render.md) into one PNG, a contact sheet, numbered PNGs or
-// an MP4 through the ffmpeg program.
+// an MP4 through the ffmpeg program. Particle point caches (.pc2, with their sidecar when one
+// lies beside them, kinema/io/particle_sidecar.h) are drawn as billboards.
 #pragma once
 
 #include <optional>
@@ -8,15 +9,19 @@
 #include <vector>
 
 #include "kinema/io/asset_file.h"
+#include "kinema/io/particle_sidecar.h"
+#include "kinema/io/point_cache.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/render/clip_render.h"
 
 namespace kinema::pipeline {
 
 struct RenderRequest {
+  /// A file kinema reads, or a particle point cache (.pc2): its points drawn as billboards, its
+  /// samples the frames (at the sidecar's frame rate, else 30 fps).
   std::string in;
   /// More files drawn with `in`, each playing its first clip (the cloth `kinema sim` simulated
-  /// around a character, a prop); the frames follow `in`'s clip.
+  /// around a character, a prop) or a particle cache; the frames follow `in`'s clip.
   std::vector<std::string> with;
   /// out.png (one frame, or a contact sheet), a pattern with one %d or %0Nd such as
   /// out_%04d.png (one PNG per frame), or out.mp4.
@@ -25,9 +30,38 @@ struct RenderRequest {
   std::optional<double> time;             ///< one frame at this time (seconds; default 0)
   int first_frame = -1, last_frame = -1;  ///< frames A:B at the clip's rate; -1: all
   int contact_sheet = 0;                  ///< tile this many frames into one PNG (0: none)
-  ClipRenderOptions options;              ///< image (or tile) size, samples, camera, skinning
+  ClipRenderOptions options;  ///< image (or tile) size, samples, camera, skinning, particle blend
   LoadOptions load;
+  /// A particle is drawn this many metres wide times its size curve's value (> 0, finite).
+  float particle_size = 0.03f;
 };
+
+/// A particle point cache and its sidecar (when one lies beside it), ready to draw.
+struct ParticleCacheFile {
+  std::string path;
+  PointCache cache;
+  std::optional<ParticleSidecar> sidecar;
+  /// Samples a second: the sidecar's frame rate (else 30) over the PC2's frames per sample. The
+  /// first sample is at t = 0 (the PC2's start frame is not used).
+  double samples_per_second() const;
+  /// The sample shown at time t: the nearest, clamped to the cache.
+  int sample_at(double t) const;
+};
+
+/// Colour of every particle of a cache without a sidecar (linear RGB: a spark's orange).
+inline constexpr Vec3f kDefaultParticleColour{1.0f, 0.45f, 0.1f};
+
+/// Reads a PC2 and, when it exists, its sidecar (particle_sidecar_path). Throws kinema::Error
+/// naming the file, the place and the reason for a bad cache or sidecar, and naming the sidecar
+/// when its point or frame count differs from the cache's.
+ParticleCacheFile read_particle_cache(const std::string& path);
+
+/// The billboards of `sample` (appended to `out`): the points alive then (all of them without a
+/// sidecar), each `size` metres wide times its size curve's value, coloured by the colour and
+/// opacity curves at its age (without a sidecar: kDefaultParticleColour, opaque). Points whose
+/// size or opacity comes out ≤ 0 are left out.
+void particle_billboards(const ParticleCacheFile& particles, int sample, float size,
+                         std::vector<Billboard>& out);
 
 struct RenderResult {
   size_t frames = 0;

@@ -11,7 +11,9 @@
 
 #include "kinema/character/asset.h"
 #include "kinema/physics/cloth.h"
+#include "kinema/physics/hair.h"
 #include "kinema/physics/particles.h"
+#include "kinema/physics/soft_body.h"
 #include "kinema/pipeline/job.h"
 
 namespace kinema::pipeline {
@@ -27,6 +29,30 @@ struct SimSceneCloth {
   std::vector<std::uint32_t> attach_to_skin;
   int attach_joint = -1;          ///< -1: none
   std::string attach_joint_name;  ///< as the scene names it
+};
+
+/// One soft body of a scene (`soft_bodies`): its tetrahedra (a box or inline), options (colliders:
+/// the scene's; the character's are added every step) and the name its outputs carry.
+struct SimSceneSoftBody {
+  std::string name;
+  TetMesh mesh;
+  SoftBodyOptions options;
+  /// With a character: the body is authored around its bind pose, carried to the first frame by
+  /// this joint and its pinned vertices follow the joint rigidly every step. -1: none (the body
+  /// stays where it is authored, its pins fixed).
+  int attach_joint = -1;
+  std::string attach_joint_name;  ///< as the scene names it
+};
+
+/// The hair of a scene (`hair`): guide strands grown from roots, simulated, and children
+/// interpolated from them. Roots follow `joint` rigidly (HairSystem::set_head) when there is one.
+struct SimSceneHair {
+  std::vector<std::vector<Vec3>> guides;  ///< rest strands, root first (bind pose with a joint)
+  HairOptions options;                    ///< colliders: the scene's (the character's added)
+  std::vector<Vec3> child_roots;          ///< `children` around each guide's root
+  int child_points = 0;                   ///< points per child strand
+  int joint = -1;                         ///< -1: roots fixed in the world
+  std::string joint_name;
 };
 
 /// A character in a scene: it plays a clip; its skin gives the cloth colliders (capsules along
@@ -46,7 +72,8 @@ struct SimSceneCharacter {
 
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
 /// numbers, so that the clock counts exactly), `duration` seconds; frames written:
-/// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth or particles.
+/// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth, soft body,
+/// hair or particles.
 struct SimScene {
   double duration = 2;
   int fps = 30;
@@ -56,6 +83,8 @@ struct SimScene {
   /// Particles (`particles` in the scene): emitters, forces, attributes; they collide with the
   /// scene's colliders and the character's.
   std::optional<ParticleSystemOptions> particles;
+  std::vector<SimSceneSoftBody> soft_bodies;
+  std::optional<SimSceneHair> hair;
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -70,9 +99,10 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
 
 struct SimRequest {
   std::string scene;
-  /// A .pc2 path — one cloth: OUT and OUT's stem + ".obj"; several: OUT's stem + "_" + name +
-  /// ".pc2" / ".obj" each — or a .glb/.gltf path: every cloth a mesh with one morph target per
-  /// frame, played by a clip "simulation" whose weights go from frame to frame.
+  /// A .pc2 path — one cloth or soft body: OUT and OUT's stem + ".obj"; several: OUT's stem +
+  /// "_" + name + ".pc2" / ".obj" each — or a .glb/.gltf path: every cloth and soft body (its
+  /// surface) a mesh with one morph target per frame, played by a clip "simulation" whose
+  /// weights go from frame to frame. Hair is always a point cache (sim_hair_cache_path).
   std::string out;
   int threads = 0;  ///< 0: all cores (the result does not depend on it)
   /// Replaces the scene's /character/file when not empty (parse_sim_scene).
@@ -93,6 +123,31 @@ struct SimClothResult {
   double seconds = 0;  ///< wall time spent stepping it
 };
 
+struct SimSoftBodyResult {
+  std::string name;
+  std::string cache_path, mesh_path;
+  size_t vertices = 0, tets = 0;
+  size_t surface_vertices = 0, surface_triangles = 0;  ///< what is written
+  long steps = 0;
+  double volume_error = 0;        ///< (V − V0)/V0 at the end
+  double worst_volume_error = 0;  ///< the largest |V − V0|/V0 at any written frame
+  double largest_stretch = 0;     ///< the worst edge's (|d| − L0)/L0 at the end
+  double worst_stretch = 0;       ///< …at any written frame
+  size_t collider_contacts = 0;   ///< vertex–collider contacts summed over the substeps
+  double seconds = 0;             ///< wall time spent stepping it
+};
+
+struct SimHairResult {
+  std::string cache_path, mesh_path;            ///< sim_hair_cache_path and its .obj (polylines)
+  size_t guides = 0, children = 0, points = 0;  ///< points: every strand's, written per frame
+  long steps = 0;
+  /// The largest |l − l0|/l0 of a guide segment at any written frame (hair does not stretch;
+  /// colliders may push a point off its length for a step).
+  double worst_stretch = 0;
+  size_t collider_contacts = 0;  ///< guide point–collider contacts summed over the substeps
+  double seconds = 0;            ///< wall time spent stepping the guides and drawing the children
+};
+
 struct SimResult {
   SimScene scene;  ///< without the meshes' cost: as parsed
   int frames = 0;
@@ -106,13 +161,23 @@ struct SimResult {
   /// vertex, held where it was first drawn before that and where it was last drawn after; those
   /// born in the last step are never drawn, as a frame shows the state α between steps).
   std::string particle_cache_path, particle_mesh_path;
+  /// With particles: the cache's sidecar (particle_sidecar_path, kinema/io/particle_sidecar.h):
+  /// each point's living frames and clock, the size, colour and opacity curves over age.
+  std::string particle_sidecar_path;
   size_t particles_emitted = 0, particles_most_alive = 0;
   double particle_seconds = 0;  ///< wall time spent stepping them
+  std::vector<SimSoftBodyResult> soft_bodies;
+  std::optional<SimHairResult> hair;
 };
 
-/// Where a scene's particles go for OUT: OUT itself (a .pc2) when the scene has no cloth, else
-/// OUT's stem + "_particles.pc2"; the points' first positions go beside it as .obj.
+/// Where a scene's particles go for OUT: OUT itself (a .pc2) when the scene has no cloth or soft
+/// body, else OUT's stem + "_particles.pc2"; the points' first positions go beside it as .obj.
 std::string sim_particle_cache_path(const std::string& out, bool with_cloth);
+
+/// Where a scene's hair goes for OUT: OUT itself (a .pc2) when the hair is all the scene writes,
+/// else OUT's stem + "_hair.pc2"; its rest strands go beside it as .obj polylines, guides first
+/// (each root to tip), then the children.
+std::string sim_hair_cache_path(const std::string& out, bool alone);
 
 /// Where a scene's character goes for OUT: OUT's stem + "_character.glb" beside it.
 std::string sim_character_path(const std::string& out);
@@ -123,7 +188,8 @@ std::string sim_character_path(const std::string& out);
 /// write failure.
 SimResult run_sim_file(const SimRequest& request);
 
-/// The output paths of cloth `name` for OUT when the scene has `cloth_count` cloths.
+/// The output paths of cloth or soft body `name` for OUT when the scene has `cloth_count` cloths
+/// and soft bodies together.
 std::string sim_cache_path(const std::string& out, const std::string& name, size_t cloth_count);
 std::string sim_mesh_path(const std::string& out, const std::string& name, size_t cloth_count);
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,6 +29,7 @@ struct ClipRenderOptions {
   CameraMode camera = CameraMode::Follow;
   SkinningMethod skinning = SkinningMethod::Lbs;
   bool ground = true;
+  BillboardBlend billboard_blend = BillboardBlend::Alpha;  ///< for frame(t, billboards)
 };
 
 /// Axis-aligned bounds, metres.
@@ -48,6 +51,10 @@ class ClipRenderer {
 
   /// Frames the camera over [t0, t1] (default: the whole clip, [0, duration]).
   void set_time_range(double t0, double t1);
+  /// What else the framing covers at time t besides the character (the particles drawn with
+  /// it; nullopt: nothing then), at the times the framing samples; reframes at once. When the
+  /// asset has no mesh, these bounds replace its joints' (a skeleton that only carries them).
+  void set_extra_bounds(std::function<std::optional<Bounds3f>(double t)> bounds);
   double duration() const;
   /// The clip's frames per second (its sample rate, else 30).
   double frame_rate() const;
@@ -61,8 +68,8 @@ class ClipRenderer {
   /// Bounds of the character at time t (same sampling as the framing).
   Bounds3f bounds_at(double t) const;
 
-  /// The frame at time t.
-  Image frame(double t);
+  /// The frame at time t, with `billboards` drawn over the meshes (options.billboard_blend).
+  Image frame(double t, std::span<const Billboard> billboards = {});
 
   Renderer& renderer() { return renderer_; }
 
@@ -72,6 +79,7 @@ class ClipRenderer {
   ClipRenderOptions options_;
   Renderer renderer_;
   double t0_ = 0, t1_ = 0;
+  std::function<std::optional<Bounds3f>(double)> extra_bounds_;
   Bounds3f bounds_, relative_;  // relative_: bounds around the followed ground position
   std::array<int, 2> facing_joints_{-1, -1};  // a left/right pair, to find the front
   float facing_yaw_ = 0;                      // degrees about +Y from +Z

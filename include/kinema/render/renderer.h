@@ -68,6 +68,25 @@ struct RendererOptions {
   bool prefer_gpu = true;
 };
 
+/// One particle drawn as a billboard: a round, soft sprite that always faces the camera (a disc
+/// parallel to the image plane, so it stays round anywhere in the image), depth-tested against
+/// the meshes and the ground but writing no depth (sprites do not hide one another).
+struct Billboard {
+  Vec3f position{0, 0, 0};  ///< centre, world metres
+  float size = 0.05f;       ///< diameter, metres (world space: farther sprites look smaller)
+  /// Linear RGB (as the meshes' albedo), written gamma-encoded like them; ≥ 0, values above 1
+  /// saturate (glow in additive mode).
+  Vec3f colour{1, 1, 1};
+  float opacity = 1;  ///< 0…1, at the centre
+};
+// Billboards upload as they are: 8 floats each, per-instance vertex attributes.
+static_assert(sizeof(Billboard) == 8 * sizeof(float));
+
+/// How billboards combine with what is behind them. Alpha: "over", drawn back to front (sorted
+/// by distance along the view direction each frame). Additive: light adds up (sparks, fire),
+/// order-free.
+enum class BillboardBlend { Alpha, Additive };
+
 /// What one frame draws besides the character.
 struct DrawOptions {
   SkinningMethod skinning = SkinningMethod::Lbs;
@@ -75,6 +94,12 @@ struct DrawOptions {
   /// Centre (x, z) and half size of the ground square, metres.
   float ground_center_x = 0, ground_center_z = 0, ground_half_size = 10;
   float grid_spacing = 0.5f;  ///< metres between grid lines
+  /// Particles drawn after the meshes, one instanced draw call. A sprite's opacity falls from
+  /// `opacity` over the inner 40 % of its radius to 0 at its edge (1 − smoothstep(0.4, 1, r)).
+  /// A non-finite position or colour, a size ≤ 0 or non-finite, an opacity outside [0, 1] or a
+  /// negative colour is a kinema::Error naming the billboard.
+  std::span<const Billboard> billboards;
+  BillboardBlend billboard_blend = BillboardBlend::Alpha;
 };
 
 /// An OpenGL context with an offscreen target, the skinning/drawing programs and one asset's
