@@ -13,6 +13,7 @@
 #include "kinema/io/gltf.h"
 #include "kinema/io/kmc.h"
 #include "kinema/pipeline/inspect.h"
+#include "kinema/pipeline/render.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/retarget.h"
@@ -61,6 +62,7 @@ class Demo {
   void cloth();
   void spring_bones();
   void cape();
+  void bodies();
   void compression();
   void render();
 
@@ -344,6 +346,36 @@ void Demo::cape() {
   report(DemoEvent::Phase::Done, step);
 }
 
+/// The bundled scene of everything else that moves with the walk: hair grown from the head's skin
+/// and following it, a jelly (tetrahedra) dropped beside the character, sparks bouncing on the
+/// ground; written as the jelly (a morph target per frame), point caches of the hair and sparks
+/// (the sparks with their sidecar), and the character.
+void Demo::bodies() {
+  const fs::path scene = bundled_file("bodies.json");
+  std::error_code ec;
+  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return;
+  DemoCloth step;
+  step.what = "hair on the walking character's head, a jelly dropped beside her and sparks (60 Hz)";
+  step.request.scene = scene.string();
+  step.request.character_file = retargeted_file_;
+  step.request.out = output("bodies.glb");
+  step.request.progress = progress_;
+  report(DemoEvent::Phase::Started, step);
+  step.result = run_sim_file(step.request);
+  produced(step.request.out);
+  produced(step.result.character_path);
+  if (step.result.hair) {
+    produced(step.result.hair->cache_path);
+    produced(step.result.hair->mesh_path);
+  }
+  if (!step.result.particle_cache_path.empty()) {
+    produced(step.result.particle_cache_path);
+    produced(step.result.particle_mesh_path);
+    produced(step.result.particle_sidecar_path);
+  }
+  report(DemoEvent::Phase::Done, step);
+}
+
 /// The character's spring bones (hair, ribbons, skirts) over the retargeted walk: simulated and
 /// baked into the walk, so that any glTF viewer plays the secondary motion.
 void Demo::spring_bones() {
@@ -432,7 +464,14 @@ void Demo::render() {
                       "the cape on the walking character, seen from around her",
                       CameraMode::Orbit});
   }
-  if (!sheets.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
+  // The bodies scene: the character, the jelly and the sparks (billboards) in one sheet.
+  std::vector<std::string> bodies;
+  if (const fs::path p = out_dir_ / "bodies.glb"; written(p)) {
+    bodies = {(out_dir_ / "bodies_character.glb").string(), p.string()};
+    if (const fs::path sparks = out_dir_ / "bodies_particles.pc2"; written(sparks))
+      bodies.push_back(sparks.string());
+  }
+  if (!sheets.empty() || !bodies.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
     ClipRenderOptions options;
@@ -448,6 +487,28 @@ void Demo::render() {
       // No OpenGL here (no EGL driver): the rest of the demo stands; say why there is no picture.
       step.skipped = e.what();
       step.png = sheet.name;
+    }
+    report(DemoEvent::Phase::Done, step);
+  }
+  if (!bodies.empty()) {
+    RenderRequest request;
+    request.in = bodies[0];
+    request.with.assign(bodies.begin() + 1, bodies.end());
+    request.out = output("bodies.png");
+    request.contact_sheet = 6;
+    request.options.target.width = 320;
+    request.options.target.height = 240;
+    request.options.camera = CameraMode::Orbit;
+    request.particle_size = 0.05f;  // sparks visible in a 320 × 240 tile
+    DemoSheet step{request.out,
+                   "the jelly and the sparks beside the walking character, seen from around her",
+                   "", ""};
+    try {
+      step.gl_renderer = render_file(request).gl_renderer;
+      produced(step.png);
+    } catch (const Error& e) {
+      step.skipped = e.what();
+      step.png = "bodies.png";
     }
     report(DemoEvent::Phase::Done, step);
   }
@@ -474,7 +535,10 @@ std::vector<std::string> Demo::run() {
     cloth();
   }
   spring_bones();
-  if (bundled()) cape();
+  if (bundled()) {
+    cape();
+    bodies();
+  }
   compression();
   render();
   report(DemoEvent::Phase::Done, DemoProduced{out_dir_.string(), produced_});

@@ -17,6 +17,7 @@
 
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
+#include "kinema/io/point_cache.h"
 #include "kinema/skeleton/skeleton.h"
 
 namespace fs = std::filesystem;
@@ -462,7 +463,7 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/clean_depth.png")) << r.out;
   EXPECT_NE(r.out.find("switches per-frame → DP"), std::string::npos) << r.out;
   // The cloth step: the bundled scene simulated into a glTF with a morph target per frame.
-  EXPECT_NE(r.out.find("== cloth:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== simulation:"), std::string::npos) << r.out;
   const kinema::Asset cloth = kinema::load_asset(out + "/cloth_drape.glb");
   ASSERT_EQ(cloth.meshes.size(), 1u);
   EXPECT_EQ(cloth.meshes[0].morph_targets.size(), 61u);  // 2 s at 30 fps
@@ -479,6 +480,17 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/cape.glb")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/cape_character.glb")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/cape.png")) << r.out;
+  // Hair, a jelly and sparks on the same walk: the jelly a morph-target mesh, hair and sparks
+  // point caches (the sparks with their sidecar), the jelly and sparks drawn with the character.
+  EXPECT_NE(r.out.find("a jelly dropped beside her"), std::string::npos) << r.out;
+  const kinema::Asset jelly = kinema::load_asset(out + "/bodies.glb");
+  ASSERT_EQ(jelly.meshes.size(), 1u);
+  EXPECT_EQ(jelly.meshes[0].morph_targets.size(), 61u);
+  EXPECT_NE(r.out.find("hair, 48 guides and 192 children"), std::string::npos) << r.out;
+  EXPECT_EQ(kinema::read_pc2(out + "/bodies_hair.pc2").samples(), 61);
+  EXPECT_TRUE(fs::exists(out + "/bodies_particles.kpa")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/bodies_character.glb")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/bodies.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

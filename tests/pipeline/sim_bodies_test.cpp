@@ -455,9 +455,9 @@ TEST_F(SimBodies, HairGrowsFromTheSkinOfGodettesHead) {
   EXPECT_EQ(read_pc2(r.hair->cache_path).samples(), 3);
 }
 
-TEST_F(SimBodies, TheBundledHairAndJellySceneRuns) {
+TEST_F(SimBodies, TheBundledHairJellyAndSparksSceneRuns) {
   SimRequest request;
-  request.scene = std::string(KINEMA_SOURCE_DIR) + "/data/demo/hair.json";
+  request.scene = std::string(KINEMA_SOURCE_DIR) + "/data/demo/bodies.json";
   request.out = path("demo.pc2");
   const SimResult r = run_sim_file(request);
   ASSERT_TRUE(r.hair);

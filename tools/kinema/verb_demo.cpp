@@ -165,7 +165,7 @@ struct DemoPrinter {
   }
   void operator()(Phase phase, const pipeline::DemoCloth& s) const {
     if (phase == Phase::Started) {
-      out << "\n== cloth: " << s.request.scene << " — " << s.what << "\n";
+      out << "\n== simulation: " << s.request.scene << " — " << s.what << "\n";
       return;
     }
     for (const pipeline::SimClothResult& c : s.result.cloths)
@@ -173,6 +173,19 @@ struct DemoPrinter {
           << " frames, largest stretch " << format_number(100 * c.largest_stretch) << " % ("
           << format_number(100 * c.worst_stretch) << " % at worst), " << c.collider_contacts
           << " collider contacts\n";
+    for (const pipeline::SimSoftBodyResult& b : s.result.soft_bodies)
+      out << "  " << b.cache_path << ": " << b.name << ", " << b.tets << " tetrahedra, volume "
+          << format_number(100 * b.volume_error) << " % at the end ("
+          << format_number(100 * b.worst_volume_error) << " % at worst), " << b.collider_contacts
+          << " collider contacts\n";
+    if (s.result.hair)
+      out << "  " << s.result.hair->cache_path << ": hair, " << s.result.hair->guides
+          << " guides and " << s.result.hair->children << " children, largest stretch "
+          << format_number(100 * s.result.hair->worst_stretch) << " %\n";
+    if (!s.result.particle_cache_path.empty())
+      out << "  " << s.result.particle_cache_path << ": " << s.result.particles_emitted
+          << " particles emitted, at most " << s.result.particles_most_alive
+          << " alive; when each lives and how it looks: " << s.result.particle_sidecar_path << "\n";
     if (!s.result.character_path.empty())
       out << "  " << s.result.character_path << ": the character with "
           << s.result.character_colliders
