@@ -40,6 +40,7 @@ class ByteWriter {
   }
   template <class T>
   void put_array(const std::vector<T>& v) {
+    if (v.empty()) return;
     out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
   }
   std::string out;
@@ -99,6 +100,7 @@ class ByteReader {
   template <class T>
   void get_array(std::vector<T>& v, size_t n) {
     v.resize(n);
+    if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not get
     std::memcpy(v.data(), bytes_.data() + at_, n * sizeof(T));
     at_ += n * sizeof(T);
   }
