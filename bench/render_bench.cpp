@@ -4,6 +4,8 @@
 // llvmpipe; the name is printed).
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -82,6 +84,12 @@ BENCHMARK(BM_GpuSkinReadback)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// xorshift64*, in [0, 1).
+float uniform(std::uint64_t& seed) {
+  seed ^= seed >> 12, seed ^= seed << 25, seed ^= seed >> 27;
+  return float((seed * 2685821657736338717ull) >> 40) / float(1 << 24);
+}
+
 // Particles as billboards: a frame of N sprites (2–5 cm, random colours, 80 % opaque) in a 2 m
 // cloud in front of the camera, drawn (alpha: sorted back to front each frame; or additive) and
 // read back, at 640×480 with 4× MSAA. args: count, renderer (0 software: llvmpipe; 1 GPU: skipped
@@ -96,10 +104,7 @@ void BM_RenderBillboards(benchmark::State& state) {
   }
   std::vector<Billboard> particles(size_t(state.range(0)));
   std::uint64_t seed = 12345;
-  auto next = [&seed] {  // xorshift64*, in [0, 1)
-    seed ^= seed >> 12, seed ^= seed << 25, seed ^= seed >> 27;
-    return float((seed * 2685821657736338717ull) >> 40) / float(1 << 24);
-  };
+  auto next = [&seed] { return uniform(seed); };
   for (Billboard& b : particles) {
     b.position = {2 * next() - 1, 2 * next(), 2 * next() - 1};
     b.size = 0.02f + 0.03f * next();
@@ -130,6 +135,61 @@ BENCHMARK(BM_RenderBillboards)
     ->Args({10000, 1, 0})
     ->Args({10000, 1, 1})
     ->Args({100000, 1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Hair: `strands` strands of 16 segments hanging from the top of a 0.1 m sphere of roots at 1.6 m
+// (a head's worth, 30 cm long, wavy), drawn as camera-facing ribbons (one draw call) and read
+// back, at 640×480 with 4× MSAA. args: strands, renderer (0 software: llvmpipe; 1 GPU: skipped
+// when EGL has none).
+void BM_RenderStrands(benchmark::State& state) {
+  RendererOptions o;
+  o.prefer_gpu = state.range(1) != 0;
+  Renderer r(o);
+  if (state.range(1) != 0 && r.software()) {
+    state.SkipWithError("no GPU: EGL gave the software rasterizer");
+    return;
+  }
+  constexpr int kPoints = 17;
+  const auto strands = size_t(state.range(0));
+  std::vector<Vec3f> points;
+  std::vector<std::array<uint32_t, 2>> segments;
+  std::uint64_t seed = 12345;
+  for (size_t s = 0; s < strands; ++s) {
+    const float azimuth = 6.2831853f * uniform(seed), polar = 1.2f * uniform(seed);
+    const Vec3f out{std::sin(polar) * std::cos(azimuth), std::cos(polar),
+                    std::sin(polar) * std::sin(azimuth)};
+    const Vec3f root = Vec3f{0, 1.6f, 0} + out * 0.1f;
+    const float phase = 6.2831853f * uniform(seed);
+    for (int k = 0; k < kPoints; ++k) {
+      const float u = float(k) / float(kPoints - 1);
+      const float wave = 0.01f * std::sin(phase + 12 * u);
+      points.push_back(root + Vec3f{out.x * 0.05f * u + wave, -0.3f * u, out.z * 0.05f * u});
+      if (k > 0) segments.push_back({uint32_t(points.size() - 2), uint32_t(points.size() - 1)});
+    }
+  }
+  DrawOptions d;
+  d.strands.positions = points;
+  d.strands.segments = segments;
+  Camera camera;
+  camera.eye = {0, 1.5f, 1.2f};
+  camera.target = {0, 1.45f, 0};
+  for (auto _ : state) {
+    Image im = r.render({}, camera, d);
+    benchmark::DoNotOptimize(im.rgba.data());
+  }
+  state.counters["fps"] =
+      benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["segments/s"] = benchmark::Counter(
+      double(state.iterations()) * double(segments.size()), benchmark::Counter::kIsRate);
+  state.SetLabel(r.gl_renderer());
+}
+BENCHMARK(BM_RenderStrands)
+    ->ArgNames({"strands", "gpu"})
+    ->Args({1000, 0})
+    ->Args({10000, 0})
+    ->Args({1000, 1})
+    ->Args({10000, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -9,6 +9,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "text_scan.h"
 
 namespace kinema {
 
@@ -147,6 +148,45 @@ void write_obj_polylines(const std::string& path, const std::vector<Vec3>& posit
       out << "l " << polylines[l][k] + 1 << ' ' << polylines[l][k + 1] + 1 << '\n';
   }
   write_file_atomically(path, out.str());
+}
+
+ObjSegments parse_obj_segments(std::string_view text, const std::string& name) {
+  ObjSegments out;
+  std::vector<std::string_view> tokens;
+  long line_number = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    text_scan::tokenize(text.substr(pos, end - pos), tokens);
+    pos = end + 1;
+    ++line_number;
+    if (tokens.empty()) continue;
+    if (tokens[0] == "v") {
+      if (tokens.size() < 4)
+        throw Error(
+            name, at_line(line_number),
+            "a vertex needs three coordinates (v x y z), got " + std::to_string(tokens.size() - 1));
+      ++out.vertices;
+    } else if (tokens[0] == "l") {
+      if (tokens.size() < 3)
+        throw Error(name, at_line(line_number),
+                    "a line needs at least two vertices, got " + std::to_string(tokens.size() - 1));
+      long long previous = -1;
+      for (size_t k = 1; k < tokens.size(); ++k) {
+        long long v = 0;
+        if (const std::string why = text_scan::obj_vertex_index(
+                tokens[k], static_cast<long long>(out.vertices), "line vertex", v);
+            !why.empty())
+          throw Error(name, at_line(line_number), why);
+        if (previous >= 0)
+          out.segments.push_back(
+              {static_cast<std::uint32_t>(previous), static_cast<std::uint32_t>(v)});
+        previous = v;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace kinema

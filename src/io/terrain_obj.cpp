@@ -18,22 +18,8 @@ namespace kinema {
 
 namespace {
 
-using text_scan::is_blank;
 using text_scan::printable;
-
-/// Splits a line into blank-separated tokens (the line has no '\n'; '#' starts a comment).
-void tokenize(std::string_view line, std::vector<std::string_view>& tokens) {
-  tokens.clear();
-  if (const size_t hash = line.find('#'); hash != std::string_view::npos)
-    line = line.substr(0, hash);
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    const size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) tokens.push_back(line.substr(start, i - start));
-  }
-}
+using text_scan::tokenize;
 
 }  // namespace
 
@@ -83,17 +69,11 @@ ObjTriangles parse_obj_triangles(std::string_view text, const std::string& name,
       polygon.clear();
       const long long count = static_cast<long long>(out.vertices.size());
       for (size_t k = 1; k < tokens.size(); ++k) {
-        const std::string_view ref = tokens[k];
-        const std::string_view first = ref.substr(0, ref.find('/'));
-        long long index = 0;
-        const auto [ptr, ec] = std::from_chars(first.data(), first.data() + first.size(), index);
-        if (first.empty() || ec != std::errc() || ptr != first.data() + first.size())
-          fail("face vertex '" + printable(ref) + "' is not an index (i, i/t, i//n or i/t/n)");
-        if (index == 0) fail("face vertex index 0 (OBJ indices start at 1)");
-        const long long resolved = index > 0 ? index - 1 : count + index;
-        if (resolved < 0 || resolved >= count)
-          fail("face vertex index " + std::to_string(index) + " out of range (" +
-               std::to_string(count) + " vertices defined so far)");
+        long long resolved = 0;
+        if (const std::string why =
+                text_scan::obj_vertex_index(tokens[k], count, "face vertex", resolved);
+            !why.empty())
+          fail(why);
         polygon.push_back(static_cast<int>(resolved));
       }
       ++out.faces;

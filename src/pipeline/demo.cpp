@@ -464,12 +464,14 @@ void Demo::render() {
                       "the cape on the walking character, seen from around her",
                       CameraMode::Orbit});
   }
-  // The bodies scene: the character, the jelly and the sparks (billboards) in one sheet.
+  // The bodies scene: the character, the jelly, the sparks (billboards) and the hair (strands).
   std::vector<std::string> bodies;
   if (const fs::path p = out_dir_ / "bodies.glb"; written(p)) {
     bodies = {(out_dir_ / "bodies_character.glb").string(), p.string()};
     if (const fs::path sparks = out_dir_ / "bodies_particles.pc2"; written(sparks))
       bodies.push_back(sparks.string());
+    if (const fs::path hair = out_dir_ / "bodies_hair.pc2"; written(hair))
+      bodies.push_back(hair.string());  // strands: its .obj beside it has the segments
   }
   if (!sheets.empty() || !bodies.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
@@ -500,9 +502,9 @@ void Demo::render() {
     request.options.target.height = 240;
     request.options.camera = CameraMode::Orbit;
     request.particle_size = 0.05f;  // sparks visible in a 320 × 240 tile
-    DemoSheet step{request.out,
-                   "the jelly and the sparks beside the walking character, seen from around her",
-                   "", ""};
+    DemoSheet step{
+        request.out,
+        "her hair, the jelly and the sparks beside her as she walks, seen from around her", "", ""};
     try {
       step.gl_renderer = render_file(request).gl_renderer;
       produced(step.png);

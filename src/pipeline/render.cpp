@@ -250,7 +250,19 @@ ParticleCacheFile read_particle_cache(const std::string& path) {
   f.cache = read_pc2(path);
   const std::string sidecar = particle_sidecar_path(path);
   std::error_code ec;
-  if (!std::filesystem::exists(sidecar, ec)) return f;
+  if (!std::filesystem::exists(sidecar, ec)) {
+    const std::string obj = std::filesystem::path(path).replace_extension(".obj").string();
+    if (!std::filesystem::exists(obj, ec)) return f;
+    ObjSegments lines = parse_obj_segments(read_file(obj), obj);
+    if (lines.segments.empty()) return f;  // a cloth's rest mesh: the points are particles
+    if (lines.vertices != size_t(f.cache.points))
+      throw Error(obj, "vertex count",
+                  "has " + std::to_string(lines.vertices) + " vertices, " + path + " holds " +
+                      std::to_string(f.cache.points) +
+                      " points (an OBJ from another run? the strands need one vertex per point)");
+    f.segments = std::move(lines.segments);
+    return f;
+  }
   f.sidecar = read_particle_sidecar(sidecar);
   if (size_t(f.cache.points) != f.sidecar->points.size() ||
       f.cache.samples() != f.sidecar->frames())
@@ -263,10 +275,31 @@ ParticleCacheFile read_particle_cache(const std::string& path) {
   return f;
 }
 
+Strands cache_strands(std::span<const ParticleCacheFile> caches, double t, float width,
+                      const Vec3f& colour, std::vector<Vec3f>& positions,
+                      std::vector<std::array<uint32_t, 2>>& segments) {
+  positions.clear();
+  segments.clear();
+  for (const ParticleCacheFile& f : caches) {
+    if (!f.strands() || f.cache.samples() == 0) continue;
+    const auto base = uint32_t(positions.size());
+    const auto first =
+        f.cache.positions.begin() + std::ptrdiff_t(size_t(f.sample_at(t)) * size_t(f.cache.points));
+    positions.insert(positions.end(), first, first + f.cache.points);
+    for (const auto& s : f.segments) segments.push_back({base + s[0], base + s[1]});
+  }
+  Strands strands;
+  strands.positions = positions;
+  strands.segments = segments;
+  strands.width = width;
+  strands.colour = colour;
+  return strands;
+}
+
 void particle_billboards(const ParticleCacheFile& particles, int sample, float size,
                          std::vector<Billboard>& out) {
   const PointCache& cache = particles.cache;
-  if (sample < 0 || sample >= cache.samples()) return;
+  if (particles.strands() || sample < 0 || sample >= cache.samples()) return;
   const ParticleSidecar* s = particles.sidecar ? &*particles.sidecar : nullptr;
   for (int i = 0; i < cache.points; ++i) {
     Billboard b;
@@ -300,6 +333,11 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
 
   if (!(request.particle_size > 0) || !std::isfinite(request.particle_size))
     throw UsageError("--particle-size must be a positive number of metres");
+  if (!(request.strand_width > 0) || !std::isfinite(request.strand_width))
+    throw UsageError("--strand-width must be a positive number of metres");
+  for (int c = 0; c < 3; ++c)
+    if (!(request.strand_colour[c] >= 0) || !std::isfinite(request.strand_colour[c]))
+      throw UsageError("--strand-colour must be three finite numbers ≥ 0 (linear RGB)");
 
   // ---- the asset, the particles and the frames ----
   std::vector<ParticleCacheFile> particles;
@@ -359,11 +397,15 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   std::optional<Mp4Writer> mp4;
   if (kind == OutKind::Mp4) mp4.emplace(ffmpeg, request.out, width, height, rate);
   std::vector<Billboard> billboards;
+  std::vector<Vec3f> strand_positions;
+  std::vector<std::array<uint32_t, 2>> strand_segments;
   for (size_t i = 0; i < times.size(); ++i) {
     billboards.clear();
     for (const ParticleCacheFile& f : particles)
       particle_billboards(f, f.sample_at(times[i]), request.particle_size, billboards);
-    Image image = renderer.frame(times[i], billboards);
+    const Strands strands = cache_strands(particles, times[i], request.strand_width,
+                                          request.strand_colour, strand_positions, strand_segments);
+    Image image = renderer.frame(times[i], billboards, strands);
     if (mp4)
       mp4->write(image);
     else if (request.contact_sheet > 0)

@@ -327,9 +327,10 @@ Camera ClipRenderer::camera_at(double t) const {
   return cam;
 }
 
-Image ClipRenderer::frame(double t, std::span<const Billboard> billboards) {
+Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const Strands& strands) {
   DrawOptions draw;
   draw.billboards = billboards;
+  draw.strands = strands;
   draw.billboard_blend = options_.billboard_blend;
   draw.skinning = options_.skinning;
   draw.ground = options_.ground;

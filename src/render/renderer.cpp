@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,39 @@ void check_billboards(std::span<const Billboard> billboards) {
   }
 }
 
+void check_strands(const Strands& strands) {
+  const auto finite = [](const Vec3f& v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+  };
+  const auto colour_reason = [&](const Vec3f& c) -> const char* {
+    return !finite(c) ? "is not finite" : c.x < 0 || c.y < 0 || c.z < 0 ? "is negative" : nullptr;
+  };
+  if (!(strands.width > 0) || !std::isfinite(strands.width))
+    throw Error("render", "strands", "the width is not a positive number of metres");
+  if (!(strands.min_width_pixels >= 0) || !std::isfinite(strands.min_width_pixels))
+    throw Error("render", "strands", "the minimum width is not a number of pixels ≥ 0");
+  if (const char* reason = colour_reason(strands.colour))
+    throw Error("render", "strands", std::string("the colour ") + reason);
+  if (!strands.colours.empty() && strands.colours.size() != strands.positions.size())
+    throw Error("render", "strands",
+                std::to_string(strands.colours.size()) + " colours for " +
+                    std::to_string(strands.positions.size()) + " vertices (one each, or none)");
+  for (size_t i = 0; i < strands.positions.size(); ++i) {
+    if (!finite(strands.positions[i]))
+      throw Error("render", "strand vertex " + std::to_string(i), "its position is not finite");
+    if (!strands.colours.empty())
+      if (const char* reason = colour_reason(strands.colours[i]))
+        throw Error("render", "strand vertex " + std::to_string(i),
+                    std::string("its colour ") + reason);
+  }
+  for (size_t i = 0; i < strands.segments.size(); ++i)
+    for (const uint32_t v : strands.segments[i])
+      if (v >= strands.positions.size())
+        throw Error("render", "strand segment " + std::to_string(i),
+                    "vertex index " + std::to_string(v) + " is out of range (" +
+                        std::to_string(strands.positions.size()) + " vertices)");
+}
+
 }  // namespace
 
 struct Renderer::Impl {
@@ -105,6 +139,8 @@ struct Renderer::Impl {
   GLuint msaa_fbo = 0, msaa_color = 0, msaa_depth = 0, resolve_fbo = 0, resolve_color = 0;
   GLuint skin_program = 0, ground_program = 0, ground_vao = 0;
   GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
+  GLuint strand_program = 0, strand_vao = 0;
+  std::array<GLuint, 3> strand_buffers{};  // positions, colours, segments (bindings 3, 4, 5)
   GLuint lbs_buffer = 0, dq_buffer = 0, prescale_buffer = 0, feedback_buffer = 0;
   std::vector<GpuMesh> meshes;
   int joint_count = 0;
@@ -216,6 +252,42 @@ struct Renderer::Impl {
     glDisable(GL_BLEND);
   }
 
+  // Draws the strands as camera-facing ribbons: depth-tested and depth-writing, opaque.
+  void draw_strands(const Strands& strands, const Camera& camera, const Mat4f& view_proj,
+                    const Vec3f& sun) {
+    const Vec3f forward = normalize(camera.target - camera.eye, Vec3f{0, 0, -1});
+    const auto upload_to = [](GLuint buffer, const void* data, size_t bytes) {
+      // An empty storage block is not valid to bind: keep at least one vec3's worth.
+      const float zero[3] = {0, 0, 0};
+      glNamedBufferData(buffer, GLsizeiptr(std::max(bytes, sizeof zero)), bytes ? data : zero,
+                        GL_STREAM_DRAW);
+    };
+    upload_to(strand_buffers[0], strands.positions.data(), strands.positions.size_bytes());
+    upload_to(strand_buffers[1], strands.colours.data(), strands.colours.size_bytes());
+    upload_to(strand_buffers[2], strands.segments.data(), strands.segments.size_bytes());
+    for (GLuint b = 0; b < 3; ++b)
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3 + b, strand_buffers[b]);
+    const GLuint p = strand_program;
+    glUseProgram(p);
+    const float metres_per_pixel =  // at 1 m in front of the camera
+        2.0f * std::tan(0.5f * camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f) /
+        float(height);
+    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
+                              view_proj.m.data());
+    glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y,
+                       camera.eye.z);
+    glProgramUniform3f(p, glGetUniformLocation(p, "uForward"), forward.x, forward.y, forward.z);
+    glProgramUniform3f(p, glGetUniformLocation(p, "uSunDirection"), sun.x, sun.y, sun.z);
+    glProgramUniform1f(p, glGetUniformLocation(p, "uHalfWidth"), 0.5f * strands.width);
+    glProgramUniform1f(p, glGetUniformLocation(p, "uMinHalfWidth"),
+                       0.5f * strands.min_width_pixels * metres_per_pixel);
+    glProgramUniform1i(p, glGetUniformLocation(p, "uPerVertex"), strands.colours.empty() ? 0 : 1);
+    glProgramUniform3f(p, glGetUniformLocation(p, "uColour"), strands.colour.x, strands.colour.y,
+                       strands.colour.z);
+    glBindVertexArray(strand_vao);  // no attributes: the shader pulls from the buffers
+    glDrawArrays(GL_TRIANGLES, 0, GLsizei(strands.segments.size() * 6));
+  }
+
   void check_gl(const char* what) {
     const GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
@@ -276,6 +348,10 @@ Renderer::Renderer(const RendererOptions& options) {
     glVertexArrayAttribBinding(s.billboard_vao, a, 0);
     glEnableVertexArrayAttrib(s.billboard_vao, a);
   }
+  s.strand_program = link(render_detail::kStrandVertexShader, render_detail::kStrandFragmentShader,
+                          "strand shader", false);
+  glCreateVertexArrays(1, &s.strand_vao);
+  glCreateBuffers(3, s.strand_buffers.data());
   GLuint* buffers[] = {&s.lbs_buffer, &s.dq_buffer, &s.prescale_buffer, &s.feedback_buffer};
   for (GLuint* b : buffers) glCreateBuffers(1, b);
   s.check_gl("setup");
@@ -296,6 +372,9 @@ Renderer::~Renderer() {
   glDeleteBuffers(1, &s.billboard_buffer);
   glDeleteVertexArrays(1, &s.billboard_vao);
   glDeleteProgram(s.billboard_program);
+  glDeleteBuffers(3, s.strand_buffers.data());
+  glDeleteVertexArrays(1, &s.strand_vao);
+  glDeleteProgram(s.strand_program);
   glDeleteProgram(s.skin_program);
   glDeleteProgram(s.ground_program);
   glDeleteFramebuffers(1, &s.msaa_fbo);
@@ -405,6 +484,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                 "the pose has " + std::to_string(model_pose.size()) + " joints, the skeleton " +
                     std::to_string(s.joint_count));
   check_billboards(options.billboards);
+  check_strands(options.strands);
   s.context.make_current();
   const Mat4f view_proj = camera_view_projection(camera, float(s.width) / float(s.height));
   glBindFramebuffer(GL_FRAMEBUFFER, s.msaa_fbo);
@@ -451,6 +531,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     glBindVertexArray(m.vao);
     glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);
   }
+  if (!options.strands.segments.empty()) s.draw_strands(options.strands, camera, view_proj, sun);
   if (!options.billboards.empty())
     s.draw_billboards(options.billboards, options.billboard_blend, camera, view_proj);
   glBindVertexArray(0);

@@ -212,6 +212,68 @@ void main() {
 }
 )GLSL";
 
+const char* const kStrandVertexShader = R"GLSL(#version 450 core
+// kinema::Strands, read by index: three floats per position / colour, two indices per segment.
+layout(std430, binding = 3) readonly buffer StrandPositions { float sPosition[]; };
+layout(std430, binding = 4) readonly buffer StrandColours { float sColour[]; };
+layout(std430, binding = 5) readonly buffer StrandSegments { uint sSegment[]; };
+uniform mat4 uViewProjection;
+uniform vec3 uEye;
+uniform vec3 uForward;     // the camera's view direction, unit
+uniform float uHalfWidth;  // metres
+uniform float uMinHalfWidth;  // metres per metre of depth: half of min_width_pixels' angle
+uniform int uPerVertex;
+uniform vec3 uColour;
+out vec3 vPosition;
+out vec3 vTangent;
+out vec3 vColour;
+vec3 position(uint i) { return vec3(sPosition[3 * i], sPosition[3 * i + 1], sPosition[3 * i + 2]); }
+void main() {
+  // Six vertices per segment, two triangles: (a−, b−, b+) and (a−, b+, a+).
+  const int end_of[6] = int[6](0, 1, 1, 0, 1, 0);
+  const float side_of[6] = float[6](-1.0, -1.0, 1.0, -1.0, 1.0, 1.0);
+  int segment = gl_VertexID / 6, corner = gl_VertexID % 6;
+  uint ia = sSegment[2 * segment], ib = sSegment[2 * segment + 1];
+  uint iv = end_of[corner] == 0 ? ia : ib;
+  vec3 a = position(ia), b = position(ib), p = position(iv);
+  vec3 t = b - a;
+  // Across the segment and the line of sight: the ribbon faces the camera as far as it can
+  // (a segment pointing at the eye collapses to nothing, as a thin cylinder would nearly).
+  vec3 side = cross(t, uEye - p);
+  float l = length(side);
+  side = l > 1e-20 ? side / l : vec3(0.0);
+  float depth = max(dot(p - uEye, uForward), 0.0);
+  p += side * (side_of[corner] * max(uHalfWidth, uMinHalfWidth * depth));
+  vPosition = p;
+  vTangent = length(t) > 0.0 ? normalize(t) : vec3(0.0, 1.0, 0.0);
+  vColour = uPerVertex != 0 ? vec3(sColour[3 * iv], sColour[3 * iv + 1], sColour[3 * iv + 2])
+                            : uColour;
+  gl_Position = uViewProjection * vec4(p, 1.0);
+}
+)GLSL";
+
+const char* const kStrandFragmentShader = R"GLSL(#version 450 core
+in vec3 vPosition;
+in vec3 vTangent;
+in vec3 vColour;
+uniform vec3 uEye;
+uniform vec3 uSunDirection;  // towards the sun, unit
+out vec4 fragColor;
+void main() {
+  // Kajiya–Kay: a hair lit by the sine of the angle between it and the light, with a highlight
+  // where the light's cone about the strand meets the eye.
+  vec3 t = normalize(vTangent);
+  vec3 v = normalize(uEye - vPosition);
+  float tl = dot(t, uSunDirection), tv = dot(t, v);
+  float sin_tl = sqrt(max(1.0 - tl * tl, 0.0)), sin_tv = sqrt(max(1.0 - tv * tv, 0.0));
+  float highlight = pow(max(tl * tv + sin_tl * sin_tv, 0.0), 40.0);
+  vec3 ambient = vec3(0.45, 0.47, 0.52);
+  vec3 linear = vColour * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.75 * sin_tl)) +
+                vec3(0.12 * highlight);
+  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+}
+)GLSL";
+
 }  // namespace kinema::render_detail
 
 namespace kinema {

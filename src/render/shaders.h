@@ -15,5 +15,9 @@ extern const char* const kGroundFragmentShader;
 /// facing the camera; a round sprite with a soft edge, premultiplied-alpha output.
 extern const char* const kBillboardVertexShader;
 extern const char* const kBillboardFragmentShader;
+/// Strands: six vertices per segment (a camera-facing ribbon) pulled from shader storage
+/// (positions, colours, segments at bindings 3, 4, 5), lit as hair (Kajiya–Kay), opaque.
+extern const char* const kStrandVertexShader;
+extern const char* const kStrandFragmentShader;
 
 }  // namespace kinema::render_detail

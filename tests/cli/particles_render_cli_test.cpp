@@ -12,19 +12,7 @@
 #include "cli_process.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
-
-#define STB_IMAGE_STATIC
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_ONLY_PNG
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#endif
-#include <stb/stb_image.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
+#include "png_pixels.h"
 
 namespace fs = std::filesystem;
 
@@ -51,21 +39,15 @@ struct Counts {
 };
 
 Counts count_colours(const std::string& png) {
-  int w = 0, h = 0, c = 0;
-  unsigned char* p = stbi_load_from_memory(reinterpret_cast<const unsigned char*>(png.data()),
-                                           int(png.size()), &w, &h, &c, 4);
+  const std::vector<uint8_t> rgba = kinema::test::png_rgba(png);
   Counts n;
-  if (!p) {
-    ADD_FAILURE() << "not a PNG";
-    return n;
-  }
-  for (int i = 0; i < w * h; ++i) {
-    const unsigned char* q = p + size_t(i) * 4;
+  if (rgba.empty()) ADD_FAILURE() << "not a PNG";
+  for (size_t i = 0; i < rgba.size(); i += 4) {
+    const uint8_t* q = &rgba[i];
     n.red += q[0] > 200 && q[1] < 60 && q[2] < 60;
     n.orange += q[0] > 200 && q[1] > 140 && q[1] < 200 && q[2] < 120;  // (255, 177, 89)
     n.pink += q[0] >= 250 && q[1] > 200 && q[2] > 200;
   }
-  stbi_image_free(p);
   return n;
 }
 

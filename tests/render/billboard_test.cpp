@@ -19,6 +19,7 @@ namespace kinema {
 namespace {
 
 using test::is_background;
+using test::wall;
 
 constexpr int kW = 320, kH = 240;
 
@@ -57,20 +58,6 @@ void expect_rgb(const Image& im, std::pair<int, int> at, int r, int g, int b, in
   EXPECT_NEAR(p[1], g, tolerance) << "at " << at.first << ", " << at.second;
   EXPECT_NEAR(p[2], b, tolerance) << "at " << at.first << ", " << at.second;
   EXPECT_EQ(p[3], 255);
-}
-
-/// A 2 × 2 m wall facing +Z on the plane z = 0 (one rigid mesh on one joint).
-Asset wall() {
-  Asset a;
-  a.skeleton = Skeleton::build({Joint{"root", kNoParent, {}, {}}});
-  Mesh m;
-  m.name = "wall";
-  m.node = 0;
-  m.positions = {{-1, 0, 0}, {1, 0, 0}, {1, 2, 0}, {-1, 2, 0}};
-  m.normals.assign(4, Vec3f{0, 0, 1});
-  m.indices = {0, 1, 2, 0, 2, 3};
-  a.meshes.push_back(m);
-  return a;
 }
 
 class Billboards : public test::RenderTest {};

@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "kinema/character/asset.h"
 #include "kinema/render/renderer.h"
+#include "kinema/skeleton/skeleton.h"
 
 namespace kinema::test {
 
@@ -36,6 +38,20 @@ class RenderTest : public ::testing::Test {
 inline bool is_background(const Image& im, int x, int y) {
   const uint8_t* p = im.pixel(x, y);
   return p[0] == 204 && p[1] == 214 && p[2] == 227;
+}
+
+/// A 2 × 2 m wall facing +Z on the plane z = 0 (one rigid mesh on one joint).
+inline Asset wall() {
+  Asset a;
+  a.skeleton = Skeleton::build({Joint{"root", kNoParent, {}, {}}});
+  Mesh m;
+  m.name = "wall";
+  m.node = 0;
+  m.positions = {{-1, 0, 0}, {1, 0, 0}, {1, 2, 0}, {-1, 2, 0}};
+  m.normals.assign(4, Vec3f{0, 0, 1});
+  m.indices = {0, 1, 2, 0, 2, 3};
+  a.meshes.push_back(m);
+  return a;
 }
 
 }  // namespace kinema::test

@@ -1,7 +1,8 @@
 // tools/kinema/verb_render.cpp — `kinema render FILE [--clip NAME] [--time T | --frames A:B]
 // [--size WxH] [--camera orbit|follow|front] [--skinning lbs|dqs] [--contact-sheet N]
-// [--particle-size M] [--particle-blend alpha|add] -o out.png | out_%04d.png | out.mp4`.
-// FILE (or a --with) may be a particle point cache (.pc2): its points drawn as billboards.
+// [--particle-size M] [--particle-blend alpha|add] [--strand-width M] [--strand-colour R,G,B]
+// -o out.png | out_%04d.png | out.mp4`. FILE (or a --with) may be a particle point cache (.pc2):
+// its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair).
 //
 // Parses the options and runs pipeline::render_file (kinema/pipeline/render.h): draws the asset
 // with the render module (OpenGL 4.5 through EGL: a GPU when present, else Mesa's llvmpipe). One
@@ -29,6 +30,8 @@ struct RenderArgs {
   std::string in, out, clip, frames, size = "640x480", camera = "follow", skinning = "lbs",
                                      particle_blend = "alpha";
   float particle_size = 0.03f;
+  float strand_width = 0.002f;
+  std::vector<float> strand_colour;
   std::vector<std::string> with;
   std::optional<double> time;
   int contact_sheet = 0;
@@ -65,6 +68,9 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
   request.options.billboard_blend =
       a.particle_blend == "add" ? BillboardBlend::Additive : BillboardBlend::Alpha;
   request.particle_size = a.particle_size;
+  request.strand_width = a.strand_width;
+  if (!a.strand_colour.empty())
+    request.strand_colour = {a.strand_colour[0], a.strand_colour[1], a.strand_colour[2]};
   if (!a.frames.empty()) {
     const size_t colon = a.frames.find(':');
     if (colon == std::string::npos || !parse_int(a.frames.substr(0, colon), request.first_frame) ||
@@ -94,17 +100,19 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       "PNG, a contact sheet, numbered PNGs or an MP4 (needs ffmpeg). OpenGL 4.5 through EGL: a "
       "GPU when present, else Mesa's llvmpipe");
   sub->add_option("FILE", args->in,
-                  "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), or a particle point cache "
-                  "(.pc2, from `kinema sim`) drawn as billboards")
+                  "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), or a point cache (.pc2, "
+                  "from `kinema sim`): particles drawn as billboards, hair (an OBJ of lines "
+                  "beside it) as strands")
       ->required();
   sub->add_option("-o,--out", args->out,
                   "out.png (one frame, or a contact sheet), out_%04d.png (one per frame) or "
                   "out.mp4")
       ->required();
   sub->add_option("--clip", args->clip, "The clip, by name or index (default: the first)");
-  sub->add_option("--with", args->with,
-                  "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
-                  "sim` made around the character), or a particle cache (.pc2); repeatable");
+  sub->add_option(
+      "--with", args->with,
+      "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
+      "sim` made around the character), or a particle or hair cache (.pc2); repeatable");
   auto* time = sub->add_option("--time", args->time,
                                "The time of a single frame, seconds "
                                "(default 0)");
@@ -128,6 +136,15 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
                   "alpha (particles over what is behind them; default) or add (light adds up: "
                   "sparks, fire)")
       ->check(CLI::IsMember({"alpha", "add"}));
+  sub->add_option("--strand-width", args->strand_width,
+                  "Hair strands' width in metres (a cache with an OBJ of lines beside it; default "
+                  "0.002, at least a pixel)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--strand-colour", args->strand_colour,
+                  "Hair strands' colour, linear RGB R,G,B ≥ 0 (default 0.25,0.13,0.06: brown)")
+      ->expected(3)
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--msaa", args->msaa, "Multisample anti-aliasing samples (1: off; default 4)")
       ->check(CLI::Range(1, 16));
   return [args, &global]() { return render(*args, global); };

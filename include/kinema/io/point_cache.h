@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kinema/math/vec3.h"
@@ -51,5 +52,18 @@ void write_obj_mesh(const std::string& path, const std::vector<Vec3>& positions,
 /// kinema::Error for a polyline of fewer than 2 vertices, indices out of range or a write failure.
 void write_obj_polylines(const std::string& path, const std::vector<Vec3>& positions,
                          const std::vector<std::vector<std::uint32_t>>& polylines);
+
+/// The line elements of an OBJ file (hair strands as write_obj_polylines writes them).
+struct ObjSegments {
+  size_t vertices = 0;  ///< `v` lines
+  /// Two 0-based vertex indices per segment: each `l a b c …` line gives a–b, b–c, ….
+  std::vector<std::array<std::uint32_t, 2>> segments;
+};
+
+/// Parses the `v` and `l` lines of OBJ text (`name` is used in error messages; other statements
+/// are ignored). Throws kinema::Error naming the line for a vertex with fewer than three
+/// coordinates, an `l` with fewer than two vertices, or an index that is not a number, is 0 or
+/// refers past the vertices defined so far.
+ObjSegments parse_obj_segments(std::string_view text, const std::string& name);
 
 }  // namespace kinema

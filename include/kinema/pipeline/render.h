@@ -1,10 +1,14 @@
 // kinema/pipeline/render.h — `kinema render` as a library call: a file's clip drawn headless
 // (kinema/render/clip_render.h, docs/render.md) into one PNG, a contact sheet, numbered PNGs or
 // an MP4 through the ffmpeg program. Particle point caches (.pc2, with their sidecar when one
-// lies beside them, kinema/io/particle_sidecar.h) are drawn as billboards.
+// lies beside them, kinema/io/particle_sidecar.h) are drawn as billboards; a cache with an OBJ of
+// `l` lines beside it and no sidecar (`kinema sim`'s hair) as strands.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,10 @@ struct RenderRequest {
   LoadOptions load;
   /// A particle is drawn this many metres wide times its size curve's value (> 0, finite).
   float particle_size = 0.03f;
+  /// Hair strands (a cache drawn as strands): ribbon width in metres (> 0, finite; at least a
+  /// pixel on screen) and linear RGB colour (≥ 0, finite).
+  float strand_width = 0.002f;
+  Vec3f strand_colour = Strands{}.colour;
 };
 
 /// A particle point cache and its sidecar (when one lies beside it), ready to draw.
@@ -41,6 +49,10 @@ struct ParticleCacheFile {
   std::string path;
   PointCache cache;
   std::optional<ParticleSidecar> sidecar;
+  /// Without a sidecar, the segments of the OBJ beside the cache (same stem, .obj) when it has
+  /// `l` lines (hair from `kinema sim`): the cache is drawn as these strands, not as billboards.
+  std::vector<std::array<uint32_t, 2>> segments;
+  bool strands() const { return !segments.empty(); }
   /// Samples a second: the sidecar's frame rate (else 30) over the PC2's frames per sample. The
   /// first sample is at t = 0 (the PC2's start frame is not used).
   double samples_per_second() const;
@@ -51,9 +63,10 @@ struct ParticleCacheFile {
 /// Colour of every particle of a cache without a sidecar (linear RGB: a spark's orange).
 inline constexpr Vec3f kDefaultParticleColour{1.0f, 0.45f, 0.1f};
 
-/// Reads a PC2 and, when it exists, its sidecar (particle_sidecar_path). Throws kinema::Error
-/// naming the file, the place and the reason for a bad cache or sidecar, and naming the sidecar
-/// when its point or frame count differs from the cache's.
+/// Reads a PC2 and, when it exists, its sidecar (particle_sidecar_path), else the segments of the
+/// OBJ beside it. Throws kinema::Error naming the file, the place and the reason for a bad cache,
+/// sidecar or OBJ, naming the sidecar when its point or frame count differs from the cache's and
+/// the OBJ when its vertex count differs from the cache's point count.
 ParticleCacheFile read_particle_cache(const std::string& path);
 
 /// The billboards of `sample` (appended to `out`): the points alive then (all of them without a
@@ -62,6 +75,13 @@ ParticleCacheFile read_particle_cache(const std::string& path);
 /// size or opacity comes out ≤ 0 are left out.
 void particle_billboards(const ParticleCacheFile& particles, int sample, float size,
                          std::vector<Billboard>& out);
+
+/// The strands of every cache in `caches` that is drawn as strands, at its sample for time t,
+/// gathered into `positions` and `segments` (one vertex per cache point; scratch reused between
+/// frames). The returned Strands views them, `width` metres wide, in `colour`.
+Strands cache_strands(std::span<const ParticleCacheFile> caches, double t, float width,
+                      const Vec3f& colour, std::vector<Vec3f>& positions,
+                      std::vector<std::array<uint32_t, 2>>& segments);
 
 struct RenderResult {
   size_t frames = 0;

@@ -68,8 +68,9 @@ class ClipRenderer {
   /// Bounds of the character at time t (same sampling as the framing).
   Bounds3f bounds_at(double t) const;
 
-  /// The frame at time t, with `billboards` drawn over the meshes (options.billboard_blend).
-  Image frame(double t, std::span<const Billboard> billboards = {});
+  /// The frame at time t, with `strands` (hair, DrawOptions::strands) and `billboards`
+  /// (options.billboard_blend) drawn with the meshes.
+  Image frame(double t, std::span<const Billboard> billboards = {}, const Strands& strands = {});
 
   Renderer& renderer() { return renderer_; }
 

@@ -12,6 +12,7 @@
 // "OpenGL" for context and driver problems); nothing here is real-time safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -87,6 +88,23 @@ static_assert(sizeof(Billboard) == 8 * sizeof(float));
 /// order-free.
 enum class BillboardBlend { Alpha, Additive };
 
+/// Line segments drawn as thin ribbons (hair strands, wires): each segment a flat quad along it,
+/// turned about its own axis to face the camera, `width` metres wide but never thinner than
+/// `min_width_pixels` on screen (so far or thin strands do not break up into dots). Opaque, lit
+/// as hair (Kajiya–Kay: brightest across the light, darker along it), depth-tested and
+/// depth-writing, so a strand behind a head is hidden by it and strands hide one another; all of
+/// them in one draw call.
+struct Strands {
+  std::span<const Vec3f> positions;  ///< vertices, world metres
+  /// Two vertex indices per segment (a polyline of n points is n − 1 segments).
+  std::span<const std::array<uint32_t, 2>> segments;
+  /// Per-vertex linear RGB (≥ 0), blended along each segment; empty: `colour` for every vertex.
+  std::span<const Vec3f> colours;
+  Vec3f colour{0.25f, 0.13f, 0.06f};  ///< linear RGB (≥ 0) when `colours` is empty; a brown
+  float width = 0.0015f;              ///< metres (> 0)
+  float min_width_pixels = 1;         ///< pixels (≥ 0)
+};
+
 /// What one frame draws besides the character.
 struct DrawOptions {
   SkinningMethod skinning = SkinningMethod::Lbs;
@@ -100,6 +118,11 @@ struct DrawOptions {
   /// negative colour is a kinema::Error naming the billboard.
   std::span<const Billboard> billboards;
   BillboardBlend billboard_blend = BillboardBlend::Alpha;
+  /// Strands drawn after the meshes, before the billboards. A non-finite position or colour, a
+  /// negative colour, an index past the positions, a `colours` that is neither empty nor one per
+  /// position, a width ≤ 0 or non-finite or a negative or non-finite min_width_pixels is a
+  /// kinema::Error naming the segment or vertex.
+  Strands strands;
 };
 
 /// An OpenGL context with an offscreen target, the skinning/drawing programs and one asset's
