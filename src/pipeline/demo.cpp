@@ -61,6 +61,7 @@ class Demo {
   void feet();
   void cloth();
   void spring_bones();
+  std::optional<DemoCloth> walk_scene(const char* scene_file, const char* out, std::string what);
   void cape();
   void bodies();
   void compression();
@@ -326,24 +327,35 @@ void Demo::cloth() {
   report(DemoEvent::Phase::Done, step);
 }
 
-/// The bundled cape on the retargeted walk: the cloth pinned to the chest, colliding with the
-/// body's capsules, the character's spring bones on the same steps; written as the cape (a morph
-/// target per frame) and the character with its spring bones baked in.
-void Demo::cape() {
-  const fs::path scene = bundled_file("cape.json");
+/// Runs bundled scene `scene_file` on the retargeted walk into `out`, reporting it started and
+/// recording the output and the character as produced; the caller adds its other outputs and
+/// reports it done. Nothing when the scene is not bundled or nothing was retargeted.
+std::optional<DemoCloth> Demo::walk_scene(const char* scene_file, const char* out,
+                                          std::string what) {
+  const fs::path scene = bundled_file(scene_file);
   std::error_code ec;
-  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return;
+  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return std::nullopt;
   DemoCloth step;
-  step.what = "a cape on the character's back as it walks, with its spring bones (XPBD, 60 Hz)";
+  step.what = std::move(what);
   step.request.scene = scene.string();
   step.request.character_file = retargeted_file_;
-  step.request.out = output("cape.glb");
+  step.request.out = output(out);
   step.request.progress = progress_;
   report(DemoEvent::Phase::Started, step);
   step.result = run_sim_file(step.request);
   produced(step.request.out);
   produced(step.result.character_path);
-  report(DemoEvent::Phase::Done, step);
+  return step;
+}
+
+/// The bundled cape on the retargeted walk: the cloth pinned to the chest, colliding with the
+/// body's capsules, the character's spring bones on the same steps; written as the cape (a morph
+/// target per frame) and the character with its spring bones baked in.
+void Demo::cape() {
+  const std::optional<DemoCloth> step =
+      walk_scene("cape.json", "cape.glb",
+                 "a cape on the character's back as it walks, with its spring bones (XPBD, 60 Hz)");
+  if (step) report(DemoEvent::Phase::Done, *step);
 }
 
 /// The bundled scene of everything else that moves with the walk: hair grown from the head's skin
@@ -351,29 +363,21 @@ void Demo::cape() {
 /// ground; written as the jelly (a morph target per frame), point caches of the hair and sparks
 /// (the sparks with their sidecar), and the character.
 void Demo::bodies() {
-  const fs::path scene = bundled_file("bodies.json");
-  std::error_code ec;
-  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return;
-  DemoCloth step;
-  step.what = "hair on the walking character's head, a jelly dropped beside her and sparks (60 Hz)";
-  step.request.scene = scene.string();
-  step.request.character_file = retargeted_file_;
-  step.request.out = output("bodies.glb");
-  step.request.progress = progress_;
-  report(DemoEvent::Phase::Started, step);
-  step.result = run_sim_file(step.request);
-  produced(step.request.out);
-  produced(step.result.character_path);
-  if (step.result.hair) {
-    produced(step.result.hair->cache_path);
-    produced(step.result.hair->mesh_path);
+  const std::optional<DemoCloth> step = walk_scene(
+      "bodies.json", "bodies.glb",
+      "hair on the walking character's head, a jelly dropped beside her and sparks (60 Hz)");
+  if (!step) return;
+  const SimResult& result = step->result;
+  if (result.hair) {
+    produced(result.hair->cache_path);
+    produced(result.hair->mesh_path);
   }
-  if (!step.result.particle_cache_path.empty()) {
-    produced(step.result.particle_cache_path);
-    produced(step.result.particle_mesh_path);
-    produced(step.result.particle_sidecar_path);
+  if (!result.particle_cache_path.empty()) {
+    produced(result.particle_cache_path);
+    produced(result.particle_mesh_path);
+    produced(result.particle_sidecar_path);
   }
-  report(DemoEvent::Phase::Done, step);
+  report(DemoEvent::Phase::Done, *step);
 }
 
 /// The character's spring bones (hair, ribbons, skirts) over the retargeted walk: simulated and
