@@ -57,6 +57,22 @@ void apply_impulse_at_point(RigidBody& b, const Vec3& j, const Vec3& point) {
   set_awake(b, true);
 }
 
+Quat turned_by(const Quat& q, const Vec3& theta) {
+  return normalize(q + Quat{theta.x, theta.y, theta.z, 0} * q * 0.5);
+}
+
+void apply_position_impulse(RigidBody& a, RigidBody& b, const Mat3& ia, const Mat3& ib,
+                            const Vec3& ra, const Vec3& rb, const Vec3& impulse) {
+  if (!is_static(a)) {
+    a.position -= impulse * a.inverse_mass;
+    a.orientation = turned_by(a.orientation, -(ia * cross(ra, impulse)));
+  }
+  if (!is_static(b)) {
+    b.position += impulse * b.inverse_mass;
+    b.orientation = turned_by(b.orientation, ib * cross(rb, impulse));
+  }
+}
+
 void integrate_velocity(RigidBody& b, const Vec3& gravity, double h) {
   if (is_static(b) || !b.awake) {
     b.force = b.torque = {0, 0, 0};
@@ -84,9 +100,7 @@ void integrate_velocity(RigidBody& b, const Vec3& gravity, double h) {
 void integrate_position(RigidBody& b, double h) {
   if (is_static(b) || !b.awake) return;
   b.position += b.linear_velocity * h;
-  const Vec3& w = b.angular_velocity;
-  const Quat spin = Quat{w.x, w.y, w.z, 0} * b.orientation;
-  b.orientation = normalize(b.orientation + spin * (0.5 * h));
+  b.orientation = turned_by(b.orientation, b.angular_velocity * h);
 }
 
 double kinetic_energy(const RigidBody& b) {

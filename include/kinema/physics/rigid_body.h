@@ -64,6 +64,17 @@ void apply_force_at_point(RigidBody& b, const Vec3& f, const Vec3& point);
 /// body. A static body is unchanged.
 void apply_impulse_at_point(RigidBody& b, const Vec3& j, const Vec3& point);
 
+/// Orientation q turned by the small world rotation vector `theta` (rad): normalize(q + ½(0, θ)q),
+/// first-order in |θ| (the attitude update of integrate_position, and of position corrections).
+Quat turned_by(const Quat& q, const Vec3& theta);
+
+/// Moves two bodies apart on their positions (not their velocities) as an impulse `impulse` would
+/// move their velocities in one second: b by +impulse at arm rb, a by −impulse at arm ra, each
+/// through its inverse mass and world inverse inertia (ia, ib). Static bodies stay. The tool of
+/// position-level corrections (penetration recovery, joint drift), which add no kinetic energy.
+void apply_position_impulse(RigidBody& a, RigidBody& b, const Mat3& ia, const Mat3& ib,
+                            const Vec3& ra, const Vec3& rb, const Vec3& impulse);
+
 /// Velocities over `h` seconds from the accumulated force and torque, gravity `gravity` (m/s²)
 /// and the gyroscopic term, then damping; clears the accumulators. Sleeping and static bodies
 /// are left alone (their accumulators are cleared too).

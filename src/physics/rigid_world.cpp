@@ -1,0 +1,536 @@
+// The rigid-body world (kinema/physics/rigid_world.h): broad and narrow phase, sequential
+// impulses with friction and warm starting, continuous collision against static bodies,
+// penetration recovery on positions, islands and sleep.
+#include "kinema/physics/rigid_world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <utility>
+
+#include "joint_direct_solver.h"
+#include "kinema/core/error.h"
+#include "kinema/physics/narrow_phase.h"
+#include "rigid_joint_solver.h"
+
+namespace kinema {
+
+namespace {
+
+// A persisting contact point is recognised by where it sits on body A: within this distance of
+// last step's point (m), its impulses are reused to start the solver (warm starting).
+constexpr double kWarmStartMatchDistance = 0.02;
+
+struct BodyEntry {
+  RigidBody body;
+  RigidShape shape;
+  RigidMaterial material;
+  std::string name;
+  std::shared_ptr<const TriangleBvh> bvh;  // triangle meshes: their triangles' hierarchy
+  Vec3 bounds_lo, bounds_hi;               // the shape's own bounds
+  double inner_radius = 0;  // below this motion a step cannot tunnel through anything (m)
+};
+
+// One contact point as the solver sees it.
+struct SolverPoint {
+  BodyId a = 0, b = 0;
+  Vec3 normal, tangent1, tangent2;
+  Vec3 anchor_a, anchor_b;  // the deepest points of A and B, in their body frames (from the COM)
+  Vec3 point;               // world, midway (m)
+  double depth = 0;
+  double normal_mass = 0, tangent_mass1 = 0, tangent_mass2 = 0;
+  double velocity_bias = 0;  // restitution's target separating speed (m/s)
+  double friction = 0;
+  double jn = 0, jt1 = 0, jt2 = 0;  // accumulated impulses (N·s)
+};
+
+struct CachedPoint {
+  Vec3 anchor_a;
+  double jn = 0;
+  Vec3 jt;  // world friction impulse, re-projected on the new tangents
+};
+
+double inverse_mass_along(const RigidBody& body, const Mat3& inverse_inertia, const Vec3& r,
+                          const Vec3& direction) {
+  if (is_static(body)) return 0;
+  return body.inverse_mass + dot(direction, cross(inverse_inertia * cross(r, direction), r));
+}
+
+
+}  // namespace
+
+struct RigidWorld::Impl {
+  RigidWorldSettings settings;
+  std::vector<BodyEntry> bodies;
+  std::unique_ptr<BroadPhase> broad;
+  std::vector<ProxyPair> pairs;
+  std::vector<SolverPoint> points;
+  std::vector<Mat3> inverse_inertia;  // world, per body, this step
+  std::map<std::pair<BodyId, BodyId>, std::vector<CachedPoint>> cache;
+  std::vector<RigidContact> contacts;
+  std::vector<detail::JointState> joints;
+  detail::JointDirectSolver joint_solver;
+  std::vector<RigidBody*> body_pointers;  // for the joint solvers, this step
+  std::vector<char> joint_taking_part;
+  std::vector<std::pair<BodyId, BodyId>> unjoined_pairs;  // sorted: pairs a joint keeps apart
+  std::size_t awake_islands = 0;
+
+  bool active(BodyId id) const { return !is_static(bodies[id].body) && bodies[id].body.awake; }
+
+  // A joint takes part in the step when it holds and one of its bodies moves.
+  bool joint_active(const detail::JointState& j) const {
+    return !j.broken && (active(j.desc.a) || active(j.desc.b));
+  }
+
+  void wake(BodyId id) {
+    if (is_static(bodies[id].body) || bodies[id].body.awake) return;
+    set_awake(bodies[id].body, true);
+    inverse_inertia[id] = world_inverse_inertia(bodies[id].body);
+  }
+
+  Pose pose(BodyId id) const {
+    const RigidBody& b = bodies[id].body;
+    return {shape_origin(b), b.orientation};
+  }
+
+  Aabb bounds(BodyId id) const {
+    const BodyEntry& e = bodies[id];
+    const Pose p = pose(id);
+    const Mat3 r = Mat3::from_quat(p.orientation);
+    const Vec3 centre_local = (e.bounds_lo + e.bounds_hi) * 0.5;
+    const Vec3 half = (e.bounds_hi - e.bounds_lo) * 0.5;
+    Vec3 extent;
+    for (int i = 0; i < 3; ++i)
+      extent[i] = std::abs(r.m[i][0]) * half.x + std::abs(r.m[i][1]) * half.y +
+                  std::abs(r.m[i][2]) * half.z;
+    const Vec3 centre = p.to_world(centre_local);
+    return {centre - extent, centre + extent};
+  }
+
+  void apply_impulse(BodyId id, const Vec3& impulse, const Vec3& r) {
+    RigidBody& b = bodies[id].body;
+    if (is_static(b)) return;
+    b.linear_velocity += impulse * b.inverse_mass;
+    b.angular_velocity += inverse_inertia[id] * cross(r, impulse);
+  }
+
+  void step(double h);
+  void collide_pairs();
+  void prepare_and_warm_start(double h);
+  void solve_velocities();
+  void integrate_positions(double h);
+  void recover_penetration();
+  void store_cache_and_contacts();
+  void sleep_islands(double h);
+};
+
+RigidWorld::RigidWorld(const RigidWorldSettings& settings) : impl_(std::make_unique<Impl>()) {
+  impl_->settings = settings;
+  impl_->broad = make_broad_phase(settings.broad_phase);
+}
+RigidWorld::~RigidWorld() = default;
+RigidWorld::RigidWorld(RigidWorld&&) noexcept = default;
+RigidWorld& RigidWorld::operator=(RigidWorld&&) noexcept = default;
+
+BodyId RigidWorld::add_body(const RigidBody& body, RigidShape shape, const RigidMaterial& material,
+                            std::string name) {
+  const BodyId id = BodyId(impl_->bodies.size());
+  if (name.empty()) name = "body " + std::to_string(id);
+  validate_shape(shape, name);
+  if (!is_static(body) && !is_convex(shape))
+    throw Error({}, name,
+                std::string("a ") + shape_kind_name(shape.kind) +
+                    " cannot be a dynamic body (it has no convex support); make it static, or "
+                    "use its convex hull");
+  if (!(material.friction >= 0) || !std::isfinite(material.friction))
+    throw Error({}, name, "friction must be ≥ 0 and finite");
+  if (!(material.restitution >= 0 && material.restitution <= 1))
+    throw Error({}, name, "restitution must be within [0, 1]");
+  if (!is_finite(body.position) || !is_finite(body.linear_velocity) ||
+      !is_finite(body.angular_velocity))
+    throw Error({}, name, "position or velocity is not finite");
+  BodyEntry e;
+  e.body = body;
+  e.body.orientation = normalize(body.orientation);
+  e.shape = std::move(shape);
+  e.material = material;
+  e.name = std::move(name);
+  shape_bounds(e.shape, e.bounds_lo, e.bounds_hi);
+  if (e.shape.kind == ShapeKind::TriangleMesh) e.bvh = std::make_shared<const TriangleBvh>(e.shape);
+  const Vec3 size = e.bounds_hi - e.bounds_lo;
+  e.inner_radius = 0.5 * std::min({size.x, size.y, size.z});
+  impl_->bodies.push_back(std::move(e));
+  impl_->broad->insert(id, impl_->bounds(id));
+  return id;
+}
+
+JointId RigidWorld::add_joint(const JointDesc& desc) {
+  Impl& w = *impl_;
+  const JointId id = JointId(w.joints.size());
+  const std::string name = "joint " + std::to_string(id);
+  auto fail = [&](const std::string& reason) {
+    throw Error({}, name, std::string(joint_kind_name(desc.kind)) + " joint: " + reason);
+  };
+  if (desc.a >= w.bodies.size() || desc.b >= w.bodies.size())
+    fail("names body " + std::to_string(std::max(desc.a, desc.b)) + " of " +
+         std::to_string(w.bodies.size()));
+  if (desc.a == desc.b) fail("joins a body to itself");
+  if (is_static(w.bodies[desc.a].body) && is_static(w.bodies[desc.b].body))
+    fail("joins two static bodies");
+  if (!is_finite(desc.anchor) || !is_finite(desc.anchor_b) || !is_finite(desc.axis))
+    fail("anchor or axis is not finite");
+  if (!(length(desc.axis) > 0)) fail("axis is zero");
+  constexpr double pi = 3.141592653589793;
+  if (desc.limit && !(desc.lower <= desc.upper && desc.lower > -pi && desc.upper < pi))
+    fail("limits must satisfy −π < lower ≤ upper < π");
+  if (desc.motor && !(desc.max_motor_torque >= 0 && std::isfinite(desc.motor_speed)))
+    fail("motor needs a finite speed and a torque ≥ 0");
+  if (desc.kind == JointKind::ConeTwist &&
+      !(desc.swing_limit > 0 && desc.swing_limit < pi && desc.twist_lower <= desc.twist_upper &&
+        desc.twist_lower > -pi && desc.twist_upper < pi))
+    fail("needs 0 < swing_limit < π and −π < twist_lower ≤ twist_upper < π");
+  if (desc.kind == JointKind::Distance &&
+      !(desc.min_distance >= 0 && desc.min_distance <= desc.max_distance &&
+        std::isfinite(desc.max_distance)))
+    fail("needs 0 ≤ min_distance ≤ max_distance, finite");
+  if (!(desc.break_impulse > 0)) fail("break_impulse must be > 0 (infinity for unbreakable)");
+  detail::JointState j;
+  j.desc = desc;
+  detail::initialise_joint(j, w.bodies[desc.a].body, w.bodies[desc.b].body);
+  w.joints.push_back(j);
+  if (!desc.collide_connected) {
+    const std::pair key{std::min(desc.a, desc.b), std::max(desc.a, desc.b)};
+    w.unjoined_pairs.insert(std::lower_bound(w.unjoined_pairs.begin(), w.unjoined_pairs.end(), key),
+                            key);
+  }
+  return id;
+}
+
+std::size_t RigidWorld::joint_count() const { return impl_->joints.size(); }
+const JointDesc& RigidWorld::joint(JointId id) const { return impl_->joints.at(id).desc; }
+bool RigidWorld::joint_broken(JointId id) const { return impl_->joints.at(id).broken; }
+double RigidWorld::joint_impulse(JointId id) const { return impl_->joints.at(id).last_impulse; }
+double RigidWorld::joint_error(JointId id) const {
+  const detail::JointState& j = impl_->joints.at(id);
+  return detail::joint_position_error(j, impl_->bodies[j.desc.a].body,
+                                      impl_->bodies[j.desc.b].body);
+}
+
+std::size_t RigidWorld::body_count() const { return impl_->bodies.size(); }
+RigidBody& RigidWorld::body(BodyId id) { return impl_->bodies.at(id).body; }
+const RigidBody& RigidWorld::body(BodyId id) const { return impl_->bodies.at(id).body; }
+const RigidShape& RigidWorld::shape(BodyId id) const { return impl_->bodies.at(id).shape; }
+const std::string& RigidWorld::name(BodyId id) const { return impl_->bodies.at(id).name; }
+const RigidWorldSettings& RigidWorld::settings() const { return impl_->settings; }
+RigidWorldSettings& RigidWorld::settings() { return impl_->settings; }
+const std::vector<RigidContact>& RigidWorld::contacts() const { return impl_->contacts; }
+std::size_t RigidWorld::awake_island_count() const { return impl_->awake_islands; }
+Aabb RigidWorld::world_bounds(BodyId id) const { return impl_->bounds(id); }
+
+double RigidWorld::kinetic_energy() const {
+  double sum = 0;
+  for (const BodyEntry& e : impl_->bodies) sum += kinema::kinetic_energy(e.body);
+  return sum;
+}
+
+void RigidWorld::step(double h) {
+  if (!(h > 0) || !std::isfinite(h)) return;
+  const int substeps = std::max(1, impl_->settings.substeps);
+  for (int k = 0; k < substeps; ++k) impl_->step(h / substeps);
+}
+
+void RigidWorld::Impl::step(double h) {
+  Impl& w = *this;
+  for (BodyEntry& e : w.bodies) integrate_velocity(e.body, w.settings.gravity, h);
+  w.inverse_inertia.resize(w.bodies.size());
+  for (std::size_t i = 0; i < w.bodies.size(); ++i)
+    w.inverse_inertia[i] = world_inverse_inertia(w.bodies[i].body);
+  w.collide_pairs();
+  for (detail::JointState& j : w.joints)
+    if (w.joint_active(j)) {
+      w.wake(j.desc.a);
+      w.wake(j.desc.b);
+    }
+  w.prepare_and_warm_start(h);
+  for (detail::JointState& j : w.joints)
+    if (w.joint_active(j))
+      detail::prepare_joint(j, w.bodies[j.desc.a].body, w.bodies[j.desc.b].body,
+                            w.inverse_inertia[j.desc.a], w.inverse_inertia[j.desc.b], h,
+                            w.settings.warm_starting);
+  w.body_pointers.resize(w.bodies.size());
+  for (std::size_t i = 0; i < w.bodies.size(); ++i) w.body_pointers[i] = &w.bodies[i].body;
+  w.joint_taking_part.resize(w.joints.size());
+  for (std::size_t i = 0; i < w.joints.size(); ++i)
+    w.joint_taking_part[i] = w.joint_active(w.joints[i]);
+  w.joint_solver.factor(w.body_pointers, w.inverse_inertia, w.joints, w.joint_taking_part);
+  w.solve_velocities();
+  for (detail::JointState& j : w.joints)
+    if (w.joint_active(j)) detail::finish_joint_step(j);
+  w.integrate_positions(h);
+  w.recover_penetration();
+  for (int pass = 0; pass < w.settings.joint_stabilization_passes; ++pass)
+    w.joint_solver.stabilize_positions(w.body_pointers, w.inverse_inertia, w.joints);
+  w.store_cache_and_contacts();
+  w.sleep_islands(h);
+}
+
+void RigidWorld::Impl::collide_pairs() {
+  for (BodyId id = 0; id < bodies.size(); ++id)
+    if (active(id)) broad->update(id, bounds(id));
+  broad->pairs(pairs);
+  points.clear();
+  ContactManifold m;
+  for (const ProxyPair& pair : pairs) {
+    const BodyId a = pair.first, b = pair.second;
+    if (!active(a) && !active(b)) continue;  // static or sleeping on both sides
+    if (std::binary_search(unjoined_pairs.begin(), unjoined_pairs.end(), std::pair{a, b})) continue;
+    const TriangleBvh* bvh = bodies[a].bvh ? bodies[a].bvh.get() : bodies[b].bvh.get();
+    if (!collide(bodies[a].shape, pose(a), bodies[b].shape, pose(b), m, bvh) || m.count == 0)
+      continue;
+    // A touched sleeper wakes (its island follows in sleep_islands).
+    wake(a);
+    wake(b);
+    const RigidBody& ba = bodies[a].body;
+    const RigidBody& bb = bodies[b].body;
+    const double friction = std::sqrt(bodies[a].material.friction * bodies[b].material.friction);
+    for (int i = 0; i < m.count; ++i) {
+      SolverPoint p;
+      p.a = a;
+      p.b = b;
+      p.normal = m.normal;
+      p.point = m.points[i].position;
+      p.depth = m.points[i].depth;
+      const Vec3 deepest_a = p.point + m.normal * (0.5 * p.depth);
+      const Vec3 deepest_b = p.point - m.normal * (0.5 * p.depth);
+      p.anchor_a = rotate(conjugate(ba.orientation), deepest_a - ba.position);
+      p.anchor_b = rotate(conjugate(bb.orientation), deepest_b - bb.position);
+      p.friction = friction;
+      points.push_back(p);
+    }
+  }
+}
+
+void RigidWorld::Impl::prepare_and_warm_start(double) {
+  for (SolverPoint& p : points) {
+    const RigidBody& a = bodies[p.a].body;
+    const RigidBody& b = bodies[p.b].body;
+    const Vec3 ra = p.point - a.position, rb = p.point - b.position;
+    p.tangent1 = normalize(any_perpendicular(p.normal));
+    p.tangent2 = cross(p.normal, p.tangent1);
+    auto effective_mass = [&](const Vec3& d) {
+      const double k = inverse_mass_along(a, inverse_inertia[p.a], ra, d) +
+                       inverse_mass_along(b, inverse_inertia[p.b], rb, d);
+      return k > 0 ? 1.0 / k : 0.0;
+    };
+    p.normal_mass = effective_mass(p.normal);
+    p.tangent_mass1 = effective_mass(p.tangent1);
+    p.tangent_mass2 = effective_mass(p.tangent2);
+    const double approach =
+        dot(velocity_at_point(b, p.point) - velocity_at_point(a, p.point), p.normal);
+    const double e = std::max(bodies[p.a].material.restitution, bodies[p.b].material.restitution);
+    p.velocity_bias = approach < -settings.restitution_threshold ? -e * approach : 0.0;
+  }
+  if (!settings.warm_starting) return;
+  for (SolverPoint& p : points) {
+    const auto found = cache.find({p.a, p.b});
+    if (found == cache.end()) continue;
+    const CachedPoint* best = nullptr;
+    double best_distance = kWarmStartMatchDistance;
+    for (const CachedPoint& c : found->second) {
+      const double d = distance(c.anchor_a, p.anchor_a);
+      if (d < best_distance) {
+        best_distance = d;
+        best = &c;
+      }
+    }
+    if (!best) continue;
+    p.jn = best->jn;
+    p.jt1 = dot(best->jt, p.tangent1);
+    p.jt2 = dot(best->jt, p.tangent2);
+    const Vec3 impulse = p.normal * p.jn + p.tangent1 * p.jt1 + p.tangent2 * p.jt2;
+    apply_impulse(p.a, -impulse, p.point - bodies[p.a].body.position);
+    apply_impulse(p.b, impulse, p.point - bodies[p.b].body.position);
+  }
+}
+
+void RigidWorld::Impl::solve_velocities() {
+  for (int iteration = 0; iteration < settings.velocity_iterations; ++iteration) {
+    for (detail::JointState& j : joints)
+      if (joint_active(j))
+        detail::solve_joint_velocity(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
+                                     inverse_inertia[j.desc.a], inverse_inertia[j.desc.b]);
+    for (SolverPoint& p : points) {
+      RigidBody& a = bodies[p.a].body;
+      RigidBody& b = bodies[p.b].body;
+      const Vec3 ra = p.point - a.position, rb = p.point - b.position;
+      auto relative = [&] { return velocity_at_point(b, p.point) - velocity_at_point(a, p.point); };
+      // Friction first, inside the cone of last pass's normal impulse (Box2D's order: the normal
+      // impulse, solved last, wins where the two fight).
+      {
+        const Vec3 dv = relative();
+        const double max_friction = p.friction * p.jn;
+        const double old1 = p.jt1, old2 = p.jt2;
+        double new1 = old1 - dot(dv, p.tangent1) * p.tangent_mass1;
+        double new2 = old2 - dot(dv, p.tangent2) * p.tangent_mass2;
+        const double magnitude = std::sqrt(new1 * new1 + new2 * new2);
+        if (magnitude > max_friction) {  // Coulomb's circular cone
+          const double s = magnitude > 0 ? max_friction / magnitude : 0.0;
+          new1 *= s;
+          new2 *= s;
+        }
+        p.jt1 = new1;
+        p.jt2 = new2;
+        const Vec3 impulse = p.tangent1 * (new1 - old1) + p.tangent2 * (new2 - old2);
+        apply_impulse(p.a, -impulse, ra);
+        apply_impulse(p.b, impulse, rb);
+      }
+      {
+        const double vn = dot(relative(), p.normal);
+        const double old = p.jn;
+        p.jn = std::max(0.0, old + (p.velocity_bias - vn) * p.normal_mass);
+        const Vec3 impulse = p.normal * (p.jn - old);
+        apply_impulse(p.a, -impulse, ra);
+        apply_impulse(p.b, impulse, rb);
+      }
+    }
+    // Last in the pass, so that the step ends with the joints' equalities exactly satisfied.
+    joint_solver.solve_velocities(body_pointers, inverse_inertia, joints);
+  }
+}
+
+void RigidWorld::Impl::integrate_positions(double h) {
+  std::vector<ProxyId> nearby;
+  for (BodyId id = 0; id < bodies.size(); ++id) {
+    if (!active(id)) continue;
+    BodyEntry& e = bodies[id];
+    const Vec3 motion = e.body.linear_velocity * h;
+    double fraction = 1;
+    if (settings.continuous && length(motion) > e.inner_radius) {
+      // Fast enough to pass through something thin: sweep it against the static bodies on its
+      // way and stop it at the first time of impact (it keeps its velocity; next step's contact
+      // takes it from there).
+      Aabb swept = bounds(id);
+      const Aabb moved{swept.min + motion, swept.max + motion};
+      swept = aabb_union(swept, moved);
+      broad->query(swept, nearby);
+      const Pose from = pose(id);
+      for (ProxyId other : nearby) {
+        if (other == id || !is_static(bodies[other].body)) continue;
+        if (std::binary_search(unjoined_pairs.begin(), unjoined_pairs.end(),
+                               std::pair{std::min(id, BodyId(other)), std::max(id, BodyId(other))}))
+          continue;
+        // Shapes already touching at the start are the contacts' business (a box sliding fast
+        // along the ground must not be stopped by it).
+        double t = 1;
+        if (time_of_impact(e.shape, from, motion, bodies[other].shape, pose(other), {0, 0, 0}, t,
+                           1e-4, bodies[other].bvh.get()) &&
+            t > 0 && t < fraction)
+          fraction = t;
+      }
+    }
+    if (fraction < 1) {
+      // Stop just past first contact, half the slop deep, so that next step's contact sees the
+      // overlap and takes the velocity away.
+      const double travel = length(motion);
+      fraction = std::min(1.0, fraction + 0.5 * settings.penetration_slop / travel);
+    }
+    e.body.position += motion * fraction;
+    const Vec3 w = e.body.angular_velocity;
+    e.body.orientation = turned_by(e.body.orientation, w * h);
+  }
+}
+
+void RigidWorld::Impl::recover_penetration() {
+  for (int iteration = 0; iteration < settings.position_iterations; ++iteration) {
+    for (detail::JointState& j : joints)
+      if (joint_active(j))
+        detail::solve_joint_position(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
+                                     settings.joint_correction);
+    for (SolverPoint& p : points) {
+      RigidBody& a = bodies[p.a].body;
+      RigidBody& b = bodies[p.b].body;
+      const Vec3 xa = a.position + rotate(a.orientation, p.anchor_a);
+      const Vec3 xb = b.position + rotate(b.orientation, p.anchor_b);
+      const double separation = dot(xb - xa, p.normal);
+      const double c =
+          std::clamp(settings.position_correction * (separation + settings.penetration_slop),
+                     -settings.max_correction, 0.0);
+      if (c >= 0) continue;
+      const Vec3 point = (xa + xb) * 0.5;
+      const Vec3 ra = point - a.position, rb = point - b.position;
+      const Mat3 ia = world_inverse_inertia(a), ib = world_inverse_inertia(b);
+      const double k =
+          inverse_mass_along(a, ia, ra, p.normal) + inverse_mass_along(b, ib, rb, p.normal);
+      if (!(k > 0)) continue;
+      const Vec3 impulse = p.normal * (-c / k);
+      apply_position_impulse(a, b, ia, ib, ra, rb, impulse);
+    }
+  }
+}
+
+void RigidWorld::Impl::store_cache_and_contacts() {
+  // Sleeping pairs keep last step's entries (their bodies have not moved), so islands stay linked.
+  std::map<std::pair<BodyId, BodyId>, std::vector<CachedPoint>> next;
+  for (const auto& [key, value] : cache)
+    if (!active(key.first) && !active(key.second) &&
+        !(is_static(bodies[key.first].body) && is_static(bodies[key.second].body)))
+      next.emplace(key, value);
+  contacts.clear();
+  for (const SolverPoint& p : points) {
+    const Vec3 jt = p.tangent1 * p.jt1 + p.tangent2 * p.jt2;
+    next[{p.a, p.b}].push_back({p.anchor_a, p.jn, jt});
+    contacts.push_back({p.a, p.b, p.point, p.normal, p.depth, p.jn, jt});
+  }
+  cache = std::move(next);
+}
+
+void RigidWorld::Impl::sleep_islands(double h) {
+  // Union–find over dynamic bodies linked by a contact (static bodies do not link islands).
+  std::vector<BodyId> parent(bodies.size());
+  std::iota(parent.begin(), parent.end(), BodyId(0));
+  auto find = [&](BodyId x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (const auto& [key, value] : cache) {
+    const auto [a, b] = key;
+    if (is_static(bodies[a].body) || is_static(bodies[b].body)) continue;
+    const BodyId ra = find(a), rb = find(b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  for (const detail::JointState& j : joints) {
+    if (j.broken || is_static(bodies[j.desc.a].body) || is_static(bodies[j.desc.b].body)) continue;
+    const BodyId ra = find(j.desc.a), rb = find(j.desc.b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  // Per island: any awake member wakes the rest; all ready to sleep puts them all to sleep.
+  std::vector<char> any_awake(bodies.size(), 0), all_ready(bodies.size(), 1);
+  for (BodyId id = 0; id < bodies.size(); ++id) {
+    RigidBody& b = bodies[id].body;
+    if (is_static(b)) continue;
+    const BodyId root = find(id);
+    if (b.awake) {
+      any_awake[root] = 1;
+      if (!ready_to_sleep(b, h, settings.sleep)) all_ready[root] = 0;
+    }
+  }
+  awake_islands = 0;
+  for (BodyId id = 0; id < bodies.size(); ++id) {
+    RigidBody& b = bodies[id].body;
+    if (is_static(b)) continue;
+    const BodyId root = find(id);
+    if (!any_awake[root]) continue;
+    if (root == id) ++awake_islands;
+    const bool sleep = settings.sleeping && all_ready[root];
+    if (sleep && b.awake) set_awake(b, false);
+    if (!sleep && !b.awake) set_awake(b, true);
+  }
+  if (!settings.sleeping) return;
+  // Islands put to sleep this step no longer count as awake.
+  awake_islands = 0;
+  for (BodyId id = 0; id < bodies.size(); ++id)
+    if (!is_static(bodies[id].body) && find(id) == id && bodies[id].body.awake) ++awake_islands;
+}
+
+}  // namespace kinema
