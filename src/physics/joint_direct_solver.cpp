@@ -73,7 +73,6 @@ double dot6(const Row& a, const Row& b) {
   return s;
 }
 
-
 }  // namespace
 
 struct JointDirectSolver::Impl {

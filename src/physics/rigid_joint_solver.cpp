@@ -70,7 +70,6 @@ double linear_mass(const RigidBody& a, const RigidBody& b, const Mat3& ia, const
   return k > 0 ? 1.0 / k : 0.0;
 }
 
-
 // Turns b relative to a by the world rotation vector e, split by their inertias.
 void rotate_apart(RigidBody& a, RigidBody& b, const Mat3& ia, const Mat3& ib, const Vec3& e) {
   const Mat3 k_inverse = inverse(ia + ib);
@@ -226,6 +225,10 @@ void prepare_joint(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia, co
     apply_linear(a, b, ia, ib, j.ra, j.rb, j.rod_direction * j.rod_lambda);
   for (int i = 0; i < j.row_count; ++i)
     apply_angular(a, b, ia, ib, j.rows[i].axis * j.rows[i].lambda);
+}
+
+bool needs_iterations(const JointState& j) {
+  return !j.direct || j.row_count > equality_angular_rows(j.desc.kind);
 }
 
 void solve_joint_velocity(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia,

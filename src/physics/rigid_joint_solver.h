@@ -47,6 +47,10 @@ void initialise_joint(JointState& j, const RigidBody& a, const RigidBody& b);
 void prepare_joint(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia, const Mat3& ib,
                    double h, bool warm_start);
 
+/// Whether the joint has rows the iterations must solve this step: all of them when it is not
+/// solved directly, else its limits and motors.
+bool needs_iterations(const JointState& j);
+
 /// One Gauss–Seidel pass over the joint's rows.
 void solve_joint_velocity(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia,
                           const Mat3& ib);

@@ -43,6 +43,10 @@ struct SolverPoint {
   double velocity_bias = 0;  // restitution's target separating speed (m/s)
   double friction = 0;
   double jn = 0, jt1 = 0, jt2 = 0;  // accumulated impulses (N·s)
+  // For each direction d of normal, tangent1, tangent2: the arms' moments r × d, and what a unit
+  // impulse along d does to each body's angular velocity, I⁻¹(r × d) — computed once a step so
+  // that each pass is a few dot products per point.
+  Vec3 ra_cross[3], rb_cross[3], turn_a[3], turn_b[3];
 };
 
 struct CachedPoint {
@@ -56,7 +60,6 @@ double inverse_mass_along(const RigidBody& body, const Mat3& inverse_inertia, co
   if (is_static(body)) return 0;
   return body.inverse_mass + dot(direction, cross(inverse_inertia * cross(r, direction), r));
 }
-
 
 }  // namespace
 
@@ -75,6 +78,7 @@ struct RigidWorld::Impl {
   std::vector<char> joint_taking_part;
   std::vector<std::pair<BodyId, BodyId>> unjoined_pairs;  // sorted: pairs a joint keeps apart
   std::size_t awake_islands = 0;
+  int last_substeps = 1;
 
   bool active(BodyId id) const { return !is_static(bodies[id].body) && bodies[id].body.awake; }
 
@@ -226,6 +230,7 @@ const RigidWorldSettings& RigidWorld::settings() const { return impl_->settings;
 RigidWorldSettings& RigidWorld::settings() { return impl_->settings; }
 const std::vector<RigidContact>& RigidWorld::contacts() const { return impl_->contacts; }
 std::size_t RigidWorld::awake_island_count() const { return impl_->awake_islands; }
+int RigidWorld::last_substeps() const { return impl_->last_substeps; }
 Aabb RigidWorld::world_bounds(BodyId id) const { return impl_->bounds(id); }
 
 double RigidWorld::kinetic_energy() const {
@@ -236,7 +241,23 @@ double RigidWorld::kinetic_energy() const {
 
 void RigidWorld::step(double h) {
   if (!(h > 0) || !std::isfinite(h)) return;
-  const int substeps = std::max(1, impl_->settings.substeps);
+  const RigidWorldSettings& st = impl_->settings;
+  int substeps = std::max(1, st.substeps);
+  // Jointed bodies spinning fast need smaller steps: the joints are exact in velocity, but a step
+  // turns each body along a straight line in angle, and the drift grows with the turn squared.
+  if (st.max_joint_turn_per_substep > 0 && !impl_->joints.empty()) {
+    double fastest = 0;
+    for (const detail::JointState& j : impl_->joints) {
+      if (j.broken) continue;
+      for (const std::uint32_t id : {j.desc.a, j.desc.b}) {
+        const RigidBody& b = impl_->bodies[id].body;
+        if (!is_static(b) && b.awake) fastest = std::max(fastest, length(b.angular_velocity));
+      }
+    }
+    const double needed = std::ceil(fastest * h / st.max_joint_turn_per_substep);
+    substeps = std::max(substeps, int(std::min(needed, double(std::max(1, st.max_substeps)))));
+  }
+  impl_->last_substeps = substeps;
   for (int k = 0; k < substeps; ++k) impl_->step(h / substeps);
 }
 
@@ -326,6 +347,13 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
     p.normal_mass = effective_mass(p.normal);
     p.tangent_mass1 = effective_mass(p.tangent1);
     p.tangent_mass2 = effective_mass(p.tangent2);
+    const Vec3 directions[3] = {p.normal, p.tangent1, p.tangent2};
+    for (int k = 0; k < 3; ++k) {
+      p.ra_cross[k] = cross(ra, directions[k]);
+      p.rb_cross[k] = cross(rb, directions[k]);
+      p.turn_a[k] = inverse_inertia[p.a] * p.ra_cross[k];
+      p.turn_b[k] = inverse_inertia[p.b] * p.rb_cross[k];
+    }
     const double approach =
         dot(velocity_at_point(b, p.point) - velocity_at_point(a, p.point), p.normal);
     const double e = std::max(bodies[p.a].material.restitution, bodies[p.b].material.restitution);
@@ -355,7 +383,13 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
 }
 
 void RigidWorld::Impl::solve_velocities() {
-  for (int iteration = 0; iteration < settings.velocity_iterations; ++iteration) {
+  // With nothing for the iterations to do (no contacts, joints all exact), one direct solve is
+  // the answer: more passes would repeat it.
+  bool iterate = !points.empty();
+  for (const detail::JointState& j : joints)
+    iterate = iterate || (joint_active(j) && detail::needs_iterations(j));
+  const int passes = iterate ? settings.velocity_iterations : 1;
+  for (int iteration = 0; iteration < passes; ++iteration) {
     for (detail::JointState& j : joints)
       if (joint_active(j))
         detail::solve_joint_velocity(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
@@ -363,35 +397,40 @@ void RigidWorld::Impl::solve_velocities() {
     for (SolverPoint& p : points) {
       RigidBody& a = bodies[p.a].body;
       RigidBody& b = bodies[p.b].body;
-      const Vec3 ra = p.point - a.position, rb = p.point - b.position;
-      auto relative = [&] { return velocity_at_point(b, p.point) - velocity_at_point(a, p.point); };
+      const Vec3 directions[3] = {p.normal, p.tangent1, p.tangent2};
+      // Speed of b relative to a at the point along direction k, and an impulse λ along it.
+      auto speed = [&](int k) {
+        return dot(b.linear_velocity - a.linear_velocity, directions[k]) +
+               dot(b.angular_velocity, p.rb_cross[k]) - dot(a.angular_velocity, p.ra_cross[k]);
+      };
+      auto push = [&](int k, double lambda) {
+        a.linear_velocity -= directions[k] * (lambda * a.inverse_mass);
+        a.angular_velocity -= p.turn_a[k] * lambda;
+        b.linear_velocity += directions[k] * (lambda * b.inverse_mass);
+        b.angular_velocity += p.turn_b[k] * lambda;
+      };
       // Friction first, inside the cone of last pass's normal impulse (Box2D's order: the normal
       // impulse, solved last, wins where the two fight).
       {
-        const Vec3 dv = relative();
         const double max_friction = p.friction * p.jn;
         const double old1 = p.jt1, old2 = p.jt2;
-        double new1 = old1 - dot(dv, p.tangent1) * p.tangent_mass1;
-        double new2 = old2 - dot(dv, p.tangent2) * p.tangent_mass2;
+        double new1 = old1 - speed(1) * p.tangent_mass1;
+        double new2 = old2 - speed(2) * p.tangent_mass2;
         const double magnitude = std::sqrt(new1 * new1 + new2 * new2);
         if (magnitude > max_friction) {  // Coulomb's circular cone
-          const double s = magnitude > 0 ? max_friction / magnitude : 0.0;
-          new1 *= s;
-          new2 *= s;
+          const double scale = magnitude > 0 ? max_friction / magnitude : 0.0;
+          new1 *= scale;
+          new2 *= scale;
         }
         p.jt1 = new1;
         p.jt2 = new2;
-        const Vec3 impulse = p.tangent1 * (new1 - old1) + p.tangent2 * (new2 - old2);
-        apply_impulse(p.a, -impulse, ra);
-        apply_impulse(p.b, impulse, rb);
+        push(1, new1 - old1);
+        push(2, new2 - old2);
       }
       {
-        const double vn = dot(relative(), p.normal);
         const double old = p.jn;
-        p.jn = std::max(0.0, old + (p.velocity_bias - vn) * p.normal_mass);
-        const Vec3 impulse = p.normal * (p.jn - old);
-        apply_impulse(p.a, -impulse, ra);
-        apply_impulse(p.b, impulse, rb);
+        p.jn = std::max(0.0, old + (p.velocity_bias - speed(0)) * p.normal_mass);
+        push(0, p.jn - old);
       }
     }
     // Last in the pass, so that the step ends with the joints' equalities exactly satisfied.
