@@ -360,18 +360,21 @@ void Demo::cape() {
 
 /// The bundled scene of everything else that moves with the walk: hair grown from the head's skin
 /// and following it, a jelly (tetrahedra) dropped beside the character, sparks bouncing on the
-/// ground; written as the jelly (a morph target per frame), point caches of the hair and sparks
-/// (the sparks with their sidecar), and the character.
+/// ground, crates knocked over by a ball; written as the jelly (a morph target per frame), point
+/// caches of the hair and sparks (the sparks with their sidecar), the rigid bodies (a node each)
+/// and the character.
 void Demo::bodies() {
   const std::optional<DemoCloth> step = walk_scene(
       "bodies.json", "bodies.glb",
-      "hair on the walking character's head, a jelly dropped beside her and sparks (60 Hz)");
+      "hair on the walking character's head, a jelly dropped beside her, sparks and crates "
+      "knocked over by a ball (60 Hz)");
   if (!step) return;
   const SimResult& result = step->result;
   if (result.hair) {
     produced(result.hair->cache_path);
     produced(result.hair->mesh_path);
   }
+  if (result.rigid) produced(result.rigid->path);
   if (!result.particle_cache_path.empty()) {
     produced(result.particle_cache_path);
     produced(result.particle_mesh_path);
@@ -468,7 +471,8 @@ void Demo::render() {
                       "the cape on the walking character, seen from around her",
                       CameraMode::Orbit});
   }
-  // The bodies scene: the character, the jelly, the sparks (billboards) and the hair (strands).
+  // The bodies scene: the character, the jelly, the sparks (billboards), the hair (strands) and
+  // the rigid bodies (crates knocked over by a ball).
   std::vector<std::string> bodies;
   if (const fs::path p = out_dir_ / "bodies.glb"; written(p)) {
     bodies = {(out_dir_ / "bodies_character.glb").string(), p.string()};
@@ -476,6 +480,8 @@ void Demo::render() {
       bodies.push_back(sparks.string());
     if (const fs::path hair = out_dir_ / "bodies_hair.pc2"; written(hair))
       bodies.push_back(hair.string());  // strands: its .obj beside it has the segments
+    if (const fs::path rigid = out_dir_ / "bodies_rigid.glb"; written(rigid))
+      bodies.push_back(rigid.string());  // the crates and the ball
   }
   if (!sheets.empty() || !bodies.empty()) report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {

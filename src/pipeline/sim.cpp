@@ -19,6 +19,7 @@
 #include "kinema/sim/fixed_step_clock.h"
 #include "kinema/skin/skin_mesh.h"
 #include "sim_bodies.h"
+#include "sim_rigid.h"
 
 namespace kinema::pipeline {
 
@@ -231,6 +232,12 @@ std::string sim_hair_cache_path(const std::string& out, bool alone) {
   return (p.parent_path() / (p.stem().string() + "_hair.pc2")).string();
 }
 
+std::string sim_rigid_path(const std::string& out, bool alone) {
+  if (alone && writes_gltf(out)) return out;
+  const std::filesystem::path p(out);
+  return (p.parent_path() / (p.stem().string() + "_rigid.glb")).string();
+}
+
 std::string sim_character_path(const std::string& out) {
   std::filesystem::path p(out);
   return (p.parent_path() / (p.stem().string() + "_character.glb")).string();
@@ -259,10 +266,18 @@ SimResult run_sim_file(const SimRequest& request) {
         throw UsageError("the output " + result.character_path + " is the same file as " + input);
   }
 
+  const bool rigid_bodies = !scene.rigid_bodies.empty();
+  std::string rigid_path;
+  if (rigid_bodies) {
+    rigid_path = sim_rigid_path(request.out, mesh_outputs == 0);
+    if (same_file(rigid_path, request.scene))
+      throw UsageError("the output " + rigid_path + " is the same file as SCENE");
+  }
   if (scene.particles) {
-    if (mesh_outputs == 0 && gltf)
+    if (mesh_outputs == 0 && gltf && !rigid_bodies)
       throw UsageError("a scene of particles alone is written as a point cache: -o OUT.pc2");
-    result.particle_cache_path = sim_particle_cache_path(request.out, mesh_outputs > 0);
+    result.particle_cache_path =
+        sim_particle_cache_path(request.out, mesh_outputs > 0 || rigid_bodies);
     result.particle_mesh_path =
         std::filesystem::path(result.particle_cache_path).replace_extension(".obj").string();
     result.particle_sidecar_path = particle_sidecar_path(result.particle_cache_path);
@@ -384,6 +399,11 @@ SimResult run_sim_file(const SimRequest& request) {
   if (scene.hair)
     hair.emplace(*scene.hair, hair_path, character_now ? &*character_now : nullptr, result.frames);
   record_bodies(soft_bodies, hair, 0, false);
+  std::optional<RigidRun> rigid;
+  if (rigid_bodies) {
+    rigid.emplace(scene, rigid_path, result.frames);
+    rigid->record(0, false);
+  }
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
   // from the state before the last step to the state after it.
   FixedStepClock clock(Seconds::fraction(1, scene.rate),
@@ -427,6 +447,7 @@ SimResult run_sim_file(const SimRequest& request) {
       }
       if (character) character_now->colliders = character->colliders();
       step_bodies(soft_bodies, hair, h, character_now, s + 1 == steps.steps);
+      if (rigid) rigid->step(h, s + 1 == steps.steps);
       for (size_t i = 0; i < cloths.size(); ++i) {
         const auto start = std::chrono::steady_clock::now();
         previous[i].assign(cloths[i].positions().begin(), cloths[i].positions().end());
@@ -443,6 +464,7 @@ SimResult run_sim_file(const SimRequest& request) {
              steps.alpha);
     if (character) character->record(double(frame) / scene.fps, steps.steps > 0 ? steps.alpha : 1);
     record_bodies(soft_bodies, hair, steps.alpha, steps.steps > 0);
+    if (rigid) rigid->record(steps.alpha, steps.steps > 0);
     if (particles) {
       const Particles& now = particles->particles();
       result.particles_most_alive = std::max(result.particles_most_alive, now.count());
@@ -470,6 +492,13 @@ SimResult run_sim_file(const SimRequest& request) {
     result.cloths[i].largest_stretch = cloths[i].largest_stretch();
   result.soft_bodies = soft_bodies.finish();
   if (hair) result.hair = hair->finish();
+  if (rigid) {
+    result.rigid = rigid->result();
+    if (!result.rigid->finite)
+      throw Error(request.scene, "/rigid_bodies",
+                  "the rigid bodies blew up (a pose became infinite or NaN): lower the step "
+                  "(\"rate\") or raise \"rigid_solver\"/\"substeps\"; nothing was written");
+  }
   // Particles as a point cache: every particle ever emitted is a vertex, held where it was first
   // drawn before that and where it was last drawn after.
   PointCache particle_cache;
@@ -535,6 +564,7 @@ SimResult run_sim_file(const SimRequest& request) {
     write_gltf(avatar, result.character_path, options);
   }
   if (hair) hair->write_cache();
+  if (rigid) rigid->write(scene.fps);
   if (gltf && mesh_outputs > 0) {
     std::vector<SimMeshOut> meshes;
     for (size_t i = 0; i < scene.cloths.size(); ++i)

@@ -14,6 +14,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "sim_bodies.h"
+#include "sim_rigid.h"
 #include "sim_scene_reader.h"
 
 namespace kinema::pipeline {
@@ -64,6 +65,8 @@ Collider read_collider(const SceneReader& r, const json& j, const std::string& p
   return c;
 }
 
+}  // namespace
+
 /// The first mesh of a file kinema reads (or the one named; OBJ through its own reader), its
 /// vertices welded where they coincide (files split vertices at UV seams; a cloth must not tear
 /// there).
@@ -113,6 +116,8 @@ ClothMesh read_mesh_file(const SceneReader& r, const std::string& path, const st
         {index_of[indices[t]], index_of[indices[t + 1]], index_of[indices[t + 2]]});
   return mesh;
 }
+
+namespace {
 
 ClothMesh read_inline_mesh(const SceneReader& r, const json& j, const std::string& p) {
   r.only(j, p, {"positions", "triangles"});
@@ -447,7 +452,7 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   }
   r.only(j, "",
          {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
-          "particles", "soft_bodies", "hair"});
+          "particles", "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -468,10 +473,11 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   if (j.contains("soft_bodies") && !j["soft_bodies"].is_array())
     r.fail("/soft_bodies", "must be an array");
   if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles &&
-      (!j.contains("soft_bodies") || j["soft_bodies"].empty()) && !j.contains("hair"))
+      (!j.contains("soft_bodies") || j["soft_bodies"].empty()) && !j.contains("hair") &&
+      !j.contains("rigid_bodies"))
     r.fail("/cloth",
-           "a scene needs a non-empty array \"cloth\" or \"soft_bodies\", \"hair\" or "
-           "\"particles\"");
+           "a scene needs a non-empty array \"cloth\", \"soft_bodies\" or \"rigid_bodies\", "
+           "\"hair\" or \"particles\"");
   if (j.contains("character")) {
     const json& c = j["character"];
     r.only(c, "/character",
@@ -531,6 +537,7 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     }
   }
   read_bodies(r, j, gravity, colliders, names, scene);
+  read_rigid(r, j, folder, gravity, colliders, scene);
   return scene;
 }
 

@@ -67,6 +67,26 @@ TEST_F(SimCli, BadSceneExitsTwoWithItsPointerAndWritesNothing) {
             2);
 }
 
+TEST_F(SimCli, RigidSceneWritesAGltfAndABadOneExitsTwoWritingNothing) {
+  kinema::test::write_all(path("r.json"), R"({"duration": 1, "fps": 10,
+    "colliders": [{"shape": "plane"}],
+    "rigid_bodies": [{"name": "crate", "shape": "box", "half_extents": [0.2, 0.2, 0.2],
+                      "position": [0, 1, 0], "array": {"count": [2, 1, 1], "step": [0.5, 0, 0]}}]})");
+  const auto r =
+      kinema("sim --json " + sh_quote(path("r.json")) + " -o " + sh_quote(path("r.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary.at("rigid").at("dynamic_bodies"), 2);
+  EXPECT_EQ(summary.at("rigid").at("steps"), 60);
+  EXPECT_TRUE(fs::exists(path("r.glb")));
+  kinema::test::write_all(path("bad.json"), R"({"rigid_bodies": [{"name": "a", "shape": "box",
+    "half_extents": [1, 1, 1]}], "joints": [{"b": "b", "anchor": [0, 0, 0]}]})");
+  const auto bad = kinema("sim " + sh_quote(path("bad.json")) + " -o " + sh_quote(path("bad.glb")));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/joints/0/b"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(path("bad.glb")));
+}
+
 TEST_F(SimCli, UsageErrorsExitOne) {
   kinema::test::write_all(path("s.json"), kScene);
   EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.json"))).code, 1);

@@ -2,7 +2,8 @@
 // and `kinema sim springbones AVATAR -o OUT.glb|.gltf|.vrm [--clip C] [--fps N] [--seconds S]`.
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
-// the scene's character, particles, cloths, soft bodies and hair on the fixed-step clock, each
+// the scene's character, particles, cloths, soft bodies, hair and rigid bodies on the fixed-step
+// clock (rigid bodies written as a glTF whose nodes are keyed at every frame), each
 // cloth and soft body written as a PC2 point cache with its rest mesh as OBJ, or all of them as one
 // glTF with a morph target per frame; hair as a point cache with its strands as OBJ polylines.
 // Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
@@ -118,6 +119,34 @@ void add_bodies_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
   }
 }
 
+/// The rigid bodies' figures in the --json report and their line of the summary.
+void add_rigid_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
+  if (!r.rigid) return;
+  const pipeline::SimRigidResult& g = *r.rigid;
+  j["rigid"] = {{"out", g.path},
+                {"bodies", g.bodies},
+                {"dynamic_bodies", g.dynamic_bodies},
+                {"joints", g.joints},
+                {"joints_broken", g.joints_broken},
+                {"steps", g.steps},
+                {"substeps", g.substeps},
+                {"ms_per_step", ms_per_step(g.seconds, g.steps)},
+                {"worst_joint_error_m", g.worst_joint_error},
+                {"most_contacts", g.most_contacts}};
+}
+
+void print_rigid(const pipeline::SimResult& r) {
+  if (!r.rigid) return;
+  const pipeline::SimRigidResult& g = *r.rigid;
+  std::cout << "  rigid bodies: " << g.dynamic_bodies << " moving, " << g.bodies - g.dynamic_bodies
+            << " static, " << g.joints << " joints (" << g.joints_broken << " broken); " << g.steps
+            << " steps (" << g.substeps << " substeps), "
+            << format_number(ms_per_step(g.seconds, g.steps)) << " ms a step; joints apart by "
+            << format_number(1000 * g.worst_joint_error) << " mm at worst; at most "
+            << g.most_contacts << " contact points\n    " << g.path
+            << " (glTF: a node per body, clip \"simulation\"; kinema render " << g.path << ")\n";
+}
+
 /// The soft bodies' and hair's lines of the summary.
 void print_bodies(const pipeline::SimResult& r) {
   for (const pipeline::SimSoftBodyResult& b : r.soft_bodies)
@@ -175,6 +204,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                             {"attached_inside_colliders", c.attached_inside}});
     }
     add_bodies_json(r, j);
+    add_rigid_json(r, j);
     if (!r.character_path.empty())
       j["character"] = {
           {"file", scene.character->file},
@@ -218,6 +248,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
                 << r.particle_sidecar_path << " (when each is alive, its size, colour, opacity)\n";
     }
     print_bodies(r);
+    print_rigid(r);
     if (!r.character_path.empty())
       std::cout << "  character " << scene.character->file << ": " << r.character_colliders
                 << " colliders from its skin, "
@@ -237,7 +268,9 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<SimArgs>();
   CLI::App* sub = app.add_subcommand(
       "sim",
-      "Run a JSON scene of cloths, soft bodies, hair, particles, colliders and a character playing "
+      "Run a JSON scene of cloths, soft bodies, hair, particles, rigid bodies and joints, "
+      "colliders "
+      "and a character playing "
       "a clip on the fixed-step clock: each cloth and soft body as a PC2 point cache with its rest "
       "mesh as OBJ (or all of them as glTF morph targets), hair and particles as point caches, "
       "the character with its spring bones "

@@ -12,7 +12,10 @@
 #include "kinema/character/asset.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/hair.h"
+#include "kinema/physics/mass_properties.h"
 #include "kinema/physics/particles.h"
+#include "kinema/physics/rigid_joint.h"
+#include "kinema/physics/rigid_world.h"
 #include "kinema/physics/soft_body.h"
 #include "kinema/pipeline/job.h"
 
@@ -70,10 +73,30 @@ struct SimSceneCharacter {
   bool spring_bones = true;
 };
 
+/// One rigid body of a scene (`rigid_bodies`; docs/physics.md): its shape, where its shape's origin
+/// starts and how it is turned, how it moves, its mass (dynamic) or none (static). The scene's
+/// colliders join as static bodies (not drawn).
+struct SimSceneRigidBody {
+  std::string name;
+  RigidShape shape;
+  bool is_static = false;
+  MassProperties mass;  ///< dynamic bodies: from the density or scaled to the given mass
+  Vec3 position{0, 0, 0};
+  Quat rotation{0, 0, 0, 1};
+  Vec3 velocity{0, 0, 0}, angular_velocity{0, 0, 0};
+  RigidMaterial material;
+  bool drawn = true;  ///< false for the scene's colliders
+};
+
+/// One joint of a scene (`joints`): the bodies by index into SimScene::rigid_bodies.
+struct SimSceneJoint {
+  JointDesc desc;
+};
+
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
 /// numbers, so that the clock counts exactly), `duration` seconds; frames written:
-/// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth, soft body,
-/// hair or particles.
+/// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth, soft body, rigid
+/// body, hair or particles.
 struct SimScene {
   double duration = 2;
   int fps = 30;
@@ -85,6 +108,9 @@ struct SimScene {
   std::optional<ParticleSystemOptions> particles;
   std::vector<SimSceneSoftBody> soft_bodies;
   std::optional<SimSceneHair> hair;
+  std::vector<SimSceneRigidBody> rigid_bodies;  ///< with the colliders as static bodies, if any
+  std::vector<SimSceneJoint> joints;
+  RigidWorldSettings rigid_solver;  ///< `rigid_solver`: substeps, iterations, sleeping; gravity
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -148,6 +174,17 @@ struct SimHairResult {
   double seconds = 0;            ///< wall time spent stepping the guides and drawing the children
 };
 
+struct SimRigidResult {
+  std::string path;  ///< the glTF: each drawn body a node keyed at every frame
+  size_t bodies = 0, dynamic_bodies = 0, joints = 0;
+  size_t joints_broken = 0;  ///< by the end
+  long steps = 0, substeps = 0;
+  double worst_joint_error = 0;  ///< the largest joint separation at any step (m)
+  size_t most_contacts = 0;      ///< contact points, the most at any step
+  bool finite = true;            ///< every body's pose finite at every step
+  double seconds = 0;            ///< wall time spent stepping the world
+};
+
 struct SimResult {
   SimScene scene;  ///< without the meshes' cost: as parsed
   int frames = 0;
@@ -168,7 +205,12 @@ struct SimResult {
   double particle_seconds = 0;  ///< wall time spent stepping them
   std::vector<SimSoftBodyResult> soft_bodies;
   std::optional<SimHairResult> hair;
+  std::optional<SimRigidResult> rigid;
 };
+
+/// Where a scene's rigid bodies go for OUT: OUT itself when it is .glb/.gltf and nothing else in
+/// the scene writes a mesh, else OUT's stem + "_rigid.glb".
+std::string sim_rigid_path(const std::string& out, bool alone);
 
 /// Where a scene's particles go for OUT: OUT itself (a .pc2) when the scene has no cloth or soft
 /// body, else OUT's stem + "_particles.pc2"; the points' first positions go beside it as .obj.
