@@ -79,6 +79,7 @@
 #include "kinema/physics/mass_properties.h"
 #include "kinema/physics/narrow_phase.h"
 #include "kinema/physics/particles.h"
+#include "kinema/physics/ragdoll.h"
 #include "kinema/physics/rigid_body.h"
 #include "kinema/physics/rigid_joint.h"
 #include "kinema/physics/rigid_shape.h"

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "joint_direct_solver.h"
@@ -211,6 +212,14 @@ JointId RigidWorld::add_joint(const JointDesc& desc) {
   return id;
 }
 
+void RigidWorld::disable_collision(BodyId a, BodyId b) {
+  Impl& w = *impl_;
+  if (a == b || a >= w.bodies.size() || b >= w.bodies.size()) return;
+  const std::pair key{std::min(a, b), std::max(a, b)};
+  const auto at = std::lower_bound(w.unjoined_pairs.begin(), w.unjoined_pairs.end(), key);
+  if (at == w.unjoined_pairs.end() || *at != key) w.unjoined_pairs.insert(at, key);
+}
+
 std::size_t RigidWorld::joint_count() const { return impl_->joints.size(); }
 const JointDesc& RigidWorld::joint(JointId id) const { return impl_->joints.at(id).desc; }
 bool RigidWorld::joint_broken(JointId id) const { return impl_->joints.at(id).broken; }
@@ -258,7 +267,16 @@ void RigidWorld::step(double h) {
     substeps = std::max(substeps, int(std::min(needed, double(std::max(1, st.max_substeps)))));
   }
   impl_->last_substeps = substeps;
-  for (int k = 0; k < substeps; ++k) impl_->step(h / substeps);
+  // The caller's forces act over the whole step: each substep gets them again.
+  std::vector<std::pair<Vec3, Vec3>> applied(impl_->bodies.size());
+  for (std::size_t i = 0; i < applied.size(); ++i)
+    applied[i] = {impl_->bodies[i].body.force, impl_->bodies[i].body.torque};
+  for (int k = 0; k < substeps; ++k) {
+    if (k > 0)
+      for (std::size_t i = 0; i < applied.size(); ++i)
+        std::tie(impl_->bodies[i].body.force, impl_->bodies[i].body.torque) = applied[i];
+    impl_->step(h / substeps);
+  }
 }
 
 void RigidWorld::Impl::step(double h) {

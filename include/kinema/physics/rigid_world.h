@@ -111,6 +111,10 @@ class RigidWorld {
   /// bodies, a zero axis, limits out of order or out of range, or non-finite numbers.
   JointId add_joint(const JointDesc& joint);
 
+  /// Bodies a and b no longer collide with each other (parts of one ragdoll that overlap at
+  /// rest). Unknown ids are ignored.
+  void disable_collision(BodyId a, BodyId b);
+
   std::size_t joint_count() const;
   const JointDesc& joint(JointId id) const;
   /// Whether the joint has broken (its break_impulse was exceeded); a broken joint holds nothing.
@@ -121,7 +125,8 @@ class RigidWorld {
   /// or fixed joint; for a Distance joint, how far outside [min, max] the anchors are.
   double joint_error(JointId id) const;
 
-  /// Advances the scene by h seconds (h > 0 and finite; otherwise nothing happens).
+  /// Advances the scene by h seconds (h > 0 and finite; otherwise nothing happens). Forces and
+  /// torques added to the bodies beforehand act over the whole step, every substep.
   void step(double h);
 
   /// The contact points of the last step, sorted by (a, b).
