@@ -97,6 +97,7 @@
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
+#include "kinema/pipeline/ragdoll.h"
 #include "kinema/pipeline/render.h"
 #include "kinema/pipeline/retarget.h"
 #include "kinema/pipeline/sim.h"

@@ -61,6 +61,7 @@ class Demo {
   void feet();
   void cloth();
   void spring_bones();
+  void ragdoll();
   std::optional<DemoCloth> walk_scene(const char* scene_file, const char* out, std::string what);
   void cape();
   void bodies();
@@ -397,6 +398,43 @@ void Demo::spring_bones() {
   report(DemoEvent::Phase::Done, step);
 }
 
+/// A hit reaction: the retargeted walk hit in the face a third of the way in (an impulse against
+/// her direction of travel), falling as a powered ragdoll whose joints keep tracking the walk.
+void Demo::ragdoll() {
+  if (!retargeted_ || retargeted_->meshes.empty() || retargeted_file_.empty() ||
+      retargeted_->clips.empty())
+    return;
+  const Asset& a = *retargeted_;
+  const Clip& walk = a.clips[0];
+  // Her direction of travel: the root's displacement over the clip, on the ground.
+  std::vector<Transform> first(size_t(a.skeleton.joint_count())), last(first.size());
+  sample_pose(walk, a.skeleton, 0, WrapMode::Clamp, first);
+  sample_pose(walk, a.skeleton, walk.duration, WrapMode::Clamp, last);
+  std::vector<Mat4> m0(first.size()), m1(first.size());
+  local_to_model(a.skeleton.parents(), std::span<const Transform>(first), std::span<Mat4>(m0));
+  local_to_model(a.skeleton.parents(), std::span<const Transform>(last), std::span<Mat4>(m1));
+  const int hips = a.humanoid && a.humanoid->find("hips") >= 0 ? a.humanoid->find("hips") : 0;
+  Vec3 travel =
+      m1[size_t(hips)].transform_point({0, 0, 0}) - m0[size_t(hips)].transform_point({0, 0, 0});
+  travel.y = 0;
+  const Vec3 forward = length(travel) > 1e-6 ? normalize(travel) : Vec3{0, 0, 1};
+  DemoRagdoll step;
+  step.request.character = retargeted_file_;
+  step.request.out = output("ragdoll.glb");
+  step.request.hit_time = std::round(walk.duration / 3 * 30) / 30;
+  step.request.hit_bone = a.humanoid && a.humanoid->find("head") >= 0
+                              ? "head"
+                              : a.skeleton.joint(a.skeleton.joint_count() - 1).name;
+  step.request.hit_impulse = forward * -70.0;
+  step.request.powered = true;
+  step.request.seconds_after = 2.5;
+  step.request.progress = progress_;
+  report(DemoEvent::Phase::Started, step);
+  step.result = run_ragdoll(step.request);
+  produced(step.request.out);
+  report(DemoEvent::Phase::Done, step);
+}
+
 /// The motion within 0.01 cm (a guaranteed bound at virtual vertices 3 cm from every joint),
 /// written as a .kmc.
 void Demo::compression() {
@@ -455,6 +493,12 @@ void Demo::render() {
       sheets.push_back({&*springs, p.stem().string() + ".png", SkinningMethod::Lbs,
                         "the walk with the character's spring bones baked in (hair, ribbon)"});
     }
+  }
+  std::optional<Asset> fallen;
+  if (const fs::path p = out_dir_ / "ragdoll.glb"; written(p)) {
+    fallen = load_asset(p.string());
+    sheets.push_back({&*fallen, "ragdoll.png", SkinningMethod::Lbs,
+                      "the walk hit in the face, falling as a powered ragdoll", CameraMode::Front});
   }
   std::optional<Asset> cloth;
   if (const fs::path p = out_dir_ / "cloth_drape.glb"; written(p)) {
@@ -547,6 +591,7 @@ std::vector<std::string> Demo::run() {
     cloth();
   }
   spring_bones();
+  ragdoll();
   if (bundled()) {
     cape();
     bodies();

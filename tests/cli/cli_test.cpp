@@ -491,6 +491,14 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/bodies_particles.kpa")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/bodies_character.glb")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/bodies.png")) << r.out;
+  const kinema::Asset crates = kinema::load_asset(out + "/bodies_rigid.glb");
+  EXPECT_EQ(crates.meshes.size(), 7u);  // six crates and the ball
+  // The hit reaction: the walk hit in the face, falling as a powered ragdoll.
+  EXPECT_NE(r.out.find("== hit reaction:"), std::string::npos) << r.out;
+  const kinema::Asset fallen = kinema::load_asset(out + "/ragdoll.glb");
+  ASSERT_EQ(fallen.clips.size(), 1u);
+  EXPECT_EQ(fallen.clips[0].name, "walk_ragdoll");
+  EXPECT_TRUE(fs::exists(out + "/ragdoll.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

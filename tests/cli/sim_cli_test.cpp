@@ -87,6 +87,26 @@ TEST_F(SimCli, RigidSceneWritesAGltfAndABadOneExitsTwoWritingNothing) {
   EXPECT_FALSE(fs::exists(path("bad.glb")));
 }
 
+TEST_F(SimCli, RagdollFallsWhenHitAndRefusesBadHits) {
+  const std::string godette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+  const auto r = kinema("ragdoll --json " + sh_quote(godette) +
+                        " --hit 0.1,head,0:0:-80 --seconds 1 -o " + sh_quote(path("d.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary.at("hit_body"), "head_Armature");
+  EXPECT_TRUE(fs::exists(path("d.glb")));
+  const auto bone = kinema("ragdoll " + sh_quote(godette) + " --hit 0.1,tail,0:0:-80 -o " +
+                           sh_quote(path("e.glb")));
+  EXPECT_EQ(bone.code, 2);
+  EXPECT_NE(bone.err.find("tail"), std::string::npos) << bone.err;
+  EXPECT_FALSE(fs::exists(path("e.glb")));
+  EXPECT_EQ(
+      kinema("ragdoll " + sh_quote(godette) + " --hit 0.1,head,80 -o " + sh_quote(path("e.glb")))
+          .code,
+      1);
+  EXPECT_FALSE(fs::exists(path("e.glb")));
+}
+
 TEST_F(SimCli, UsageErrorsExitOne) {
   kinema::test::write_all(path("s.json"), kScene);
   EXPECT_EQ(kinema("sim " + sh_quote(path("s.json")) + " -o " + sh_quote(path("s.json"))).code, 1);

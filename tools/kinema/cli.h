@@ -66,6 +66,7 @@ VerbRun register_decompress(CLI::App& app, const GlobalOptions& global);
 VerbRun register_retarget(CLI::App& app, const GlobalOptions& global);
 VerbRun register_clean(CLI::App& app, const GlobalOptions& global);
 VerbRun register_sim(CLI::App& app, const GlobalOptions& global);
+VerbRun register_ragdoll(CLI::App& app, const GlobalOptions& global);
 
 /// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
 void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,

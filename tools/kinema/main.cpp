@@ -84,6 +84,7 @@ int run(int argc, char** argv) {
       {"compress", register_compress(app, global)},
       {"decompress", register_decompress(app, global)},
       {"sim", register_sim(app, global)},
+      {"ragdoll", register_ragdoll(app, global)},
       // clang-format on
   };
 

@@ -204,6 +204,21 @@ struct DemoPrinter {
         << format_number(r.frames > 0 ? 1e6 * r.seconds / r.frames : 0.0)
         << " µs a frame; largest swing " << format_number(r.largest_swing_deg) << "°\n";
   }
+  void operator()(Phase phase, const pipeline::DemoRagdoll& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== hit reaction: " << s.request.character << " hit on the " << s.request.hit_bone
+          << " at " << format_number(s.request.hit_time)
+          << " s, falling as a powered ragdoll (its joints keep tracking the walk)\n";
+      return;
+    }
+    const pipeline::RagdollResult& r = s.result;
+    out << "  " << s.request.out << ": " << r.bodies << " bodies (" << format_number(r.mass)
+        << " kg), " << r.joints << " joints, " << r.steps << " steps of 1/" << s.request.rate
+        << " s, " << format_number(r.steps > 0 ? 1e6 * r.seconds / double(r.steps) : 0.0)
+        << " µs a step; joints apart by " << format_number(1000 * r.worst_joint_error)
+        << " mm at worst; she ends " << format_number(r.final_height)
+        << " m above the ground (clip \"" << r.clip_name << "\")\n";
+  }
   void operator()(Phase phase, const pipeline::DemoCompression& s) const {
     if (phase == Phase::Started) {
       out << "\n== compression: " << s.motion

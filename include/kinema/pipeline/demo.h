@@ -26,6 +26,7 @@
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
+#include "kinema/pipeline/ragdoll.h"
 #include "kinema/pipeline/retarget.h"
 #include "kinema/pipeline/sim.h"
 #include "kinema/pipeline/spring_bones.h"
@@ -121,6 +122,12 @@ struct DemoSpringBones {
   SpringBakeRequest request;
   SpringBakeResult result;  ///< when done
 };
+/// A hit reaction: the retargeted walk hit in the face, falling as a powered ragdoll (`kinema
+/// ragdoll`); only for a skinned character.
+struct DemoRagdoll {
+  RagdollRequest request;
+  RagdollResult result;  ///< when done
+};
 /// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
 struct DemoSheet {
   std::string png, what;
@@ -138,8 +145,8 @@ struct DemoEvent {
   Phase phase = Phase::Done;
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
-               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoCompression,
-               DemoSheet, DemoProduced>
+               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoRagdoll,
+               DemoCompression, DemoSheet, DemoProduced>
       step;
 };
 
