@@ -64,13 +64,8 @@ RagdollResult run_ragdoll(const RagdollRequest& request) {
   baked.tracks.resize(n);
   result.clip_name = baked.name;
 
-  // The animation up to the hit, frame by frame.
   std::vector<Transform> local(n), previous(n);
   const int hit_frame = int(std::floor(request.hit_time * request.fps + 1e-9));
-  for (int f = 0; f < hit_frame; ++f) {
-    pose_at(a, clip, f * frame, local);
-    for (size_t j = 0; j < n; ++j) append_key(baked.tracks[j], f * frame, local[j]);
-  }
   // The hit: the pose at its instant, moving as the animation moved into it.
   const double t0 = hit_frame * frame;
   pose_at(a, clip, t0, local);
@@ -92,12 +87,29 @@ RagdollResult run_ragdoll(const RagdollRequest& request) {
     throw Error(request.character, request.hit_bone,
                 "no ragdoll body holds this bone (it has too little skin of its own)");
   result.hit_body = a.skeleton.joint(struck).name;
+  // The joints the baked clip keys: those the clip animates, those with a body, and their
+  // ancestors (a root is placed under the bodies). Others — nodes of skinned meshes among them,
+  // which glTF forbids animating — keep their transforms.
+  std::vector<char> keyed(n, 0);
+  if (clip >= 0)
+    for (size_t j = 0; j < n && j < a.clips[size_t(clip)].tracks.size(); ++j)
+      keyed[j] = !a.clips[size_t(clip)].tracks[j].empty();
+  for (const RagdollBody& b : doll.bodies())
+    for (int j = b.joint; j >= 0 && !keyed[size_t(j)]; j = a.skeleton.parents()[size_t(j)])
+      keyed[size_t(j)] = 1;
   result.bodies = doll.bodies().size();
   result.joints = world.joint_count();
   result.mass = doll.mass();
   RigidBody& target = world.body(doll.bodies()[size_t(body)].body);
   apply_impulse_at_point(target, request.hit_impulse, target.position);
   if (request.powered) doll.set_gain(body, request.limp);
+
+  // The animation up to the hit, frame by frame.
+  for (int f = 0; f < hit_frame; ++f) {
+    pose_at(a, clip, f * frame, local);
+    for (size_t j = 0; j < n; ++j)
+      if (keyed[j]) append_key(baked.tracks[j], f * frame, local[j]);
+  }
 
   const int frames_after = int(std::ceil(request.seconds_after * request.fps - 1e-9));
   const auto start = std::chrono::steady_clock::now();
@@ -109,7 +121,7 @@ RagdollResult run_ragdoll(const RagdollRequest& request) {
     model_to_local(a.skeleton.parents(), std::span<const Mat4>(model),
                    std::span<Mat4>(local_matrices));
     for (size_t j = 0; j < n; ++j)
-      append_key(baked.tracks[j], t, Transform::from_matrix(local_matrices[j]));
+      if (keyed[j]) append_key(baked.tracks[j], t, Transform::from_matrix(local_matrices[j]));
   };
   record(t0);
   for (int f = 1; f <= frames_after; ++f) {
