@@ -74,6 +74,7 @@
 #include "kinema/physics/character_colliders.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/collider.h"
+#include "kinema/physics/fracture.h"
 #include "kinema/physics/hair.h"
 #include "kinema/physics/integrators.h"
 #include "kinema/physics/mass_properties.h"

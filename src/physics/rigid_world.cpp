@@ -464,8 +464,8 @@ void RigidWorld::Impl::integrate_positions(double h) {
     const Vec3 motion = e.body.linear_velocity * h;
     double fraction = 1;
     if (settings.continuous && length(motion) > e.inner_radius) {
-      // Fast enough to pass through something thin: sweep it against the static bodies on its
-      // way and stop it at the first time of impact (it keeps its velocity; next step's contact
+      // Fast enough to pass through something thin: sweep it against the bodies on its way and
+      // stop it at the first time of impact (it keeps its velocity; next step's contact
       // takes it from there).
       Aabb swept = bounds(id);
       const Aabb moved{swept.min + motion, swept.max + motion};
@@ -473,14 +473,19 @@ void RigidWorld::Impl::integrate_positions(double h) {
       broad->query(swept, nearby);
       const Pose from = pose(id);
       for (ProxyId other : nearby) {
-        if (other == id || !is_static(bodies[other].body)) continue;
+        if (other == id) continue;
         if (std::binary_search(unjoined_pairs.begin(), unjoined_pairs.end(),
                                std::pair{std::min(id, BodyId(other)), std::max(id, BodyId(other))}))
           continue;
         // Shapes already touching at the start are the contacts' business (a box sliding fast
         // along the ground must not be stopped by it).
+        // A moving body is swept too, over the part of the step it has not taken yet (bodies
+        // before this one have already moved).
+        const Vec3 other_motion = other > id && active(BodyId(other))
+                                      ? bodies[other].body.linear_velocity * h
+                                      : Vec3{0, 0, 0};
         double t = 1;
-        if (time_of_impact(e.shape, from, motion, bodies[other].shape, pose(other), {0, 0, 0}, t,
+        if (time_of_impact(e.shape, from, motion, bodies[other].shape, pose(other), other_motion, t,
                            1e-4, bodies[other].bvh.get()) &&
             t > 0 && t < fraction)
           fraction = t;

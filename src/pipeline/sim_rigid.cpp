@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numbers>
 #include <set>
 
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
+#include "kinema/physics/fracture.h"
 
 namespace kinema::pipeline {
 
@@ -80,7 +82,7 @@ SimSceneRigidBody read_body(const SceneReader& r, const json& j, const std::stri
   r.only(j, p,
          {"name", "shape", "half_extents", "radius", "half_height", "points", "mesh", "mesh_name",
           "position", "rotation", "velocity", "angular_velocity", "static", "mass", "density",
-          "friction", "restitution", "array"});
+          "friction", "restitution", "array", "fracture"});
   SimSceneRigidBody b;
   b.name = j.contains("name") ? r.text(j["name"], p + "/name") : "body_" + std::to_string(index);
   b.shape = read_shape(r, j, p, folder);
@@ -265,9 +267,65 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
   const json& list = j["rigid_bodies"];
   if (!list.is_array() || list.empty()) r.fail("/rigid_bodies", "must be a non-empty array");
   std::set<std::string> names;
+  std::vector<SimSceneJoint> glue;  // between the pieces of fractured bodies
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string p = "/rigid_bodies/" + std::to_string(i);
     const SimSceneRigidBody body = read_body(r, list[i], p, folder, i);
+    if (list[i].contains("fracture")) {
+      // Pre-fractured: Voronoi pieces around the impact point, glued by breakable welds.
+      const json& f = list[i]["fracture"];
+      const std::string q = p + "/fracture";
+      r.only(f, q, {"pieces", "impact", "spread", "strength", "seed"});
+      if (body.is_static) r.fail(q, "a static body cannot break");
+      if (list[i].contains("array")) r.fail(q, "a fractured body cannot also be an array");
+      const int count = f.contains("pieces") ? r.whole(f["pieces"], q + "/pieces", 1, 1000) : 12;
+      const Vec3 impact = f.contains("impact") ? r.vec3(f["impact"], q + "/impact") : Vec3{0, 0, 0};
+      Vec3 lo, hi;
+      shape_bounds(body.shape, lo, hi);
+      const double spread = f.contains("spread") ? r.at_least(f["spread"], q + "/spread", 0, true)
+                                                 : 0.25 * length(hi - lo);
+      const double strength = f.contains("strength")
+                                  ? r.at_least(f["strength"], q + "/strength", 0, true)
+                                  : std::numeric_limits<double>::infinity();
+      const std::uint32_t seed =
+          f.contains("seed") ? std::uint32_t(r.whole(f["seed"], q + "/seed", 0, 1 << 30)) : 1;
+      std::vector<FracturePiece> pieces;
+      try {
+        pieces =
+            voronoi_fracture(body.shape, fracture_sites(body.shape, impact, count, spread, seed));
+      } catch (const Error& e) {
+        r.fail(q, e.reason());
+      }
+      const size_t first = scene.rigid_bodies.size();
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        SimSceneRigidBody piece = body;
+        piece.name = body.name + "_" + std::to_string(k);
+        piece.shape = pieces[k].hull;
+        // The body's mass shared by volume (its density, whichever way it was given).
+        piece.mass =
+            scaled_to_mass(mass_properties(piece.shape, 1, piece.name),
+                           body.mass.mass * shape_volume(piece.shape) / shape_volume(body.shape));
+        if (!names.insert(piece.name).second)
+          r.fail(p + "/name", "another rigid body is already named \"" + piece.name + "\"");
+        scene.rigid_bodies.push_back(std::move(piece));
+      }
+      for (size_t k = 0; k < pieces.size(); ++k)
+        for (const int other : pieces[k].neighbours) {
+          if (size_t(other) <= k) continue;
+          const SimSceneRigidBody& a = scene.rigid_bodies[first + k];
+          const SimSceneRigidBody& b = scene.rigid_bodies[first + size_t(other)];
+          SimSceneJoint weld;
+          weld.desc.kind = JointKind::Fixed;
+          weld.desc.a = std::uint32_t(first + k);
+          weld.desc.b = std::uint32_t(first + size_t(other));
+          weld.desc.anchor =
+              a.position +
+              rotate(a.rotation, (a.mass.centre_of_mass + b.mass.centre_of_mass) * 0.5);
+          weld.desc.break_impulse = strength;
+          glue.push_back(weld);
+        }
+      continue;
+    }
     // "array": copies of the body on a grid, named <name>_0, <name>_1, … x fastest.
     int count[3] = {1, 1, 1};
     Vec3 step{0, 0, 0};
@@ -298,6 +356,8 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
   }
   for (size_t i = 0; i < colliders.size(); ++i)
     scene.rigid_bodies.push_back(collider_body(colliders[i], i));
+  scene.joints = std::move(glue);
+  const size_t glue_count = scene.joints.size();
   if (j.contains("joints")) {
     const json& joints = j["joints"];
     if (!joints.is_array()) r.fail("/joints", "must be an array");
@@ -336,7 +396,9 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
     try {
       check.add_joint(scene.joints[i].desc);
     } catch (const Error& e) {
-      r.fail("/joints/" + std::to_string(i), e.reason());
+      r.fail(i < glue_count ? std::string("/rigid_bodies")
+                            : "/joints/" + std::to_string(i - glue_count),
+             e.reason());
     }
   }
 }

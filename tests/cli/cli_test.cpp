@@ -492,7 +492,7 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/bodies_character.glb")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/bodies.png")) << r.out;
   const kinema::Asset crates = kinema::load_asset(out + "/bodies_rigid.glb");
-  EXPECT_EQ(crates.meshes.size(), 7u);  // six crates and the ball
+  EXPECT_EQ(crates.meshes.size(), 17u);  // six crates, the ball and the pane's ten pieces
   // The hit reaction: the walk hit in the face, falling as a powered ragdoll.
   EXPECT_NE(r.out.find("== hit reaction:"), std::string::npos) << r.out;
   const kinema::Asset fallen = kinema::load_asset(out + "/ragdoll.glb");

@@ -207,3 +207,37 @@ TEST_F(SimRigid, RigidBodiesBesideAClothGoToTheirOwnFile) {
 
 }  // namespace
 }  // namespace kinema::pipeline
+
+namespace kinema::pipeline {
+namespace {
+
+TEST_F(SimRigid, FracturedPaneShattersWhenTheBallHitsIt) {
+  const SimScene s = parse_sim_scene(R"({"colliders": [{"shape": "plane"}],
+    "rigid_bodies": [{"name": "pane", "shape": "box", "half_extents": [0.02, 0.3, 0.3], "position": [0, 0.3, 0],
+                      "density": 2500, "fracture": {"pieces": 10, "impact": [0, 0.05, 0], "strength": 3}}]})",
+                                     "scene.json");
+  ASSERT_EQ(s.rigid_bodies.size(), 10u + 1u);  // the pieces and the ground
+  EXPECT_EQ(s.rigid_bodies[3].name, "pane_3");
+  double mass = 0;
+  for (size_t k = 0; k < 10; ++k) mass += s.rigid_bodies[k].mass.mass;
+  EXPECT_NEAR(mass, 2500 * 0.04 * 0.6 * 0.6, 1e-9);
+  EXPECT_GE(s.joints.size(), 9u);  // glued into one
+  for (const SimSceneJoint& j : s.joints) EXPECT_EQ(j.desc.break_impulse, 3);
+  const SimResult r = run(R"({"duration": 1.5, "fps": 30, "colliders": [{"shape": "plane"}],
+    "rigid_bodies": [
+      {"name": "pane", "shape": "box", "half_extents": [0.02, 0.3, 0.3], "position": [0, 0.3, 0],
+       "density": 2500, "fracture": {"pieces": 10, "impact": [0, 0.05, 0], "strength": 3}},
+      {"name": "ball", "shape": "sphere", "radius": 0.08, "position": [-0.6, 0.35, 0],
+       "velocity": [8, 0, 0], "mass": 5}]})",
+                          "pane.glb");
+  EXPECT_GT(r.rigid->joints_broken, 0u);
+  EXPECT_LT(r.rigid->joints_broken, r.rigid->joints + 1);
+  refuses(R"({"rigid_bodies": [{"shape": "sphere", "radius": 1, "fracture": {}}]})",
+          "/rigid_bodies/0/fracture", "cannot be fractured");
+  refuses(
+      R"({"rigid_bodies": [{"shape": "box", "half_extents": [1, 1, 1], "static": true, "fracture": {}}]})",
+      "/rigid_bodies/0/fracture", "a static body cannot break");
+}
+
+}  // namespace
+}  // namespace kinema::pipeline

@@ -10,7 +10,7 @@
 //      impulse inside Coulomb's cone |j_t| ≤ μ·j_n, solved point by point for a fixed number of
 //      iterations, started from last step's impulses where the contact persists (warm starting);
 //   4. positions from velocities, with continuous collision detection for fast bodies against
-//      static ones (so a bullet cannot pass a wall between two steps);
+//      the bodies on their way (so a bullet cannot pass a wall between two steps);
 //   5. penetration recovery on positions only (non-linear Gauss–Seidel, as in Box2D): overlap
 //      beyond a small slop is removed directly from the positions, never through the
 //      velocities, so it cannot add kinetic energy;
@@ -68,7 +68,7 @@ struct RigidWorldSettings {
   double restitution_threshold = 0.5;  ///< approach speeds below this do not bounce (m/s)
   bool warm_starting = true;
   bool sleeping = true;
-  bool continuous = true;  ///< continuous collision detection against static bodies
+  bool continuous = true;  ///< continuous collision detection for fast bodies
   SleepSettings sleep;
   BroadPhaseOptions broad_phase;
 };
