@@ -142,6 +142,26 @@ std::vector<FracturePiece> voronoi_fracture(const RigidShape& shape, std::span<c
   return pieces;
 }
 
+std::vector<JointDesc> fracture_welds(std::span<const FracturePiece> pieces, BodyId first_body,
+                                      const Vec3& origin, const Quat& rotation, double strength) {
+  std::vector<Vec3> centre(pieces.size());
+  for (size_t i = 0; i < pieces.size(); ++i)
+    centre[i] = origin + rotate(rotation, mass_properties(pieces[i].hull, 1).centre_of_mass);
+  std::vector<JointDesc> welds;
+  for (size_t i = 0; i < pieces.size(); ++i)
+    for (const int k : pieces[i].neighbours) {
+      if (size_t(k) <= i) continue;  // each pair once
+      JointDesc glue;
+      glue.kind = JointKind::Fixed;
+      glue.a = first_body + BodyId(i);
+      glue.b = first_body + BodyId(k);
+      glue.anchor = (centre[i] + centre[size_t(k)]) * 0.5;  // a weld holds the whole pose anyway
+      glue.break_impulse = strength;
+      welds.push_back(glue);
+    }
+  return welds;
+}
+
 std::vector<BodyId> add_fractured_body(RigidWorld& world, std::span<const FracturePiece> pieces,
                                        const Vec3& origin, const Quat& rotation, double density,
                                        double strength, const RigidMaterial& material,
@@ -154,19 +174,9 @@ std::vector<BodyId> add_fractured_body(RigidWorld& world, std::span<const Fractu
     body.linear_velocity = velocity;
     ids.push_back(world.add_body(body, pieces[i].hull, material, "piece " + std::to_string(i)));
   }
-  for (size_t i = 0; i < pieces.size(); ++i)
-    for (const int k : pieces[i].neighbours) {
-      if (size_t(k) <= i) continue;  // each pair once
-      // Glued at the midpoint of their centres (a weld holds the whole relative pose anyway).
-      const Vec3 anchor = (world.body(ids[i]).position + world.body(ids[size_t(k)]).position) * 0.5;
-      JointDesc glue;
-      glue.kind = JointKind::Fixed;
-      glue.a = ids[i];
-      glue.b = ids[size_t(k)];
-      glue.anchor = anchor;
-      glue.break_impulse = strength;
-      world.add_joint(glue);
-    }
+  if (!ids.empty())
+    for (const JointDesc& weld : fracture_welds(pieces, ids.front(), origin, rotation, strength))
+      world.add_joint(weld);
   return ids;
 }
 

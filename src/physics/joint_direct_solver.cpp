@@ -91,6 +91,10 @@ struct JointDirectSolver::Impl {
   Eigen::VectorXd rhs, lambda;
   std::vector<int> pattern_key;  // the joints and rows A was analysed for
   int total = 0;                 // rows in A
+  // Scratch kept between steps (no allocation once warm).
+  std::vector<std::vector<std::pair<int, int>>> on_body;  // per body: (entry, side) acting on it
+  std::vector<Row> weighted;                              // one entry's rows times M⁻¹
+  std::vector<Mat3> current_inverse_inertia;              // at the poses after the step
   bool factored = false;
 
   // Builds A = J·M⁻¹·Jᵀ from the entries' rows and factors it; false (every joint handed back to
@@ -161,14 +165,16 @@ bool JointDirectSolver::Impl::assemble(const std::vector<RigidBody*>& bodies,
   Impl& s = *this;
   const int total = s.total;
   // A = J·M⁻¹·Jᵀ: a block per joint on the diagonal, and one per pair of joints sharing a body.
-  std::vector<std::vector<std::pair<int, int>>> on_body(bodies.size());  // (entry, side)
+  std::vector<std::vector<std::pair<int, int>>>& on_body = s.on_body;  // (entry, side)
+  on_body.resize(bodies.size());
+  for (auto& list : on_body) list.clear();
   for (int n = 0; n < int(s.entries.size()); ++n) {
     const JointState& j = joints[s.entries[n].joint];
     if (s.entries[n].a_moves) on_body[j.desc.a].push_back({n, 0});
     if (s.entries[n].b_moves) on_body[j.desc.b].push_back({n, 1});
   }
   s.triplets.clear();
-  std::vector<Row> weighted;
+  std::vector<Row>& weighted = s.weighted;
   for (std::size_t body = 0; body < bodies.size(); ++body) {
     const auto& list = on_body[body];
     for (std::size_t p = 0; p < list.size(); ++p) {
@@ -246,7 +252,8 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
   if (!s.factored) return;
   // The bodies have moved since the velocity solve: A at the current poses (arms, axes, inertias),
   // so that each pass is a Newton step on the position errors.
-  std::vector<Mat3> current_inverse_inertia(inverse_inertia.size());
+  std::vector<Mat3>& current_inverse_inertia = s.current_inverse_inertia;
+  current_inverse_inertia.resize(inverse_inertia.size());
   for (std::size_t i = 0; i < bodies.size(); ++i)
     current_inverse_inertia[i] = world_inverse_inertia(*bodies[i]);
   for (Impl::Entry& e : s.entries) {

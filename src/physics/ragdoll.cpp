@@ -24,14 +24,6 @@ Mat4 shape_matrix(const RigidBody& b) {
   return Mat4::trs(shape_origin(b), b.orientation, {1, 1, 1});
 }
 
-// The rotation vector (axis × angle, rad) of unit quaternion q, the short way round.
-Vec3 rotation_vector(Quat q) {
-  if (q.w < 0) q = -q;
-  const double s = length(q.vec());
-  if (!(s > 1e-12)) return q.vec() * 2.0;
-  return q.vec() * (2 * std::atan2(s, q.w) / s);
-}
-
 void check_pose(const Asset& a, std::span<const Mat4> pose, const char* what) {
   if (pose.size() != size_t(a.skeleton.joint_count()))
     throw Error({}, "ragdoll",
@@ -85,6 +77,7 @@ Ragdoll::Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4
     if (!inverse(rest[size_t(c.joint)], rest_inverse))
       throw Error({}, skeleton.joint(c.joint).name, "the joint's rest matrix is singular");
     rb.offset = rest_inverse * shape_at_rest;
+    inverse(rb.offset, rb.offset_inverse);
     Vec3 origin;
     Quat q;
     split(model_pose[size_t(c.joint)] * rb.offset, origin, q);
@@ -151,7 +144,7 @@ void Ragdoll::match_pose(RigidWorld& world, std::span<const Mat4> previous_pose,
     b.position = c1;
     b.orientation = q1;
     b.linear_velocity = h > 0 ? (c1 - c0) / h : Vec3{0, 0, 0};
-    b.angular_velocity = h > 0 ? rotation_vector(q1 * conjugate(q0)) / h : Vec3{0, 0, 0};
+    b.angular_velocity = h > 0 ? to_rotation_vector(q1 * conjugate(q0)) / h : Vec3{0, 0, 0};
     set_awake(b, true);
   }
 }
@@ -160,21 +153,26 @@ void Ragdoll::drive(RigidWorld& world, std::span<const Mat4> target_pose, double
   check_pose(character_, target_pose, "the target pose");
   if (!(strength > 0)) return;
   const double wn = options_.natural_frequency;
-  for (const RagdollBody& rb : bodies_) {
+  // Every body's target rotation once (each is a child, and a parent to several).
+  target_rotation_.resize(bodies_.size());
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    Vec3 unused;
+    split(target_pose[size_t(bodies_[i].joint)] * bodies_[i].offset, unused, target_rotation_[i]);
+  }
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    const RagdollBody& rb = bodies_[i];
     if (rb.parent < 0) continue;
     const RagdollBody& up = bodies_[size_t(rb.parent)];
     RigidBody& child = world.body(rb.body);
     RigidBody& parent = world.body(up.body);
-    Vec3 unused;
-    Quat target_child, target_parent;
-    split(target_pose[size_t(rb.joint)] * rb.offset, unused, target_child);
-    split(target_pose[size_t(up.joint)] * up.offset, unused, target_parent);
+    const Quat& target_child = target_rotation_[i];
+    const Quat& target_parent = target_rotation_[size_t(rb.parent)];
     // The turn (in the parent's frame) from the current relative rotation to the target's, seen
     // in the world.
     const Quat target_relative = conjugate(target_parent) * target_child;
     const Quat relative = conjugate(parent.orientation) * child.orientation;
     const Vec3 error =
-        rotate(parent.orientation, rotation_vector(target_relative * conjugate(relative)));
+        rotate(parent.orientation, to_rotation_vector(target_relative * conjugate(relative)));
     // Gains from the pair's reduced inertia tensor, (Ic⁻¹ + Ip⁻¹)⁻¹ in world axes, so that the
     // relative rotation rings at ω_n about every axis whatever the two weigh and however thin
     // they are: τ = I·(ω_n²·θ − 2ω_n·Δω), that is kp = ω_n²·I and kd = 2ω_n·I. The child's own
@@ -213,9 +211,7 @@ void Ragdoll::read_pose(const RigidWorld& world, std::span<const Transform> anim
   std::vector<Mat4> relative(n);
   local_to_model(parents, animation_local, std::span<Mat4>(relative));
   auto joint_from_body = [&](int b) {
-    Mat4 offset_inverse;
-    inverse(bodies_[size_t(b)].offset, offset_inverse);
-    return shape_matrix(world.body(bodies_[size_t(b)].body)) * offset_inverse;
+    return shape_matrix(world.body(bodies_[size_t(b)].body)) * bodies_[size_t(b)].offset_inverse;
   };
   std::vector<int> root_of(n);
   for (size_t j = 0; j < n; ++j) root_of[j] = parents[j] < 0 ? int(j) : root_of[size_t(parents[j])];

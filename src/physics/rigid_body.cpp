@@ -57,6 +57,12 @@ void apply_impulse_at_point(RigidBody& b, const Vec3& j, const Vec3& point) {
   set_awake(b, true);
 }
 
+double inverse_mass_along(const RigidBody& b, const Mat3& inverse_inertia, const Vec3& r,
+                          const Vec3& direction) {
+  if (is_static(b)) return 0;
+  return b.inverse_mass + dot(direction, cross(inverse_inertia * cross(r, direction), r));
+}
+
 Quat turned_by(const Quat& q, const Vec3& theta) {
   return normalize(q + Quat{theta.x, theta.y, theta.z, 0} * q * 0.5);
 }
@@ -147,9 +153,8 @@ double contact_normal_impulse(const RigidBody& a, const RigidBody& b, const Vec3
   const Vec3 ra = point - a.position, rb = point - b.position;
   const double approach = dot(velocity_at_point(b, point) - velocity_at_point(a, point), n);
   if (approach >= 0) return 0;
-  const double k = a.inverse_mass + b.inverse_mass +
-                   dot(n, cross(world_inverse_inertia(a) * cross(ra, n), ra)) +
-                   dot(n, cross(world_inverse_inertia(b) * cross(rb, n), rb));
+  const double k = inverse_mass_along(a, world_inverse_inertia(a), ra, n) +
+                   inverse_mass_along(b, world_inverse_inertia(b), rb, n);
   if (!(k > 0)) return 0;
   return -(1 + e) * approach / k;
 }

@@ -65,8 +65,7 @@ double angular_mass(const Mat3& ia, const Mat3& ib, const Vec3& axis) {
 
 double linear_mass(const RigidBody& a, const RigidBody& b, const Mat3& ia, const Mat3& ib,
                    const Vec3& ra, const Vec3& rb, const Vec3& d) {
-  double k = a.inverse_mass + b.inverse_mass;
-  k += dot(d, cross(ia * cross(ra, d), ra)) + dot(d, cross(ib * cross(rb, d), rb));
+  const double k = inverse_mass_along(a, ia, ra, d) + inverse_mass_along(b, ib, rb, d);
   return k > 0 ? 1.0 / k : 0.0;
 }
 

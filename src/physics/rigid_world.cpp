@@ -56,12 +56,6 @@ struct CachedPoint {
   Vec3 jt;  // world friction impulse, re-projected on the new tangents
 };
 
-double inverse_mass_along(const RigidBody& body, const Mat3& inverse_inertia, const Vec3& r,
-                          const Vec3& direction) {
-  if (is_static(body)) return 0;
-  return body.inverse_mass + dot(direction, cross(inverse_inertia * cross(r, direction), r));
-}
-
 }  // namespace
 
 struct RigidWorld::Impl {
@@ -80,6 +74,7 @@ struct RigidWorld::Impl {
   std::vector<std::pair<BodyId, BodyId>> unjoined_pairs;  // sorted: pairs a joint keeps apart
   std::size_t awake_islands = 0;
   int last_substeps = 1;
+  std::vector<std::pair<Vec3, Vec3>> applied_forces;  // the caller's force and torque, per body
 
   bool active(BodyId id) const { return !is_static(bodies[id].body) && bodies[id].body.awake; }
 
@@ -268,7 +263,8 @@ void RigidWorld::step(double h) {
   }
   impl_->last_substeps = substeps;
   // The caller's forces act over the whole step: each substep gets them again.
-  std::vector<std::pair<Vec3, Vec3>> applied(impl_->bodies.size());
+  std::vector<std::pair<Vec3, Vec3>>& applied = impl_->applied_forces;
+  applied.resize(impl_->bodies.size());
   for (std::size_t i = 0; i < applied.size(); ++i)
     applied[i] = {impl_->bodies[i].body.force, impl_->bodies[i].body.torque};
   for (int k = 0; k < substeps; ++k) {

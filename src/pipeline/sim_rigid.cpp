@@ -243,14 +243,18 @@ SimSceneJoint read_joint(const SceneReader& r, const json& j, const std::string&
   return out;
 }
 
+// The scene body as a world body: placed, moving, static or with its mass.
+RigidBody scene_body(const SimSceneRigidBody& b) {
+  RigidBody body = b.is_static ? make_static_body(b.position, b.rotation)
+                               : make_dynamic_body(b.mass, b.position, b.rotation, b.name);
+  body.linear_velocity = b.velocity;
+  body.angular_velocity = b.angular_velocity;
+  return body;
+}
+
 void fill_world(RigidWorld& world, const SimScene& scene) {
-  for (const SimSceneRigidBody& b : scene.rigid_bodies) {
-    RigidBody body = b.is_static ? make_static_body(b.position, b.rotation)
-                                 : make_dynamic_body(b.mass, b.position, b.rotation, b.name);
-    body.linear_velocity = b.velocity;
-    body.angular_velocity = b.angular_velocity;
-    world.add_body(body, b.shape, b.material, b.name);
-  }
+  for (const SimSceneRigidBody& b : scene.rigid_bodies)
+    world.add_body(scene_body(b), b.shape, b.material, b.name);
   for (const SimSceneJoint& j : scene.joints) world.add_joint(j.desc);
 }
 
@@ -309,21 +313,9 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
           r.fail(p + "/name", "another rigid body is already named \"" + piece.name + "\"");
         scene.rigid_bodies.push_back(std::move(piece));
       }
-      for (size_t k = 0; k < pieces.size(); ++k)
-        for (const int other : pieces[k].neighbours) {
-          if (size_t(other) <= k) continue;
-          const SimSceneRigidBody& a = scene.rigid_bodies[first + k];
-          const SimSceneRigidBody& b = scene.rigid_bodies[first + size_t(other)];
-          SimSceneJoint weld;
-          weld.desc.kind = JointKind::Fixed;
-          weld.desc.a = std::uint32_t(first + k);
-          weld.desc.b = std::uint32_t(first + size_t(other));
-          weld.desc.anchor =
-              a.position +
-              rotate(a.rotation, (a.mass.centre_of_mass + b.mass.centre_of_mass) * 0.5);
-          weld.desc.break_impulse = strength;
-          glue.push_back(weld);
-        }
+      for (const JointDesc& weld :
+           fracture_welds(pieces, BodyId(first), body.position, body.rotation, strength))
+        glue.push_back({weld});
       continue;
     }
     // "array": copies of the body on a grid, named <name>_0, <name>_1, … x fastest.
@@ -385,9 +377,7 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
   for (size_t i = 0; i < scene.rigid_bodies.size(); ++i) {
     const SimSceneRigidBody& b = scene.rigid_bodies[i];
     try {
-      RigidBody body = b.is_static ? make_static_body(b.position, b.rotation)
-                                   : make_dynamic_body(b.mass, b.position, b.rotation, b.name);
-      check.add_body(body, b.shape, b.material, b.name);
+      check.add_body(scene_body(b), b.shape, b.material, b.name);
     } catch (const Error& e) {
       r.fail("/rigid_bodies", b.name + ": " + e.reason());
     }

@@ -68,6 +68,15 @@ VerbRun register_clean(CLI::App& app, const GlobalOptions& global);
 VerbRun register_sim(CLI::App& app, const GlobalOptions& global);
 VerbRun register_ragdoll(CLI::App& app, const GlobalOptions& global);
 
+/// A subcommand of a verb: its CLI app (to see whether it was given) and what it runs.
+struct SubVerb {
+  CLI::App* app = nullptr;
+  VerbRun run;
+};
+
+/// `kinema sim springbones` (verb_sim_springbones.cpp), added under `sim`.
+SubVerb register_sim_springbones(CLI::App& sim, const GlobalOptions& global);
+
 /// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
 void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,
                 std::ostream& out);

@@ -1,5 +1,5 @@
 // tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf [--threads N] [--json]`
-// and `kinema sim springbones AVATAR -o OUT.glb|.gltf|.vrm [--clip C] [--fps N] [--seconds S]`.
+// (its `springbones` subcommand lives in verb_sim_springbones.cpp).
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
 // the scene's character, particles, cloths, soft bodies, hair and rigid bodies on the fixed-step
@@ -9,11 +9,10 @@
 // Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
 // stretch (at the end and at any frame) and contacts; per soft body its volume error, stretch and
 // contacts; the hair's stretch and contacts; the particles' counts; the character's output (as
-// one JSON object with --json). `springbones` runs pipeline::run_spring_bake
-// (kinema/pipeline/spring_bones.h).
+// one JSON object with --json); the rigid bodies' counts, joint separation and contacts.
 //
 // Exit codes: 1 for a command line that makes no sense (OUT of the wrong kind, a folder or an
-// input; an avatar without spring bones); 2 for a bad scene or file (the message names the JSON
+// input); 2 for a bad scene or file (the message names the JSON
 // pointer of the value at fault), a cloth that blew up, or a write failure — with no output
 // written.
 #include <iostream>
@@ -25,7 +24,6 @@
 
 #include "cli.h"
 #include "kinema/pipeline/sim.h"
-#include "kinema/pipeline/spring_bones.h"
 
 namespace kinema::cli {
 
@@ -35,42 +33,6 @@ struct SimArgs {
   pipeline::SimRequest request;
   bool json = false;
 };
-
-struct SpringArgs {
-  pipeline::SpringBakeRequest request;
-  bool json = false;
-};
-
-int run_springbones(SpringArgs& a, const GlobalOptions& global) {
-  JobProgress bars(global.progress_enabled());
-  a.request.progress = bars.callback();
-  const pipeline::SpringBakeResult r = pipeline::run_spring_bake(a.request);
-  bars.done();
-  const double per_frame_us = r.frames > 0 ? 1e6 * r.seconds / r.frames : 0.0;
-  if (a.json) {
-    nlohmann::ordered_json j;
-    j["avatar"] = a.request.avatar;
-    j["out"] = a.request.out;
-    j["clip"] = r.clip_name;
-    j["fps"] = a.request.fps;
-    j["frames"] = r.frames;
-    j["springs"] = r.springs;
-    j["joints"] = r.joints;
-    j["colliders"] = r.colliders;
-    j["largest_swing_deg"] = r.largest_swing_deg;
-    j["us_per_frame"] = per_frame_us;
-    std::cout << j.dump(2) << '\n';
-  } else if (!global.quiet) {
-    std::cout << "kinema sim springbones: " << a.request.avatar << ", "
-              << (r.clip_name.empty() ? std::string("rest pose") : "clip \"" + r.clip_name + "\"")
-              << ": " << r.springs << " springs, " << r.joints << " joints, " << r.colliders
-              << " colliders; " << r.frames << " frames at " << a.request.fps << " fps, "
-              << format_number(per_frame_us) << " µs a frame; largest swing "
-              << format_number(r.largest_swing_deg) << "°\n"
-              << "  " << a.request.out << " (the clip with the secondary motion baked in)\n";
-  }
-  return kExitOk;
-}
 
 const char* solver_name(ClothSolver s) {
   switch (s) {
@@ -269,13 +231,11 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   CLI::App* sub = app.add_subcommand(
       "sim",
       "Run a JSON scene of cloths, soft bodies, hair, particles, rigid bodies and joints, "
-      "colliders "
-      "and a character playing "
-      "a clip on the fixed-step clock: each cloth and soft body as a PC2 point cache with its rest "
-      "mesh as OBJ (or all of them as glTF morph targets), hair and particles as point caches, "
-      "the character with its spring bones "
-      "baked as glTF (docs/physics.md); or `sim springbones AVATAR` to bake an avatar's spring "
-      "bones");
+      "colliders and a character playing a clip on the fixed-step clock: each cloth and soft "
+      "body as a PC2 point cache with its rest mesh as OBJ (or all of them as glTF morph "
+      "targets), hair and particles as point caches, rigid bodies as a glTF of keyed nodes, the "
+      "character with its spring bones baked as glTF (docs/physics.md); or `sim springbones "
+      "AVATAR` to bake an avatar's spring bones");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)");
   sub->add_option("-o,--out", args->request.out,
                   "The .pc2 to write (several cloths or soft bodies: OUT's stem + _NAME.pc2 each; "
@@ -286,30 +246,9 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   sub->add_flag("--json", args->json, "Print the summary as one JSON object");
 
-  auto springs = std::make_shared<SpringArgs>();
-  CLI::App* sb = sub->add_subcommand(
-      "springbones",
-      "Simulate a VRM avatar's spring bones (hair, skirts, accessories) over one of its clips and "
-      "bake them into it, as three-vrm simulates them (docs/physics.md)");
-  sb->add_option("AVATAR", springs->request.avatar,
-                 "A .vrm/.glb/.gltf with VRMC_springBone or VRM 0.x secondaryAnimation (never "
-                 "modified)")
-      ->required();
-  sb->add_option("-o,--out", springs->request.out,
-                 "The .glb/.gltf/.vrm to write: the avatar with the baked clip and without its "
-                 "spring-bone definitions")
-      ->required();
-  sb->add_option("--clip", springs->request.clip,
-                 "The clip to play, by name or index (default: the first; none: the rest pose)");
-  sb->add_option("--fps", springs->request.fps, "Simulation steps and frames per second")
-      ->check(CLI::Range(1, 1000))
-      ->capture_default_str();
-  sb->add_option("--seconds", springs->request.seconds,
-                 "How long to simulate (default: the clip's duration, 2 s at rest)")
-      ->check(CLI::Range(0.0, 3600.0));
-  sb->add_flag("--json", springs->json, "Print the summary as one JSON object");
-  return [args, springs, sub, sb, &global] {
-    if (sb->parsed()) return run_springbones(*springs, global);
+  const SubVerb springs = register_sim_springbones(*sub, global);
+  return [args, springs, &global] {
+    if (springs.app->parsed()) return springs.run();
     if (args->request.scene.empty() || args->request.out.empty())
       throw UsageError("kinema sim needs SCENE.json and -o OUT, or `springbones AVATAR -o OUT`");
     return run_sim(*args, global);

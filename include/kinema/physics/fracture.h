@@ -33,6 +33,12 @@ struct FracturePiece {
 /// hull, or no site inside it.
 std::vector<FracturePiece> voronoi_fracture(const RigidShape& shape, std::span<const Vec3> sites);
 
+/// The glue of a fractured solid placed at `origin` turned by `rotation` whose piece k is body
+/// `first_body` + k: a fixed joint between every pair of neighbouring pieces, anchored midway
+/// between their centres of mass, breaking above `strength` (N·s in one step).
+std::vector<JointDesc> fracture_welds(std::span<const FracturePiece> pieces, BodyId first_body,
+                                      const Vec3& origin, const Quat& rotation, double strength);
+
 /// The pieces as dynamic bodies of `world` at the solid's pose (its shape origin `origin`,
 /// turned by `rotation`), each of `density`, moving at `velocity`, glued to every neighbour by a
 /// fixed joint that breaks above `strength` (N·s in one step). Returns the bodies' ids, in the

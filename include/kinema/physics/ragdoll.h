@@ -50,10 +50,11 @@ struct RagdollOptions {
 struct RagdollBody {
   int joint = -1;
   BodyId body = 0;
-  int parent = -1;   ///< index into Ragdoll::bodies() of the body it hangs from, -1 for the root
-  JointId link = 0;  ///< the joint to its parent (when parent ≥ 0)
-  Mat4 offset;       ///< the body's shape frame in its joint's model frame (rigid)
-  double gain = 1;   ///< multiplier of the motor gains (a hit lowers it)
+  int parent = -1;      ///< index into Ragdoll::bodies() of the body it hangs from, -1 for the root
+  JointId link = 0;     ///< the joint to its parent (when parent ≥ 0)
+  Mat4 offset;          ///< the body's shape frame in its joint's model frame (rigid)
+  Mat4 offset_inverse;  ///< its inverse: the joint's frame from the body's
+  double gain = 1;      ///< multiplier of the motor gains (a hit lowers it)
 };
 
 class Ragdoll {
@@ -98,6 +99,7 @@ class Ragdoll {
   RagdollOptions options_;
   std::vector<RagdollBody> bodies_;
   std::vector<int> body_of_joint_;
+  std::vector<Quat> target_rotation_;  // drive's scratch: each body's target rotation
   double mass_ = 0;
 };
 

@@ -64,6 +64,13 @@ void apply_force_at_point(RigidBody& b, const Vec3& f, const Vec3& point);
 /// body. A static body is unchanged.
 void apply_impulse_at_point(RigidBody& b, const Vec3& j, const Vec3& point);
 
+/// How easily an impulse along unit `direction` at arm `r` (world, from the centre of mass) moves
+/// that point along it: 1/m + d·((I⁻¹(r × d)) × r), with `inverse_inertia` the body's world
+/// inverse inertia (1/kg); 0 for a static body. Two bodies' values add up to the inverse of the
+/// effective mass a contact or joint row sees.
+double inverse_mass_along(const RigidBody& b, const Mat3& inverse_inertia, const Vec3& r,
+                          const Vec3& direction);
+
 /// Orientation q turned by the small world rotation vector `theta` (rad): normalize(q + ½(0, θ)q),
 /// first-order in |θ| (the attitude update of integrate_position, and of position corrections).
 Quat turned_by(const Quat& q, const Vec3& theta);
