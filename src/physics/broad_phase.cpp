@@ -172,14 +172,15 @@ class AabbTree final : public ProxyStore {
   void query(const Aabb& box, std::vector<ProxyId>& out) override {
     out.clear();
     if (root_ < 0) return;
-    std::vector<int> stack{root_};
-    while (!stack.empty()) {
-      const Node& n = nodes_[stack.back()];
-      stack.pop_back();
+    int top = 0;  // the walk's stack is kept between calls: no allocation per query
+    walk_[top++] = root_;
+    while (top > 0) {
+      const Node& n = nodes_[walk_[--top]];
       if (!aabb_overlap(n.box, box)) continue;
       if (!n.is_leaf()) {
-        stack.push_back(n.left);
-        stack.push_back(n.right);
+        if (top + 2 > static_cast<int>(walk_.size())) walk_.resize(walk_.size() * 2);
+        walk_[top++] = n.left;
+        walk_[top++] = n.right;
       } else if (aabb_overlap(boxes_[n.id], box)) {
         out.push_back(n.id);
       }

@@ -3,8 +3,11 @@
 
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <array>
 #include <cmath>
+
+#include "joint_tree_solver.h"
 
 namespace kinema::detail {
 
@@ -14,7 +17,7 @@ namespace {
 // pinned to the world twice), far too small to soften anything.
 constexpr double kRegularization = 1e-9;
 
-using Row = std::array<double, 6>;  // one Jacobian row on one body: linear, then angular
+using Row = JacobianRow;
 
 // How many equality rows a joint brings (0: none, it stays with the iterations).
 int equality_rows(const JointState& j) {
@@ -38,26 +41,25 @@ Row make_row(const Vec3& linear, const Vec3& angular, double sign) {
 }
 
 // The joint's rows on body a and body b.
-void jacobian_rows(const JointState& j, std::vector<Row>& ja, std::vector<Row>& jb) {
-  ja.clear();
-  jb.clear();
+void jacobian_rows(const JointState& j, DirectJointRows& e) {
+  std::array<Row, 6>& ja = e.jacobian[0];
+  std::array<Row, 6>& jb = e.jacobian[1];
   const Vec3 zero{0, 0, 0};
   if (j.desc.kind == JointKind::Distance) {
     const Vec3 d = j.rod_direction;
-    jb.push_back(make_row(d, cross(j.rb, d), 1));
-    ja.push_back(make_row(d, cross(j.ra, d), -1));
+    jb[0] = make_row(d, cross(j.rb, d), 1);
+    ja[0] = make_row(d, cross(j.ra, d), -1);
     return;
   }
   for (int k = 0; k < 3; ++k) {
     Vec3 e{0, 0, 0};
     e[k] = 1;
-    jb.push_back(make_row(e, cross(j.rb, e), 1));
-    ja.push_back(make_row(e, cross(j.ra, e), -1));
+    jb[k] = make_row(e, cross(j.rb, e), 1);
+    ja[k] = make_row(e, cross(j.ra, e), -1);
   }
-  const int angular = equality_rows(j) - 3;  // a hinge's two perpendicular axes, a weld's three
-  for (int k = 0; k < angular; ++k) {
-    jb.push_back(make_row(zero, j.rows[k].axis, 1));
-    ja.push_back(make_row(zero, j.rows[k].axis, -1));
+  for (int k = 3; k < e.rows; ++k) {  // a hinge's two perpendicular axes, a weld's three
+    jb[k] = make_row(zero, j.rows[k - 3].axis, 1);
+    ja[k] = make_row(zero, j.rows[k - 3].axis, -1);
   }
 }
 
@@ -76,47 +78,61 @@ double dot6(const Row& a, const Row& b) {
 }  // namespace
 
 struct JointDirectSolver::Impl {
-  // One entry per direct joint.
-  struct Entry {
-    int joint = 0;
-    int offset = 0;  // first row in A
-    int rows = 0;
-    std::vector<Row> ja, jb;  // empty side for a static body
-    bool a_moves = false, b_moves = false;
-  };
-  std::vector<Entry> entries;
+  // One entry per direct joint (its body ids −1 on a static side), and that joint's index.
+  std::vector<DirectJointRows> entries;
+  std::vector<int> entry_joint;
+  // A forest of joints is factored leaves first without fill (joint_tree_solver.h); anything
+  // else by Eigen's sparse LDLᵀ with a fill-reducing ordering.
+  JointTreeSolver tree;
+  bool tree_allowed = true;
+  bool use_tree = false;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
   std::vector<Eigen::Triplet<double>> triplets;
   Eigen::SparseMatrix<double> a;
   Eigen::VectorXd rhs, lambda;
-  std::vector<int> pattern_key;  // the joints and rows A was analysed for
-  int total = 0;                 // rows in A
+  std::vector<int> pattern_key, key;  // the joints and rows A was analysed for; this step's
+  bool eigen_analysed = false;
+  int total = 0;  // rows in A
   // Scratch kept between steps (no allocation once warm).
   std::vector<std::vector<std::pair<int, int>>> on_body;  // per body: (entry, side) acting on it
-  std::vector<Row> weighted;                              // one entry's rows times M⁻¹
+  std::array<Row, 6> weighted;                            // one entry's rows times M⁻¹
+  std::vector<int> moving;                                // the bodies the entries move
+  std::vector<Row> impulse;                               // per body: Jᵀ·λ
   std::vector<Mat3> current_inverse_inertia;              // at the poses after the step
   bool factored = false;
 
   // Builds A = J·M⁻¹·Jᵀ from the entries' rows and factors it; false (every joint handed back to
   // the iterations) when the factorization fails.
   bool assemble(const std::vector<RigidBody*>& bodies, const std::vector<Mat3>& inverse_inertia,
-                std::vector<JointState>& joints, const std::vector<int>& key);
+                std::vector<JointState>& joints);
+  bool factor_eigen(const std::vector<RigidBody*>& bodies,
+                    const std::vector<Mat3>& inverse_inertia);
 
-  // Δv = M⁻¹·Jᵀ·λ on every body, or positions moved by it.
-  template <class Apply>
-  void distribute(const std::vector<RigidBody*>& bodies, const std::vector<Mat3>& inverse_inertia,
-                  const std::vector<JointState>& joints, Apply apply) {
-    for (const Entry& e : entries) {
-      const JointState& j = joints[e.joint];
+  // λ = A⁻¹·rhs.
+  void solve() {
+    if (use_tree) {
+      lambda = rhs;
+      tree.solve(lambda.data());
+    } else {
+      lambda = ldlt.solve(rhs);
+    }
+  }
+
+  // Δv = M⁻¹·Jᵀ·λ on every body, each body's impulses summed over its joints first.
+  void distribute(const std::vector<RigidBody*>& bodies, const std::vector<Mat3>& inverse_inertia) {
+    for (const int id : moving) impulse[id] = Row{};
+    for (const DirectJointRows& e : entries)
       for (int side = 0; side < 2; ++side) {
-        if (!(side == 0 ? e.a_moves : e.b_moves)) continue;
-        const std::uint32_t id = side == 0 ? j.desc.a : j.desc.b;
-        const std::vector<Row>& rows = side == 0 ? e.ja : e.jb;
-        Row impulse{};
+        const int id = e.body[side];
+        if (id < 0) continue;
+        Row& sum = impulse[id];
         for (int r = 0; r < e.rows; ++r)
-          for (int k = 0; k < 6; ++k) impulse[k] += rows[r][k] * lambda[e.offset + r];
-        apply(*bodies[id], apply_inverse_mass(*bodies[id], inverse_inertia[id], impulse));
+          for (int k = 0; k < 6; ++k) sum[k] += e.jacobian[side][r][k] * lambda[e.offset + r];
       }
+    for (const int id : moving) {
+      const Row dv = apply_inverse_mass(*bodies[id], inverse_inertia[id], impulse[id]);
+      bodies[id]->linear_velocity += Vec3{dv[0], dv[1], dv[2]};
+      bodies[id]->angular_velocity += Vec3{dv[3], dv[4], dv[5]};
     }
   }
 };
@@ -126,95 +142,126 @@ JointDirectSolver::~JointDirectSolver() = default;
 JointDirectSolver::JointDirectSolver(JointDirectSolver&&) noexcept = default;
 JointDirectSolver& JointDirectSolver::operator=(JointDirectSolver&&) noexcept = default;
 
+void JointDirectSolver::allow_tree_solver(bool allowed) {
+  impl_->tree_allowed = allowed;
+  impl_->pattern_key.clear();  // analyse again
+}
+
+bool JointDirectSolver::using_tree_solver() const { return impl_->factored && impl_->use_tree; }
+
 void JointDirectSolver::factor(const std::vector<RigidBody*>& bodies,
                                const std::vector<Mat3>& inverse_inertia,
                                std::vector<JointState>& joints,
                                const std::vector<char>& active_joint) {
   Impl& s = *impl_;
-  s.entries.clear();
+  s.entry_joint.clear();
+  s.key.clear();
   s.factored = false;
-  std::vector<int> key;
   int total = 0;
+  std::size_t count = 0;  // entries are reused in place: each holds 72 numbers of rows
   for (std::size_t i = 0; i < joints.size(); ++i) {
     JointState& j = joints[i];
     j.direct = false;
     const int rows = equality_rows(j);
     if (!active_joint[i] || j.broken || rows == 0) continue;
-    Impl::Entry e;
-    e.joint = int(i);
+    if (count == s.entries.size()) s.entries.emplace_back();
+    DirectJointRows& e = s.entries[count++];
     e.offset = total;
     e.rows = rows;
-    jacobian_rows(j, e.ja, e.jb);
-    e.a_moves = !is_static(*bodies[j.desc.a]);
-    e.b_moves = !is_static(*bodies[j.desc.b]);
+    e.body[0] = is_static(*bodies[j.desc.a]) ? -1 : int(j.desc.a);
+    e.body[1] = is_static(*bodies[j.desc.b]) ? -1 : int(j.desc.b);
+    jacobian_rows(j, e);
+    s.entry_joint.push_back(int(i));
     total += rows;
     j.direct = true;
-    key.push_back(int(i));
-    key.push_back(rows);
-    s.entries.push_back(std::move(e));
+    s.key.push_back(int(i));
+    s.key.push_back(rows * 4 + (e.body[0] >= 0 ? 2 : 0) + (e.body[1] >= 0 ? 1 : 0));
   }
+  s.entries.resize(count);
   if (total == 0) return;
   s.total = total;
-  s.assemble(bodies, inverse_inertia, joints, key);
+  if (s.key != s.pattern_key) {
+    s.impulse.resize(bodies.size());
+    s.moving.clear();
+    for (const DirectJointRows& e : s.entries)
+      for (const int id : e.body)
+        if (id >= 0) s.moving.push_back(id);
+    std::sort(s.moving.begin(), s.moving.end());
+    s.moving.erase(std::unique(s.moving.begin(), s.moving.end()), s.moving.end());
+    s.use_tree = s.tree_allowed && s.tree.analyse(s.entries, bodies.size());
+    s.eigen_analysed = false;
+    s.pattern_key = s.key;
+  }
+  s.assemble(bodies, inverse_inertia, joints);
 }
 
 bool JointDirectSolver::Impl::assemble(const std::vector<RigidBody*>& bodies,
                                        const std::vector<Mat3>& inverse_inertia,
-                                       std::vector<JointState>& joints,
-                                       const std::vector<int>& key) {
-  Impl& s = *this;
-  const int total = s.total;
+                                       std::vector<JointState>& joints) {
+  rhs.resize(total);
+  if (use_tree && tree.factor(entries, bodies, inverse_inertia, kRegularization)) {
+    factored = true;
+    return true;
+  }
+  // Not positive definite to the tree's Cholesky (redundant rows): Eigen's LDLᵀ from now on.
+  use_tree = false;
+  if (factor_eigen(bodies, inverse_inertia)) {
+    factored = true;
+    return true;
+  }
+  for (const int j : entry_joint) {  // back to the iterations, which need the point's mass
+    JointState& joint = joints[j];
+    joint.direct = false;
+    prepare_point_mass(joint, *bodies[joint.desc.a], *bodies[joint.desc.b],
+                       inverse_inertia[joint.desc.a], inverse_inertia[joint.desc.b]);
+  }
+  entries.clear();
+  entry_joint.clear();
+  pattern_key.clear();
+  factored = false;
+  return false;
+}
+
+bool JointDirectSolver::Impl::factor_eigen(const std::vector<RigidBody*>& bodies,
+                                           const std::vector<Mat3>& inverse_inertia) {
   // A = J·M⁻¹·Jᵀ: a block per joint on the diagonal, and one per pair of joints sharing a body.
-  std::vector<std::vector<std::pair<int, int>>>& on_body = s.on_body;  // (entry, side)
   on_body.resize(bodies.size());
   for (auto& list : on_body) list.clear();
-  for (int n = 0; n < int(s.entries.size()); ++n) {
-    const JointState& j = joints[s.entries[n].joint];
-    if (s.entries[n].a_moves) on_body[j.desc.a].push_back({n, 0});
-    if (s.entries[n].b_moves) on_body[j.desc.b].push_back({n, 1});
-  }
-  s.triplets.clear();
-  std::vector<Row>& weighted = s.weighted;
+  for (int n = 0; n < int(entries.size()); ++n)
+    for (int side = 0; side < 2; ++side)
+      if (entries[n].body[side] >= 0) on_body[entries[n].body[side]].push_back({n, side});
+  triplets.clear();
   for (std::size_t body = 0; body < bodies.size(); ++body) {
     const auto& list = on_body[body];
     for (std::size_t p = 0; p < list.size(); ++p) {
-      const Impl::Entry& ei = s.entries[list[p].first];
-      const std::vector<Row>& ri = list[p].second == 0 ? ei.ja : ei.jb;
-      weighted.clear();
-      for (const Row& r : ri)
-        weighted.push_back(apply_inverse_mass(*bodies[body], inverse_inertia[body], r));
+      const DirectJointRows& ei = entries[list[p].first];
+      const std::array<Row, 6>& ri = ei.jacobian[list[p].second];
+      for (int r = 0; r < ei.rows; ++r)
+        weighted[r] = apply_inverse_mass(*bodies[body], inverse_inertia[body], ri[r]);
       for (std::size_t q = 0; q <= p; ++q) {
-        const Impl::Entry& ej = s.entries[list[q].first];
-        const std::vector<Row>& rj = list[q].second == 0 ? ej.ja : ej.jb;
+        const DirectJointRows& ej = entries[list[q].first];
+        const std::array<Row, 6>& rj = ej.jacobian[list[q].second];
         for (int r = 0; r < ei.rows; ++r)
           for (int c = 0; c < (p == q ? r + 1 : ej.rows); ++c) {  // a diagonal block's lower half
             const double v = dot6(weighted[r], rj[c]);
             const int row = ei.offset + r, col = ej.offset + c;
             if (row >= col)
-              s.triplets.emplace_back(row, col, v);  // lower triangle
+              triplets.emplace_back(row, col, v);  // lower triangle
             else
-              s.triplets.emplace_back(col, row, v);
+              triplets.emplace_back(col, row, v);
           }
       }
     }
   }
-  s.a.resize(total, total);
-  s.a.setFromTriplets(s.triplets.begin(), s.triplets.end());
-  for (int k = 0; k < total; ++k) s.a.coeffRef(k, k) *= 1 + kRegularization;
-  if (key != s.pattern_key) {
-    s.ldlt.analyzePattern(s.a);
-    s.pattern_key = key;
+  a.resize(total, total);
+  a.setFromTriplets(triplets.begin(), triplets.end());
+  for (int k = 0; k < total; ++k) a.coeffRef(k, k) *= 1 + kRegularization;
+  if (!eigen_analysed) {
+    ldlt.analyzePattern(a);
+    eigen_analysed = true;
   }
-  s.ldlt.factorize(s.a);
-  if (s.ldlt.info() != Eigen::Success) {
-    for (const Impl::Entry& e : s.entries) joints[e.joint].direct = false;  // back to iterations
-    s.entries.clear();
-    s.pattern_key.clear();
-    return false;
-  }
-  s.rhs.resize(total);
-  s.factored = true;
-  return true;
+  ldlt.factorize(a);
+  return ldlt.info() == Eigen::Success;
 }
 
 void JointDirectSolver::solve_velocities(const std::vector<RigidBody*>& bodies,
@@ -222,26 +269,26 @@ void JointDirectSolver::solve_velocities(const std::vector<RigidBody*>& bodies,
                                          std::vector<JointState>& joints) {
   Impl& s = *impl_;
   if (!s.factored) return;
-  for (const Impl::Entry& e : s.entries) {
-    const JointState& j = joints[e.joint];
+  for (std::size_t n = 0; n < s.entries.size(); ++n) {
+    const DirectJointRows& e = s.entries[n];
+    const JointState& j = joints[s.entry_joint[n]];
     const RigidBody& a = *bodies[j.desc.a];
     const RigidBody& b = *bodies[j.desc.b];
     const Row va = make_row(a.linear_velocity, a.angular_velocity, 1);
     const Row vb = make_row(b.linear_velocity, b.angular_velocity, 1);
-    for (int r = 0; r < e.rows; ++r) s.rhs[e.offset + r] = -(dot6(e.ja[r], va) + dot6(e.jb[r], vb));
+    for (int r = 0; r < e.rows; ++r)
+      s.rhs[e.offset + r] = -(dot6(e.jacobian[0][r], va) + dot6(e.jacobian[1][r], vb));
   }
-  s.lambda = s.ldlt.solve(s.rhs);
-  s.distribute(bodies, inverse_inertia, joints, [](RigidBody& body, const Row& dv) {
-    body.linear_velocity += Vec3{dv[0], dv[1], dv[2]};
-    body.angular_velocity += Vec3{dv[3], dv[4], dv[5]};
-  });
+  s.solve();
+  s.distribute(bodies, inverse_inertia);
   // The impulse on b: J_bᵀλ, whose linear part is λ for the point rows (or λ·d for a rod).
-  for (const Impl::Entry& e : s.entries) {
-    JointState& j = joints[e.joint];
+  for (std::size_t n = 0; n < s.entries.size(); ++n) {
+    JointState& j = joints[s.entry_joint[n]];
+    const int offset = s.entries[n].offset;
     if (j.desc.kind == JointKind::Distance)
-      j.rod_lambda += s.lambda[e.offset];
+      j.rod_lambda += s.lambda[offset];
     else
-      j.point_lambda += Vec3{s.lambda[e.offset], s.lambda[e.offset + 1], s.lambda[e.offset + 2]};
+      j.point_lambda += Vec3{s.lambda[offset], s.lambda[offset + 1], s.lambda[offset + 2]};
   }
 }
 
@@ -256,8 +303,8 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
   current_inverse_inertia.resize(inverse_inertia.size());
   for (std::size_t i = 0; i < bodies.size(); ++i)
     current_inverse_inertia[i] = world_inverse_inertia(*bodies[i]);
-  for (Impl::Entry& e : s.entries) {
-    JointState& j = joints[e.joint];
+  for (std::size_t n = 0; n < s.entries.size(); ++n) {
+    JointState& j = joints[s.entry_joint[n]];
     const RigidBody& a = *bodies[j.desc.a];
     const RigidBody& b = *bodies[j.desc.b];
     j.ra = rotate(a.orientation, j.anchor_a);
@@ -270,16 +317,16 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       const Vec3 between = (b.position + j.rb) - (a.position + j.ra);
       if (length(between) > 1e-12) j.rod_direction = normalize(between);
     }
-    jacobian_rows(j, e.ja, e.jb);
+    jacobian_rows(j, s.entries[n]);
   }
-  if (!s.assemble(bodies, current_inverse_inertia, joints, s.pattern_key)) return;
-  for (const Impl::Entry& e : s.entries) {
-    const JointState& j = joints[e.joint];
+  if (!s.assemble(bodies, current_inverse_inertia, joints)) return;
+  for (std::size_t n = 0; n < s.entries.size(); ++n) {
+    const JointState& j = joints[s.entry_joint[n]];
     const RigidBody& a = *bodies[j.desc.a];
     const RigidBody& b = *bodies[j.desc.b];
-    const Vec3 xa = a.position + rotate(a.orientation, j.anchor_a);
-    const Vec3 xb = b.position + rotate(b.orientation, j.anchor_b);
-    double* r = s.rhs.data() + e.offset;
+    const Vec3 xa = a.position + j.ra;  // the arms were just set at these poses
+    const Vec3 xb = b.position + j.rb;
+    double* r = s.rhs.data() + s.entries[n].offset;
     if (j.desc.kind == JointKind::Distance) {
       r[0] = -(distance(xa, xb) - j.desc.max_distance);
       continue;
@@ -299,11 +346,21 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       for (int k = 0; k < 3; ++k) r[3 + k] = 2 * error.vec()[k];
     }
   }
-  s.lambda = s.ldlt.solve(s.rhs);
-  s.distribute(bodies, current_inverse_inertia, joints, [](RigidBody& body, const Row& dx) {
-    body.position += Vec3{dx[0], dx[1], dx[2]};
-    body.orientation = turned_by(body.orientation, {dx[3], dx[4], dx[5]});
-  });
+  s.solve();
+  // Moved joint by joint: a body's turns compose (summed first, the 50-link chain's worst drift is
+  // 0.1% larger).
+  for (const DirectJointRows& e : s.entries)
+    for (int side = 0; side < 2; ++side) {
+      const int id = e.body[side];
+      if (id < 0) continue;
+      Row impulse{};
+      for (int r = 0; r < e.rows; ++r)
+        for (int k = 0; k < 6; ++k) impulse[k] += e.jacobian[side][r][k] * s.lambda[e.offset + r];
+      const Row dx = apply_inverse_mass(*bodies[id], current_inverse_inertia[id], impulse);
+      RigidBody& body = *bodies[id];
+      body.position += Vec3{dx[0], dx[1], dx[2]};
+      body.orientation = turned_by(body.orientation, {dx[3], dx[4], dx[5]});
+    }
 }
 
 }  // namespace kinema::detail

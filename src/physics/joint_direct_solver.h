@@ -5,9 +5,11 @@
 // joint must keep at zero — the anchor point's three, a hinge's two axis rows, a weld's three
 // angular rows, a rod's one — are solved together: A·λ = −J·v with A = J·M⁻¹·Jᵀ (Baraff 1996,
 // "Linear-Time Dynamics using Lagrange Multipliers", in its reduced form). A is sparse — joints
-// couple only through a shared body — so its LDLᵀ factor with a fill-reducing ordering stays
-// near linear for chains and ragdolls; it is factored once a step and reused by every pass and
-// by the position stabilization after the step (Cline and Pai 2003).
+// couple only through a shared body. When the joints form a forest over the moving bodies
+// (chains, ragdolls), A is factored leaves first with no fill in linear time
+// (joint_tree_solver.h); with loops, by a sparse LDLᵀ with a fill-reducing ordering. The factor
+// is built once a step and reused by every pass; the position stabilization after the step
+// (Cline and Pai 2003) builds it again at the new poses.
 #pragma once
 
 #include <memory>
@@ -35,6 +37,12 @@ class JointDirectSolver {
   /// them to the joints' point_lambda / rod_lambda (for breaking).
   void solve_velocities(const std::vector<RigidBody*>& bodies,
                         const std::vector<Mat3>& inverse_inertia, std::vector<JointState>& joints);
+
+  /// Tests: whether a forest of joints may use the tree factorization (it may by default); off,
+  /// every system goes to the general sparse one.
+  void allow_tree_solver(bool allowed);
+  /// Whether the last factorization was the tree one.
+  bool using_tree_solver() const;
 
   /// Position pass after the step: moves and turns the bodies so that the direct rows' position
   /// errors vanish to first order; velocities are untouched.

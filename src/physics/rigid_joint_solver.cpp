@@ -151,10 +151,9 @@ void prepare_joint(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia, co
   j.rod_lambda = 0;
   // Joints solved directly have their equalities solved exactly each pass: nothing to warm-start.
   const double w = warm_start && !j.direct ? 1.0 : 0.0;
-  if (has_point(d.kind)) {
-    j.point_mass = inverse(point_matrix(a, b, ia, ib, j.ra, j.rb));
-    j.point_lambda = j.previous_point_lambda * w;
-  }
+  // The point's rows are always solved directly (joint_direct_solver.h), which gives a joint its
+  // point_mass when it hands the joint back to the iterations.
+  if (has_point(d.kind)) j.point_lambda = j.previous_point_lambda * w;
   const Vec3 axis_world = rotate(a.orientation, j.axis_a);
   switch (d.kind) {
     case JointKind::Ball:
@@ -226,6 +225,11 @@ void prepare_joint(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia, co
     apply_angular(a, b, ia, ib, j.rows[i].axis * j.rows[i].lambda);
 }
 
+void prepare_point_mass(JointState& j, const RigidBody& a, const RigidBody& b, const Mat3& ia,
+                        const Mat3& ib) {
+  if (has_point(j.desc.kind)) j.point_mass = inverse(point_matrix(a, b, ia, ib, j.ra, j.rb));
+}
+
 bool needs_iterations(const JointState& j) {
   return !j.direct || j.row_count > equality_angular_rows(j.desc.kind);
 }
@@ -270,14 +274,24 @@ void finish_joint_step(JointState& j) {
 
 void solve_joint_position(JointState& j, RigidBody& a, RigidBody& b, double fraction) {
   const JointDesc& d = j.desc;
-  Mat3 ia = world_inverse_inertia(a), ib = world_inverse_inertia(b);
+  // The inertias at the current poses, computed when first needed (most direct joints have
+  // nothing to do here).
+  Mat3 ia, ib;
+  bool inertias_current = false;
+  auto inertias = [&] {
+    if (!inertias_current) {
+      ia = world_inverse_inertia(a);
+      ib = world_inverse_inertia(b);
+      inertias_current = true;
+    }
+  };
   if (has_point(d.kind) && !j.direct) {
+    inertias();
     const Vec3 ra = rotate(a.orientation, j.anchor_a), rb = rotate(b.orientation, j.anchor_b);
     const Vec3 c = (b.position + rb) - (a.position + ra);
     const Vec3 impulse = inverse(point_matrix(a, b, ia, ib, ra, rb)) * c * -fraction;
     apply_position_impulse(a, b, ia, ib, ra, rb, impulse);
-    ia = world_inverse_inertia(a);
-    ib = world_inverse_inertia(b);
+    inertias_current = false;  // the impulse turned them
   }
   const Vec3 axis_world = rotate(a.orientation, j.axis_a);
   switch (d.kind) {
@@ -285,31 +299,43 @@ void solve_joint_position(JointState& j, RigidBody& a, RigidBody& b, double frac
       break;
     case JointKind::Hinge: {
       const Vec3 axis_b = rotate(b.orientation, j.axis_b);
-      if (!j.direct) rotate_apart(a, b, ia, ib, cross(axis_b, axis_world) * fraction);
+      if (!j.direct) {
+        inertias();
+        rotate_apart(a, b, ia, ib, cross(axis_b, axis_world) * fraction);
+      }
       if (d.limit) {
         const double angle = twist_angle(relative_rotation(j, a, b), j.axis_a);
         const double bound = std::clamp(angle, d.lower, d.upper);
-        if (bound != angle) rotate_apart(a, b, ia, ib, axis_world * ((bound - angle) * fraction));
+        if (bound != angle) {
+          inertias();
+          rotate_apart(a, b, ia, ib, axis_world * ((bound - angle) * fraction));
+        }
       }
       break;
     }
     case JointKind::ConeTwist: {
       Vec3 swing_axis;
       const double swing = swing_angle(relative_rotation(j, a, b), j.axis_a, swing_axis);
-      if (swing > d.swing_limit)
+      if (swing > d.swing_limit) {
+        inertias();
         rotate_apart(a, b, ia, ib,
                      rotate(a.orientation, swing_axis) * ((d.swing_limit - swing) * fraction));
+      }
       Quat swing_part, twist_part;
       swing_twist(relative_rotation(j, a, b), j.axis_a, swing_part, twist_part);
       const double twist = twist_angle(twist_part.w < 0 ? -twist_part : twist_part, j.axis_a);
       const double bound = std::clamp(twist, d.twist_lower, d.twist_upper);
-      if (bound != twist) rotate_apart(a, b, ia, ib, axis_world * ((bound - twist) * fraction));
+      if (bound != twist) {
+        inertias();
+        rotate_apart(a, b, ia, ib, axis_world * ((bound - twist) * fraction));
+      }
       break;
     }
     case JointKind::Fixed: {
       if (j.direct) break;
       Quat error = a.orientation * j.rest * conjugate(b.orientation);
       if (error.w < 0) error = -error;
+      inertias();
       rotate_apart(a, b, ia, ib, error.vec() * (2 * fraction));
       break;
     }
@@ -322,6 +348,7 @@ void solve_joint_position(JointState& j, RigidBody& a, RigidBody& b, double frac
       const Vec3 dir = between / len;
       const double c = len - std::clamp(len, d.min_distance, d.max_distance);
       if (c == 0) break;
+      inertias();
       const double mass = linear_mass(a, b, ia, ib, ra, rb, dir);
       const Vec3 impulse = dir * (-c * mass * fraction);
       apply_position_impulse(a, b, ia, ib, ra, rb, impulse);

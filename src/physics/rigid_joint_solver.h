@@ -28,7 +28,7 @@ struct JointState {
 
   // Per step.
   Vec3 ra, rb;      // world arms (m)
-  Mat3 point_mass;  // inverse of the 3×3 point-constraint matrix
+  Mat3 point_mass;  // inverse of the 3×3 point-constraint matrix (set by prepare_point_mass)
   Vec3 point_lambda{0, 0, 0};
   AngularRow rows[5];
   int row_count = 0;
@@ -46,6 +46,11 @@ void initialise_joint(JointState& j, const RigidBody& a, const RigidBody& b);
 /// Builds this step's rows and applies the warm-start impulses.
 void prepare_joint(JointState& j, RigidBody& a, RigidBody& b, const Mat3& ia, const Mat3& ib,
                    double h, bool warm_start);
+
+/// Sets point_mass for a joint whose point the iterations solve (prepare_joint leaves it to the
+/// direct solve, which calls this when it hands the joint back).
+void prepare_point_mass(JointState& j, const RigidBody& a, const RigidBody& b, const Mat3& ia,
+                        const Mat3& ib);
 
 /// Whether the joint has rows the iterations must solve this step: all of them when it is not
 /// solved directly, else its limits and motors.
