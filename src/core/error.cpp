@@ -19,4 +19,15 @@ Error::Error(std::string file, std::string place, std::string reason)
 
 std::string at_line(long line) { return "line " + std::to_string(line); }
 
+std::string at_line_and_column(std::string_view text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n')
+      line += 1, column = 1;
+    else
+      ++column;
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 }  // namespace kinema

@@ -38,7 +38,79 @@ constexpr const char* kRagdollBones[] = {
     "leftLowerArm",  "rightLowerArm", "leftHand",      "rightHand",    "leftUpperLeg",
     "rightUpperLeg", "leftLowerLeg",  "rightLowerLeg", "leftFoot",     "rightFoot"};
 
+// Anatomical cone–twist limits (rad): swing, twist range ±.
+struct ConeDefault {
+  const char* bone;
+  double swing, twist;
+};
+constexpr ConeDefault kHumanoidCones[] = {
+    {"spine", 0.35, 0.35},       {"chest", 0.35, 0.35},       {"upperChest", 0.35, 0.35},
+    {"neck", 0.5, 0.6},          {"head", 0.5, 0.6},          {"leftShoulder", 0.3, 0.2},
+    {"rightShoulder", 0.3, 0.2}, {"leftUpperArm", 1.66, 1.2}, {"rightUpperArm", 1.66, 1.2},
+    {"leftHand", 0.9, 0.3},      {"rightHand", 0.9, 0.3},     {"leftUpperLeg", 1.2, 0.5},
+    {"rightUpperLeg", 1.2, 0.5}, {"leftFoot", 0.6, 0.25},     {"rightFoot", 0.6, 0.25}};
+
+// Knees and elbows: hinges from the bone to its child, bending 0…kBend.
+struct HingeDefault {
+  const char* bone;
+  const char* child;
+  bool bends_back;  // the shin folds behind the thigh; the forearm comes forward
+};
+constexpr HingeDefault kHumanoidHinges[] = {{"leftLowerArm", "leftHand", false},
+                                            {"rightLowerArm", "rightHand", false},
+                                            {"leftLowerLeg", "leftFoot", true},
+                                            {"rightLowerLeg", "rightFoot", true}};
+constexpr double kBend = 2.5;          // rad, ≈ 143°
+constexpr double kHyperextend = 0.05;  // rad: a little past straight, as a knee locks
+
+Vec3 joint_origin(const Mat4& m) { return m.transform_point({0, 0, 0}); }
+
+// Direction `world` (at rest) in joint j's own frame.
+Vec3 in_joint_frame(const Mat4& rest_model, const Vec3& world) {
+  return normalize(
+      rotate(conjugate(normalize(Transform::from_matrix(rest_model).rotation)), world));
+}
+
 }  // namespace
+
+std::vector<RagdollJointLimit> humanoid_ragdoll_limits(const Asset& character) {
+  std::vector<RagdollJointLimit> out;
+  if (!character.humanoid) return out;
+  const Humanoid& h = *character.humanoid;
+  const int left_leg = h.find("leftUpperLeg"), right_leg = h.find("rightUpperLeg");
+  if (left_leg < 0 || right_leg < 0) return out;
+  const std::vector<Mat4> rest = rest_model_matrices(character.skeleton);
+  const Vec3 left = joint_origin(rest[size_t(left_leg)]) - joint_origin(rest[size_t(right_leg)]);
+  const Vec3 forward = cross(left, Vec3{0, 1, 0});
+  if (!(length(forward) > 1e-9)) return out;
+  for (const ConeDefault& c : kHumanoidCones)
+    if (const int j = h.find(c.bone); j >= 0) {
+      RagdollJointLimit l;
+      l.joint = j;
+      l.kind = JointKind::ConeTwist;
+      l.swing = c.swing;
+      l.twist_lower = -c.twist;
+      l.twist_upper = c.twist;
+      out.push_back(l);
+    }
+  for (const HingeDefault& c : kHumanoidHinges) {
+    const int j = h.find(c.bone), child = h.find(c.child);
+    if (j < 0 || child < 0) continue;
+    const Vec3 bone = joint_origin(rest[size_t(child)]) - joint_origin(rest[size_t(j)]);
+    // Turning the bone positively about bone × forward brings its end forward; the other way
+    // round, back.
+    const Vec3 axis = c.bends_back ? cross(forward, bone) : cross(bone, forward);
+    if (!(length(axis) > 1e-9 * length(bone) * length(forward))) continue;
+    RagdollJointLimit l;
+    l.joint = j;
+    l.kind = JointKind::Hinge;
+    l.axis = in_joint_frame(rest[size_t(j)], normalize(axis));
+    l.lower = -kHyperextend;
+    l.upper = kBend;
+    out.push_back(l);
+  }
+  return out;
+}
 
 Ragdoll::Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4> model_pose,
                  const RagdollOptions& options)
@@ -80,7 +152,7 @@ Ragdoll::Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4
     inverse(rb.offset, rb.offset_inverse);
     Vec3 origin;
     Quat q;
-    split(model_pose[size_t(c.joint)] * rb.offset, origin, q);
+    split(rest[size_t(c.joint)] * rb.offset, origin, q);  // at rest until the joints are made
     const MassProperties mass =
         mass_properties(shape, options.density, skeleton.joint(c.joint).name);
     if (mass.mass < options.min_mass) continue;
@@ -92,8 +164,20 @@ Ragdoll::Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4
     bodies_.push_back(rb);
     shapes.push_back(shape);
   }
-  // Each body hangs from the nearest ancestor with a body, at its own joint, twisting along its
-  // bone.
+  // Each joint's limit: the caller's, else the humanoid default, else the options' cone.
+  std::vector<const RagdollJointLimit*> limit_of(size_t(skeleton.joint_count()), nullptr);
+  const std::vector<RagdollJointLimit> defaults = options.humanoid_limits
+                                                      ? humanoid_ragdoll_limits(character)
+                                                      : std::vector<RagdollJointLimit>{};
+  for (const auto* list : {&defaults, &options.limits})
+    for (const RagdollJointLimit& l : *list) {
+      if (l.joint < 0 || l.joint >= skeleton.joint_count())
+        throw Error({}, "ragdoll",
+                    "a joint limit names joint " + std::to_string(l.joint) + " of " +
+                        std::to_string(skeleton.joint_count()));
+      limit_of[size_t(l.joint)] = &l;
+    }
+  // Each body hangs from the nearest ancestor with a body, at its own joint, made at rest.
   const std::span<const int> parents = skeleton.parents();
   for (RagdollBody& rb : bodies_) {
     int up = parents[size_t(rb.joint)];
@@ -101,28 +185,61 @@ Ragdoll::Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4
     if (up < 0) continue;
     rb.parent = body_of_joint_[size_t(up)];
     const RigidBody& child = world.body(rb.body);
+    const Vec3 along_bone = rotate(child.orientation, Vec3{0, 1, 0});
     JointDesc d;
     d.kind = JointKind::ConeTwist;
     d.a = bodies_[size_t(rb.parent)].body;
     d.b = rb.body;
-    d.anchor = model_pose[size_t(rb.joint)].transform_point({0, 0, 0});
-    d.axis = rotate(child.orientation, Vec3{0, 1, 0});
+    d.anchor = joint_origin(rest[size_t(rb.joint)]);
+    d.axis = along_bone;
     d.swing_limit = options.swing_limit;
     d.twist_lower = -options.twist_limit;
     d.twist_upper = options.twist_limit;
-    rb.link = world.add_joint(d);
-  }
-  // Parts that overlap at the start (thighs and hips, the chest and the upper arms) would push
-  // each other apart for ever: they do not collide. The rest do (an arm hits the chest).
-  ContactManifold m;
-  for (size_t i = 0; i < bodies_.size(); ++i)
-    for (size_t k = i + 1; k < bodies_.size(); ++k) {
-      const RigidBody& a = world.body(bodies_[i].body);
-      const RigidBody& b = world.body(bodies_[k].body);
-      if (collide(shapes[i], {shape_origin(a), a.orientation}, shapes[k],
-                  {shape_origin(b), b.orientation}, m))
-        world.disable_collision(bodies_[i].body, bodies_[k].body);
+    if (const RagdollJointLimit* l = limit_of[size_t(rb.joint)]) {
+      const std::string& name = skeleton.joint(rb.joint).name;
+      if (l->kind != JointKind::ConeTwist && l->kind != JointKind::Hinge)
+        throw Error({}, name, "a ragdoll joint limit is a cone_twist or a hinge");
+      const Quat rest_rotation = normalize(Transform::from_matrix(rest[size_t(rb.joint)]).rotation);
+      const bool along = l->axis.x == 0 && l->axis.y == 0 && l->axis.z == 0;
+      if (!is_finite(l->axis) || (along && l->kind == JointKind::Hinge))
+        throw Error({}, name, "the limit's axis is not finite, or a hinge's is zero");
+      d.kind = l->kind;
+      d.axis = along ? along_bone : rotate(rest_rotation, normalize(l->axis));
+      if (l->kind == JointKind::Hinge) {
+        if (!(l->lower <= 0 && l->upper >= 0))
+          throw Error({}, name, "a hinge's range must hold its rest angle: lower ≤ 0 ≤ upper");
+        d.limit = true;
+        d.lower = l->lower;
+        d.upper = l->upper;
+      } else {
+        d.swing_limit = l->swing;
+        d.twist_lower = l->twist_lower;
+        d.twist_upper = l->twist_upper;
+      }
     }
+    try {
+      rb.link = world.add_joint(d);
+    } catch (const Error& e) {
+      throw Error({}, skeleton.joint(rb.joint).name, e.reason());
+    }
+  }
+  // Parts that overlap at rest or at the start (thighs and hips, the chest and the upper arms)
+  // would push each other apart for ever: they do not collide. The rest do (an arm hits the
+  // chest).
+  auto disable_overlaps = [&] {
+    ContactManifold m;
+    for (size_t i = 0; i < bodies_.size(); ++i)
+      for (size_t k = i + 1; k < bodies_.size(); ++k) {
+        const RigidBody& a = world.body(bodies_[i].body);
+        const RigidBody& b = world.body(bodies_[k].body);
+        if (collide(shapes[i], {shape_origin(a), a.orientation}, shapes[k],
+                    {shape_origin(b), b.orientation}, m))
+          world.disable_collision(bodies_[i].body, bodies_[k].body);
+      }
+  };
+  disable_overlaps();
+  match_pose(world, model_pose, model_pose, 0);
+  disable_overlaps();
 }
 
 int Ragdoll::body_of_joint(int joint) const {

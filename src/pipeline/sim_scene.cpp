@@ -437,15 +437,8 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   try {
     j = json::parse(json_text);
   } catch (const json::parse_error& e) {
-    // Line and column of the byte where parsing stopped.
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i + 1 < e.byte && i < json_text.size(); ++i) {
-      if (json_text[i] == '\n')
-        ++line, column = 1;
-      else
-        ++column;
-    }
-    throw Error(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
+    // nlohmann's byte is 1-based: the line and column of the byte where parsing stopped.
+    throw Error(file, at_line_and_column(json_text, e.byte > 0 ? e.byte - 1 : 0),
                 std::string("malformed JSON: ") + e.what());
   } catch (const json::exception& e) {  // a number past a double's range (1e999)
     throw Error(file, "/", std::string("malformed JSON: ") + e.what());

@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "kinema/core/error.h"
+#include "kinema/ik/joint_limits.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 
@@ -175,6 +176,148 @@ TEST(Ragdoll, StruckLimbGoesLimpAndRecovers) {
   EXPECT_EQ(doll.bodies()[size_t(arm)].gain, 1.0);
   std::vector<Mat4> short_pose(3);
   EXPECT_THROW(doll.drive(world, short_pose), Error);
+}
+
+const RagdollJointLimit* limit_of(const std::vector<RagdollJointLimit>& limits, int joint) {
+  for (const RagdollJointLimit& l : limits)
+    if (l.joint == joint) return &l;
+  return nullptr;
+}
+
+// Where `end` goes when joint j turns by `angle` about its limit's axis at rest (world).
+Vec3 end_turned(const Asset& a, const RagdollJointLimit& l, int end, double angle) {
+  const std::vector<Mat4> rest = rest_model_matrices(a.skeleton);
+  const Vec3 pivot = rest[size_t(l.joint)].transform_point({0, 0, 0});
+  const Vec3 axis =
+      rotate(normalize(Transform::from_matrix(rest[size_t(l.joint)]).rotation), l.axis);
+  return pivot + rotate(Quat::from_axis_angle(axis, angle),
+                        rest[size_t(end)].transform_point({0, 0, 0}) - pivot);
+}
+
+TEST(RagdollLimits, KneesBendBackAndElbowsForwardAsHinges) {
+  const Asset& a = godette();
+  const std::vector<RagdollJointLimit> limits = humanoid_ragdoll_limits(a);
+  const Humanoid& h = *a.humanoid;
+  const std::vector<Mat4> rest = rest_model_matrices(a.skeleton);
+  auto at = [&](int j) { return rest[size_t(j)].transform_point({0, 0, 0}); };
+  // Where she faces, from her toes (Godette, a VRM 0 model, faces −Z).
+  Vec3 forward = at(h.find("leftToes")) - at(h.find("leftFoot"));
+  forward.y = 0;
+  forward = normalize(forward);
+  EXPECT_LT(forward.z, -0.9);
+  for (const char* side : {"left", "right"}) {
+    const std::string s(side);
+    const RagdollJointLimit* knee = limit_of(limits, h.find(s + "LowerLeg"));
+    const RagdollJointLimit* elbow = limit_of(limits, h.find(s + "LowerArm"));
+    ASSERT_NE(knee, nullptr);
+    ASSERT_NE(elbow, nullptr);
+    EXPECT_EQ(knee->kind, JointKind::Hinge);
+    EXPECT_EQ(elbow->kind, JointKind::Hinge);
+    EXPECT_LE(knee->lower, 0);
+    EXPECT_GT(knee->upper, 2);
+    // A bent knee takes the foot back, a bent elbow the hand forward.
+    const int foot = h.find(s + "Foot"), hand = h.find(s + "Hand");
+    EXPECT_LT(dot(end_turned(a, *knee, foot, 1.0) - at(foot), forward), -0.05) << side;
+    EXPECT_GT(dot(end_turned(a, *elbow, hand, 1.0) - at(hand), forward), 0.05) << side;
+    const RagdollJointLimit* hip = limit_of(limits, h.find(s + "UpperLeg"));
+    ASSERT_NE(hip, nullptr);
+    EXPECT_EQ(hip->kind, JointKind::ConeTwist);
+  }
+  EXPECT_EQ(limit_of(limits, h.find("hips")), nullptr);  // the root hangs from nothing
+}
+
+// The knee's angle in a pose read back from the ragdoll: its twist about the hinge axis from the
+// rest pose.
+double knee_angle(const Asset& a, const Ragdoll& doll, const RigidWorld& world,
+                  const RagdollJointLimit& knee) {
+  std::vector<Mat4> model;
+  const std::vector<Transform> rest = a.skeleton.rest_pose();
+  doll.read_pose(world, rest, model);
+  const int parent = a.skeleton.parents()[size_t(knee.joint)];
+  Mat4 parent_inverse;
+  EXPECT_TRUE(inverse(model[size_t(parent)], parent_inverse));
+  const Quat local =
+      normalize(Transform::from_matrix(parent_inverse * model[size_t(knee.joint)]).rotation);
+  return twist_angle(conjugate(rest[size_t(knee.joint)].rotation) * local, knee.axis);
+}
+
+TEST(RagdollLimits, LimitsHoldFromTheRestPoseWhateverPoseTheRagdollStartsIn) {
+  const Asset& a = godette();
+  const RagdollJointLimit knee =
+      *limit_of(humanoid_ragdoll_limits(a), a.humanoid->find("leftLowerLeg"));
+  for (const double start : {1.0, -1.0}) {  // bent within the limit; bent the wrong way
+    RigidWorldSettings settings;
+    settings.gravity = {0, 0, 0};
+    settings.sleeping = false;
+    RigidWorld world(settings);
+    std::vector<Transform> pose = a.skeleton.rest_pose();
+    pose[size_t(knee.joint)].rotation =
+        pose[size_t(knee.joint)].rotation * Quat::from_axis_angle(knee.axis, start);
+    Ragdoll doll(a, world, model_of(a, pose, {0, 2, 0}));
+    EXPECT_NEAR(knee_angle(a, doll, world, knee), start, 1e-9);
+    for (int i = 0; i < 60; ++i) world.step(1.0 / 60);
+    const double after = knee_angle(a, doll, world, knee);
+    if (start > 0)
+      EXPECT_NEAR(after, start, 0.02);  // free to stay where it is
+    else
+      EXPECT_GT(after, knee.lower - 0.03);  // pushed back into its range
+  }
+}
+
+TEST(RagdollLimits, KneesNeverBendTheWrongWayInAFall) {
+  const Asset& a = godette();
+  const std::vector<RagdollJointLimit> limits = humanoid_ragdoll_limits(a);
+  const RagdollJointLimit left = *limit_of(limits, a.humanoid->find("leftLowerLeg"));
+  const RagdollJointLimit right = *limit_of(limits, a.humanoid->find("rightLowerLeg"));
+  RigidWorld world;
+  add_ground(world);
+  Ragdoll doll(a, world, model_of(a, a.skeleton.rest_pose(), {0, 0.6, 0}));
+  world.body(doll.bodies()[0].body).angular_velocity = {2, 0, 1};  // tumble
+  double least = 1e9, most = -1e9;
+  for (int i = 0; i < 180; ++i) {
+    world.step(1.0 / 60);
+    for (const RagdollJointLimit* k : {&left, &right}) {
+      const double angle = knee_angle(a, doll, world, *k);
+      least = std::min(least, angle);
+      most = std::max(most, angle);
+    }
+  }
+  EXPECT_GT(least, left.lower - 0.05);
+  EXPECT_LT(most, left.upper + 0.05);
+}
+
+TEST(RagdollLimits, CallersLimitsReplaceTheDefaultsAndBadOnesAreRefusedByJoint) {
+  const Asset& a = godette();
+  const int knee = a.humanoid->find("leftLowerLeg");
+  RagdollOptions options;
+  RagdollJointLimit stiff;  // a cone along the bone instead of the default hinge
+  stiff.joint = knee;
+  stiff.swing = 0.1;
+  options.limits.push_back(stiff);
+  RigidWorld world;
+  const Ragdoll doll(a, world, model_of(a, a.skeleton.rest_pose()), options);
+  const RagdollBody& shin = doll.bodies()[size_t(doll.body_of_joint(knee))];
+  EXPECT_EQ(world.joint(shin.link).kind, JointKind::ConeTwist);
+
+  RagdollJointLimit backwards;
+  backwards.joint = knee;
+  backwards.kind = JointKind::Hinge;
+  backwards.axis = {1, 0, 0};
+  backwards.lower = 0.2;  // does not hold the rest angle
+  backwards.upper = 1;
+  options.limits = {backwards};
+  RigidWorld other;
+  try {
+    Ragdoll(a, other, model_of(a, a.skeleton.rest_pose()), options);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place(), a.skeleton.joint(knee).name);
+    EXPECT_NE(e.reason().find("lower ≤ 0 ≤ upper"), std::string::npos) << e.reason();
+  }
+  options.limits = {stiff};
+  options.limits[0].joint = 100000;
+  RigidWorld third;
+  EXPECT_THROW(Ragdoll(a, third, model_of(a, a.skeleton.rest_pose()), options), Error);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // tools/kinema/verb_ragdoll.cpp — `kinema ragdoll CHARACTER --hit TIME,BONE,IX:IY:IZ -o OUT
-// [--clip C] [--powered] [--seconds S] [--fps N] [--rate N] [--json]`.
+// [--clip C] [--powered] [--limits L.json] [--get-up C,…] [--seconds S] [--fps N] [--rate N]
+// [--json]`.
 //
 // Runs pipeline::run_ragdoll (kinema/pipeline/ragdoll.h): the character plays its clip until the
 // hit, becomes a ragdoll with the animation's velocities, takes the impulse and falls — passive,
@@ -85,6 +86,8 @@ int run_ragdoll(RagdollArgs& a, const GlobalOptions& global) {
     j["us_per_step"] = us;
     j["worst_joint_error_m"] = r.worst_joint_error;
     j["final_height_m"] = r.final_height;
+    if (!r.get_up_clip.empty())
+      j["get_up"] = {{"clip", r.get_up_clip}, {"from_s", r.get_up_from}, {"cost", r.get_up_cost}};
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
     std::cout << "kinema ragdoll: " << a.request.character << ", hit at "
@@ -93,8 +96,11 @@ int run_ragdoll(RagdollArgs& a, const GlobalOptions& global) {
               << r.joints << " joints, " << format_number(r.mass) << " kg; " << r.steps
               << " steps, " << format_number(us) << " µs a step; joints apart by "
               << format_number(1000 * r.worst_joint_error) << " mm at worst; highest body "
-              << format_number(r.final_height) << " m above the ground at the end\n  "
-              << a.request.out << " (clip \"" << r.clip_name << "\", " << r.frames
+              << format_number(r.final_height) << " m above the ground at the end\n  ";
+    if (!r.get_up_clip.empty())
+      std::cout << "gets up with \"" << r.get_up_clip << "\" from " << format_number(r.get_up_from)
+                << " s (pose distance " << format_number(r.get_up_cost) << ")\n  ";
+    std::cout << a.request.out << " (clip \"" << r.clip_name << "\", " << r.frames
               << " frames; kinema render " << a.request.out << " -o OUT.png --contact-sheet 6)\n";
   }
   return kExitOk;
@@ -119,6 +125,17 @@ VerbRun register_ragdoll(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--clip", args->request.clip, "The clip, by name or index (default: the first)");
   sub->add_flag("--powered", args->request.powered,
                 "Drive the joints toward the clip with PD motors (an active ragdoll)");
+  sub->add_option("--limits", args->request.limits_file,
+                  "A joint limits JSON (joint or humanoid bone → hinge or swing-twist, degrees; "
+                  "docs/physics.md): replaces the humanoid defaults of the joints it names");
+  sub->add_option("--get-up", args->request.get_up,
+                  "Clips of the character to get back up with (names or indices, comma-separated): "
+                  "the frame nearest the fallen pose is found by motion-matching search and the "
+                  "clip plays on from there")
+      ->delimiter(',');
+  sub->add_option("--get-up-blend", args->request.get_up_blend,
+                  "Seconds to blend from the fallen pose into the get-up clip")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--seconds", args->request.seconds_after, "How long after the hit (s)")
       ->check(CLI::Range(0.0, 600.0))
       ->capture_default_str();

@@ -8,8 +8,10 @@
 // Runtime (per-frame) functions never throw; they validate and return.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kinema {
 
@@ -35,5 +37,8 @@ class UsageError : public std::runtime_error {
 
 /// "line 12", the place string for text formats.
 std::string at_line(long line);
+
+/// "line 3, column 17": where byte `byte` (0-based; a parser's stopping point) lies in `text`.
+std::string at_line_and_column(std::string_view text, std::size_t byte);
 
 }  // namespace kinema

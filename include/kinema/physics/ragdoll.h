@@ -5,9 +5,13 @@
 // each skinned bone (joint → main child) and a sphere on skinned leaves, radii measured from the
 // skin; masses from their volume at `density`. Each body hangs from the nearest ancestor joint
 // that has a body by a cone–twist joint at its own joint's position, the twist axis along its
-// bone, with humanoid-sized default limits. The pose maps through each body's fixed offset from
-// its joint (body = model_j · offset_j); joints without a body keep their local transforms from
-// the pose the caller passes to read_pose.
+// bone. The joints are made at the character's rest (bind) pose, so their limits are measured from
+// it, as kinema's IK limits are (kinema/ik/joint_limits.h), whatever pose the ragdoll starts in.
+// Limits: the caller's (RagdollOptions::limits), else for a humanoid (VRM) anatomical defaults —
+// knees and elbows hinges that bend one way only, narrow cones along the spine, wide ones at the
+// shoulders and hips (humanoid_ragdoll_limits) — else one cone–twist for all. The pose maps through
+// each body's fixed offset from its joint (body = model_j · offset_j); joints without a body keep
+// their local transforms from the pose the caller passes to read_pose.
 //
 // Powered ragdoll (an "active ragdoll"): every joint gets a PD motor driving the child body's
 // rotation relative to its parent toward the animation's, τ = kp·θ − kd·(ω_child − ω_parent)
@@ -30,11 +34,28 @@
 
 namespace kinema {
 
+/// How far one joint of a ragdoll may turn: the body of skeleton joint `joint` relative to the
+/// body it hangs from, measured from the rest (bind) pose.
+struct RagdollJointLimit {
+  int joint = -1;                         ///< skeleton joint index
+  JointKind kind = JointKind::ConeTwist;  ///< ConeTwist or Hinge
+  /// Hinge axis, or the cone–twist's twist axis, in the joint's own frame at rest (the frame its
+  /// local rotation maps from, as IK limits give axes). Zero: along the bone (cone–twist only).
+  Vec3 axis{0, 0, 0};
+  double lower = 0, upper = 0;  ///< Hinge angle range (rad, right-hand rule; lower ≤ 0 ≤ upper)
+  double swing = 0.8;           ///< ConeTwist cone half-angle (rad, in (0, π))
+  double twist_lower = -0.5, twist_upper = 0.5;  ///< ConeTwist twist range (rad)
+};
+
 struct RagdollOptions {
   CharacterColliderOptions colliders;  ///< how the bodies are measured from the skin
   double density = 1000;               ///< kg/m³ (water, close to a body's)
-  double swing_limit = 0.8;            ///< cone half-angle of every joint (rad, ≈ 46°)
-  double twist_limit = 0.5;            ///< twist within ±this (rad, ≈ 29°)
+  /// Per-joint limits (e.g. from IK limits); joints not listed get the humanoid defaults (when
+  /// `humanoid_limits` and the character has a humanoid map) or swing_limit / twist_limit.
+  std::vector<RagdollJointLimit> limits;
+  bool humanoid_limits = true;
+  double swing_limit = 0.8;  ///< cone half-angle of a joint without a limit (rad, ≈ 46°)
+  double twist_limit = 0.5;  ///< twist within ±this (rad, ≈ 29°)
   double friction = 0.6;
   /// Powered: the motors' natural frequency (rad/s). Explicit torques, so keep ω_n·h ≤ ~0.5.
   double natural_frequency = 25;
@@ -57,12 +78,20 @@ struct RagdollBody {
   double gain = 1;      ///< multiplier of the motor gains (a hit lowers it)
 };
 
+/// Anatomical limits for a humanoid's ragdoll joints (VRM bone names), in the character's rest
+/// pose: lower arms and legs are hinges about the axis across the bone and the facing direction
+/// (bending 0…143°, the forearm forward, the shin back), the spine, chest and neck cones of
+/// 20–29°, the head 29°, shoulders 17°, upper arms 95° (an arm straight out at rest may hang down)
+/// twisting ±69°, upper legs 69° twisting ±29°, hands 52°, feet 34°. The facing is across the
+/// line from the right to the left upper leg, +Y up. Empty without a humanoid map or legs.
+std::vector<RagdollJointLimit> humanoid_ragdoll_limits(const Asset& character);
+
 class Ragdoll {
  public:
-  /// Builds the bodies and joints of `character` in `world`, placed at `model_pose` (one rigid
-  /// model-space matrix per skeleton joint) with zero velocity. Throws kinema::Error when the
-  /// character has no skinned mesh or no joint has enough skin for a body, or the pose has the
-  /// wrong size.
+  /// Builds the bodies and joints of `character` in `world` (the joints at the rest pose), then
+  /// places the bodies at `model_pose` (one rigid model-space matrix per skeleton joint) with zero
+  /// velocity. Throws kinema::Error when the character has no skinned mesh or no joint has enough
+  /// skin for a body, the pose has the wrong size, or a limit is malformed (named by its joint).
   Ragdoll(const Asset& character, RigidWorld& world, std::span<const Mat4> model_pose,
           const RagdollOptions& options = {});
 
