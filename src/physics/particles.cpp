@@ -232,6 +232,18 @@ ParticleSystem::ParticleSystem(ParticleSystemOptions options) : o_(std::move(opt
   check_curve(o_.attributes.opacity, "opacity curve");
   carry_.assign(o_.emitters.size(), 0.0);
   emitted_.assign(o_.emitters.size(), 0);
+  first_step_.assign(o_.emitters.size(), 0);
+}
+
+size_t ParticleSystem::add_emitter(Emitter emitter) {
+  const size_t e = o_.emitters.size();
+  std::vector<double> areas = checked_emitter(emitter, e);
+  o_.emitters.push_back(std::move(emitter));
+  mesh_area_sums_.push_back(std::move(areas));
+  carry_.push_back(0.0);
+  emitted_.push_back(0);
+  first_step_.push_back(steps_);
+  return e;
 }
 
 void ParticleSystem::emit(double h) {
@@ -242,7 +254,7 @@ void ParticleSystem::emit(double h) {
     // A hair of tolerance: 200/s at 1/100 s must make 2 a step, not 1.9999999 → 1.
     const double whole = std::floor(carry_[e] + 1e-9);
     carry_[e] = std::max(0.0, carry_[e] - whole);
-    const std::uint64_t count = std::uint64_t(whole) + (steps_ == 0 ? m.burst : 0);
+    const std::uint64_t count = std::uint64_t(whole) + (steps_ == first_step_[e] ? m.burst : 0);
     for (std::uint64_t k = 0; k < count; ++k) {
       if (p.count() >= o_.max_particles) break;
       const std::uint64_t serial = (std::uint64_t(e) << 48) | emitted_[e]++;

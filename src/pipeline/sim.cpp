@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numbers>
 #include <optional>
 
 #include "kinema/core/error.h"
@@ -447,7 +448,22 @@ SimResult run_sim_file(const SimRequest& request) {
       }
       if (character) character_now->colliders = character->colliders();
       step_bodies(soft_bodies, hair, h, character_now, s + 1 == steps.steps);
-      if (rigid) rigid->step(h, s + 1 == steps.steps);
+      if (rigid) {
+        rigid->step(h, s + 1 == steps.steps);
+        for (const RigidRun::Break& b : rigid->breaks()) {  // debris, out in the next step
+          Emitter e;
+          e.position = b.point;
+          e.rate = 0;
+          e.burst = std::uint64_t(b.debris.count);
+          e.velocity = b.velocity + Vec3{0, b.debris.speed, 0};
+          e.spread = std::numbers::pi / 2;
+          e.speed_jitter = 0.5;
+          e.lifetime = b.debris.lifetime;
+          e.lifetime_jitter = 0.3;
+          e.seed = b.joint + 1;
+          particles->add_emitter(std::move(e));
+        }
+      }
       for (size_t i = 0; i < cloths.size(); ++i) {
         const auto start = std::chrono::steady_clock::now();
         previous[i].assign(cloths[i].positions().begin(), cloths[i].positions().end());

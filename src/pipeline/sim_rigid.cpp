@@ -279,7 +279,22 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
       // Pre-fractured: Voronoi pieces around the impact point, glued by breakable welds.
       const json& f = list[i]["fracture"];
       const std::string q = p + "/fracture";
-      r.only(f, q, {"pieces", "impact", "spread", "strength", "seed"});
+      r.only(f, q, {"pieces", "impact", "spread", "strength", "seed", "debris"});
+      std::optional<SimDebris> debris;
+      if (f.contains("debris")) {
+        const json& d = f["debris"];
+        const std::string dq = q + "/debris";
+        if (d.is_boolean()) {
+          if (d.get<bool>()) debris = SimDebris{};
+        } else {
+          r.only(d, dq, {"count", "speed", "lifetime"});
+          debris = SimDebris{};
+          if (d.contains("count")) debris->count = r.whole(d["count"], dq + "/count", 1, 10000);
+          if (d.contains("speed")) debris->speed = r.at_least(d["speed"], dq + "/speed", 0, false);
+          if (d.contains("lifetime"))
+            debris->lifetime = r.at_least(d["lifetime"], dq + "/lifetime", 0, true);
+        }
+      }
       if (body.is_static) r.fail(q, "a static body cannot break");
       if (list[i].contains("array")) r.fail(q, "a fractured body cannot also be an array");
       const int count = f.contains("pieces") ? r.whole(f["pieces"], q + "/pieces", 1, 1000) : 12;
@@ -315,7 +330,7 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
       }
       for (const JointDesc& weld :
            fracture_welds(pieces, BodyId(first), body.position, body.rotation, strength))
-        glue.push_back({weld});
+        glue.push_back({weld, debris});
       continue;
     }
     // "array": copies of the body on a grid, named <name>_0, <name>_1, … x fastest.
@@ -348,6 +363,16 @@ void read_rigid(const SceneReader& r, const json& j, const std::string& folder, 
   }
   for (size_t i = 0; i < colliders.size(); ++i)
     scene.rigid_bodies.push_back(collider_body(colliders[i], i));
+  // Debris needs particles: a system of its own (gravity, the scene's colliders) when the scene
+  // has none.
+  const bool debris = std::any_of(glue.begin(), glue.end(),
+                                  [](const SimSceneJoint& g) { return g.debris.has_value(); });
+  if (debris && !scene.particles) {
+    ParticleSystemOptions particles;
+    particles.forces.push_back({ForceKind::Gravity, gravity});
+    particles.colliders = colliders;
+    scene.particles = std::move(particles);
+  }
   scene.joints = std::move(glue);
   const size_t glue_count = scene.joints.size();
   if (j.contains("joints")) {
@@ -501,6 +526,11 @@ RigidRun::RigidRun(const SimScene& scene, std::string path, int frames)
   for (const SimSceneRigidBody& b : scene.rigid_bodies) drawn += b.drawn ? 1 : 0;
   frames_.assign(drawn, {});
   for (auto& f : frames_) f.reserve(size_t(frames));
+  for (const SimSceneJoint& j : scene.joints) {
+    const RigidBody& a = world_.body(j.desc.a);
+    anchor_in_a_.push_back(rotate(conjugate(a.orientation), j.desc.anchor - a.position));
+  }
+  broken_.assign(scene.joints.size(), 0);
 }
 
 void RigidRun::step(double h, bool last_of_frame) {
@@ -519,9 +549,22 @@ void RigidRun::step(double h, bool last_of_frame) {
   ++result_.steps;
   result_.substeps += world_.last_substeps();
   result_.most_contacts = std::max(result_.most_contacts, world_.contacts().size());
-  for (JointId j = 0; j < world_.joint_count(); ++j)
-    if (!world_.joint_broken(j))
+  breaks_.clear();
+  for (JointId j = 0; j < world_.joint_count(); ++j) {
+    if (!world_.joint_broken(j)) {
       result_.worst_joint_error = std::max(result_.worst_joint_error, world_.joint_error(j));
+      continue;
+    }
+    if (broken_[j]) continue;
+    broken_[j] = 1;
+    const SimSceneJoint& joint = scene_.joints[j];
+    if (!joint.debris) continue;
+    const RigidBody& a = world_.body(joint.desc.a);
+    const RigidBody& b = world_.body(joint.desc.b);
+    breaks_.push_back({a.position + rotate(a.orientation, anchor_in_a_[j]),
+                       (a.linear_velocity + b.linear_velocity) * 0.5, *joint.debris, j});
+    ++result_.debris_bursts;
+  }
   for (BodyId id = 0; id < world_.body_count(); ++id)
     if (!is_finite(world_.body(id).position) || !is_finite(world_.body(id).orientation))
       result_.finite = false;

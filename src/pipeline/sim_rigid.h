@@ -39,6 +39,14 @@ class RigidRun {
   /// Draws a frame α of the way between the last step's ends (`stepped`: a step ran this frame).
   void record(double alpha, bool stepped);
   const SimRigidResult& result() const { return result_; }
+  /// A glued joint that broke in the last step, with debris to throw: where, how fast the two
+  /// pieces moved, and what to throw.
+  struct Break {
+    Vec3 point, velocity;
+    SimDebris debris;
+    JointId joint = 0;
+  };
+  const std::vector<Break>& breaks() const { return breaks_; }
   /// Writes the glTF (OUT or OUT_rigid.glb): every drawn body a node with its shape's mesh and one
   /// clip "simulation" keying each node's translation and rotation at every frame.
   void write(int fps) const;
@@ -50,6 +58,9 @@ class RigidRun {
   std::vector<Quat> before_rotation_;
   std::vector<std::vector<Transform>> frames_;  ///< per drawn body: its shape's pose per frame
   SimRigidResult result_;
+  std::vector<Vec3> anchor_in_a_;  ///< per joint: its anchor in body a's frame (from the COM)
+  std::vector<char> broken_;       ///< per joint: broken before this step
+  std::vector<Break> breaks_;
 };
 
 }  // namespace kinema::pipeline

@@ -335,5 +335,35 @@ TEST(Particles, BadInputIsRefusedNamingWhat) {
   EXPECT_THROW(empty.step(std::numeric_limits<double>::infinity()), Error);
 }
 
+TEST(Particles, AnEmitterAddedLaterBurstsOnceInTheNextStep) {
+  ParticleSystemOptions o;
+  o.forces.push_back({ForceKind::Gravity, {0, -9.81, 0}});
+  o.threads = 1;
+  ParticleSystem system(o);
+  for (int i = 0; i < 10; ++i) system.step(0.01);
+  Emitter e;
+  e.position = {1, 2, 3};
+  e.rate = 0;
+  e.burst = 50;
+  e.velocity = {0, 5, 0};
+  e.spread = 1;
+  e.lifetime = 1;
+  EXPECT_EQ(system.add_emitter(e), 0u);
+  system.step(0.01);
+  const Particles& p = system.particles();
+  ASSERT_EQ(p.count(), 50u);
+  for (size_t k = 0; k < p.count(); ++k) {
+    EXPECT_EQ(p.serial[k] >> 48, 0u);
+    EXPECT_LT(distance(p.position(k), Vec3{1, 2, 3}), 0.06);  // one step of at most 5 m/s
+  }
+  for (int i = 0; i < 20; ++i) system.step(0.01);
+  EXPECT_EQ(system.particles().count(), 50u);  // no second burst
+  EXPECT_EQ(system.emitted()[0], 50u);
+  Emitter bad = e;
+  bad.lifetime = 0;
+  EXPECT_THROW(system.add_emitter(bad), Error);
+  EXPECT_EQ(system.emitted().size(), 1u);  // nothing added
+}
+
 }  // namespace
 }  // namespace kinema

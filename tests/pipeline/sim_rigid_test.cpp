@@ -239,5 +239,34 @@ TEST_F(SimRigid, FracturedPaneShattersWhenTheBallHitsIt) {
       "/rigid_bodies/0/fracture", "a static body cannot break");
 }
 
+TEST_F(SimRigid, BrokenGlueThrowsDebrisFromWhereItBroke) {
+  auto scene = [](const std::string& debris) {
+    return R"({"duration": 1.0, "fps": 30, "colliders": [{"shape": "plane"}],
+      "rigid_bodies": [
+        {"name": "pane", "shape": "box", "half_extents": [0.02, 0.3, 0.3], "position": [0, 0.3, 0],
+         "density": 2500, "fracture": {"pieces": 10, "impact": [0, 0.05, 0], "strength": 3)" +
+           debris + R"(}},
+        {"name": "ball", "shape": "sphere", "radius": 0.08, "position": [-0.6, 0.35, 0],
+         "velocity": [8, 0, 0], "mass": 5}]})";
+  };
+  const SimResult r =
+      run(scene(R"(, "debris": {"count": 16, "speed": 1.5, "lifetime": 0.5})"), "pane.glb");
+  ASSERT_TRUE(r.rigid);
+  EXPECT_GT(r.rigid->debris_bursts, 0u);
+  EXPECT_EQ(r.rigid->debris_bursts, r.rigid->joints_broken);  // every broken weld threw some
+  EXPECT_EQ(r.particles_emitted, 16 * r.rigid->debris_bursts);
+  // The scene had no particles of its own: the debris got a cache beside the glTF.
+  ASSERT_FALSE(r.particle_cache_path.empty());
+  EXPECT_TRUE(fs::exists(r.particle_cache_path));
+  EXPECT_TRUE(fs::exists(r.rigid->path));
+  // The same scene without debris throws none and writes no cache.
+  const SimResult quiet = run(scene(""), "quiet.glb");
+  EXPECT_EQ(quiet.rigid->debris_bursts, 0u);
+  EXPECT_TRUE(quiet.particle_cache_path.empty());
+  refuses(R"({"rigid_bodies": [{"shape": "box", "half_extents": [1, 1, 1],
+                                "fracture": {"debris": {"count": 0}}}]})",
+          "/rigid_bodies/0/fracture/debris/count", "between 1 and 10000");
+}
+
 }  // namespace
 }  // namespace kinema::pipeline

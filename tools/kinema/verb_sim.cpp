@@ -90,6 +90,7 @@ void add_rigid_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
                 {"dynamic_bodies", g.dynamic_bodies},
                 {"joints", g.joints},
                 {"joints_broken", g.joints_broken},
+                {"debris_bursts", g.debris_bursts},
                 {"steps", g.steps},
                 {"substeps", g.substeps},
                 {"ms_per_step", ms_per_step(g.seconds, g.steps)},
@@ -101,8 +102,9 @@ void print_rigid(const pipeline::SimResult& r) {
   if (!r.rigid) return;
   const pipeline::SimRigidResult& g = *r.rigid;
   std::cout << "  rigid bodies: " << g.dynamic_bodies << " moving, " << g.bodies - g.dynamic_bodies
-            << " static, " << g.joints << " joints (" << g.joints_broken << " broken); " << g.steps
-            << " steps (" << g.substeps << " substeps), "
+            << " static, " << g.joints << " joints (" << g.joints_broken << " broken"
+            << (g.debris_bursts > 0 ? ", " + std::to_string(g.debris_bursts) + " threw debris" : "")
+            << "); " << g.steps << " steps (" << g.substeps << " substeps), "
             << format_number(ms_per_step(g.seconds, g.steps)) << " ms a step; joints apart by "
             << format_number(1000 * g.worst_joint_error) << " mm at worst; at most "
             << g.most_contacts << " contact points\n    " << g.path

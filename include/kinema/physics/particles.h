@@ -119,6 +119,11 @@ class ParticleSystem {
   /// one.
   void set_colliders(std::vector<Collider> colliders);
 
+  /// Adds an emitter from now on: its burst comes out in the next step, its rate from then until
+  /// its stop_time (debris where something breaks). Checked as the constructor checks emitters
+  /// (kinema::Error naming it by its index). Returns its index (the top bits of its serials).
+  size_t add_emitter(Emitter emitter);
+
   const Particles& particles() const { return particles_; }
   double time() const { return time_; }
   long steps() const { return steps_; }
@@ -132,6 +137,7 @@ class ParticleSystem {
   Particles scratch_;          ///< the living are compacted into it, then the two swap
   std::vector<double> carry_;  ///< per emitter, the fraction of a particle owed
   std::vector<std::uint64_t> emitted_;
+  std::vector<long> first_step_;  ///< per emitter, the step its burst comes out in
   std::vector<std::vector<double>> mesh_area_sums_;  ///< per MeshSurface emitter
   double time_ = 0;
   long steps_ = 0;

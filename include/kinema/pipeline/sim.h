@@ -89,8 +89,17 @@ struct SimSceneRigidBody {
 };
 
 /// One joint of a scene (`joints`): the bodies by index into SimScene::rigid_bodies.
+/// Debris thrown out where a glued joint breaks (a fracture's "debris"): a burst of particles
+/// added to the scene's particle system at the break, moving with the pieces.
+struct SimDebris {
+  int count = 24;         ///< particles a break
+  double speed = 2;       ///< m/s, upward and outward (a hemisphere), on top of the pieces' speed
+  double lifetime = 1.5;  ///< s (± 30 %)
+};
+
 struct SimSceneJoint {
   JointDesc desc;
+  std::optional<SimDebris> debris;  ///< fracture glue only
 };
 
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
@@ -178,6 +187,7 @@ struct SimRigidResult {
   std::string path;  ///< the glTF: each drawn body a node keyed at every frame
   size_t bodies = 0, dynamic_bodies = 0, joints = 0;
   size_t joints_broken = 0;  ///< by the end
+  size_t debris_bursts = 0;  ///< breaks that threw debris
   long steps = 0, substeps = 0;
   double worst_joint_error = 0;  ///< the largest joint separation at any step (m)
   size_t most_contacts = 0;      ///< contact points, the most at any step
