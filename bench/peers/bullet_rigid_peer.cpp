@@ -6,6 +6,7 @@
 #include <btBulletDynamicsCommon.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -102,7 +103,7 @@ struct BulletWorld {
 enum class Measure { Drift, JointSeparation, Escaped, EnergyRatio };
 
 void run_scene(benchmark::State& state, const Scene& scene, Measure what) {
-  double measure = 0;
+  double measure = 0, slowest_step = 0;
   std::int64_t steps = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -111,7 +112,11 @@ void run_scene(benchmark::State& state, const Scene& scene, Measure what) {
     double worst_joint = 0, highest_energy = 0;
     state.ResumeTiming();
     for (int i = 0; i < scene.steps; ++i) {
+      const auto before = std::chrono::steady_clock::now();
       w->world.stepSimulation(btScalar(kStep), 0);  // exactly one step of kStep
+      slowest_step = std::max(
+          slowest_step,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
       if (what == Measure::JointSeparation || what == Measure::EnergyRatio) {
         state.PauseTiming();
         worst_joint = std::max(worst_joint, w->max_joint_error(scene));
@@ -141,6 +146,7 @@ void run_scene(benchmark::State& state, const Scene& scene, Measure what) {
   state.counters["us_per_step"] = benchmark::Counter(
       double(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["measure"] = measure;
+  state.counters["slowest_step_ms"] = 1000 * slowest_step;
 }
 
 void BM_Bullet_Pyramid(benchmark::State& state) { run_scene(state, pyramid(), Measure::Drift); }

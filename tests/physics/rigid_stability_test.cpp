@@ -34,7 +34,7 @@ bool all_finite(const RigidWorld& world) {
 
 TEST(RigidStability, PyramidOf105BoxesDriftsLessThanOneCentimetreInTenSeconds) {
   const Scene scene = pyramid();
-  // Four substeps of 2 passes (0.62 cm; one substep of 10 passes leaves 1.95 cm, Bullet's 10
+  // Four substeps of 2 passes (0.50 cm; one substep of 10 passes leaves 1.95 cm, Bullet's 10
   // passes 1.96 cm: BENCHMARKS.md).
   RigidWorld world = build_kinema_world(scene, 4);
   const std::vector<Vec3> start = positions(world);
