@@ -105,6 +105,23 @@ TEST_F(SimCli, RagdollFallsWhenHitAndRefusesBadHits) {
           .code,
       1);
   EXPECT_FALSE(fs::exists(path("e.glb")));
+  // A malformed limits file: exit 2 naming the file and the place; a missing one too; a get-up
+  // clip the character does not have: exit 1. Nothing written.
+  kinema::test::write_all(path("limits.json"),
+                          R"({"leftLowerLeg": {"hinge": [1, 0, 0], "range": [90, 0]}})");
+  const auto limits = kinema("ragdoll " + sh_quote(godette) + " --hit 0.1,head,0:0:-80 --limits " +
+                             sh_quote(path("limits.json")) + " -o " + sh_quote(path("e.glb")));
+  EXPECT_EQ(limits.code, 2);
+  EXPECT_NE(limits.err.find("limits.json:/leftLowerLeg/range"), std::string::npos) << limits.err;
+  EXPECT_EQ(kinema("ragdoll " + sh_quote(godette) + " --hit 0.1,head,0:0:-80 --limits " +
+                   sh_quote(path("none.json")) + " -o " + sh_quote(path("e.glb")))
+                .code,
+            2);
+  EXPECT_EQ(kinema("ragdoll " + sh_quote(godette) +
+                   " --hit 0.1,head,0:0:-80 --get-up cartwheel -o " + sh_quote(path("e.glb")))
+                .code,
+            1);
+  EXPECT_FALSE(fs::exists(path("e.glb")));
 }
 
 TEST_F(SimCli, UsageErrorsExitOne) {
