@@ -407,6 +407,7 @@ SimResult run_sim_file(const SimRequest& request) {
   }
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
   // from the state before the last step to the state after it.
+  std::vector<Collider> moving;  // this step's moving colliders
   FixedStepClock clock(Seconds::fraction(1, scene.rate),
                        scene.rate / scene.fps + 2);  // offline: never drops time
   for (int frame = 1; frame < result.frames; ++frame) {
@@ -415,13 +416,23 @@ SimResult run_sim_file(const SimRequest& request) {
       ++result.steps;
       // The character first: the cloths and particles collide with it where it is at the end
       // of the step.
+      // What moves and pushes cloth and particles aside: the character's capsules, the rigid
+      // bodies (where the last step left them; one way: they do not feel the cloth).
+      moving.clear();
       if (character) {
         character->move_to(double(result.steps) * h, h);
+        moving = character->colliders();
+      }
+      if (rigid) rigid->add_colliders(moving);
+      if (character || rigid)
+        for (size_t i = 0; i < cloths.size(); ++i) {
+          std::vector<Collider> colliders = scene.cloths[i].options.colliders;
+          colliders.insert(colliders.end(), moving.begin(), moving.end());
+          cloths[i].set_colliders(std::move(colliders));
+        }
+      if (character) {
         for (size_t i = 0; i < cloths.size(); ++i) {
           const SimSceneCloth& c = scene.cloths[i];
-          std::vector<Collider> colliders = c.options.colliders;
-          for (const Collider& k : character->colliders()) colliders.push_back(k);
-          cloths[i].set_colliders(std::move(colliders));
           if (c.attach_joint >= 0) {
             const Mat4 follow = character->from_rest(c.attach_joint);
             for (std::uint32_t v : c.attach_to_skin)
@@ -437,9 +448,9 @@ SimResult run_sim_file(const SimRequest& request) {
           for (size_t k = 0; k < now.count(); ++k) particle_before[now.serial[k]] = now.position(k);
           note_births(now);
         }
-        if (character) {
+        if (character || rigid) {
           std::vector<Collider> colliders = scene.particles->colliders;
-          for (const Collider& k : character->colliders()) colliders.push_back(k);
+          colliders.insert(colliders.end(), moving.begin(), moving.end());
           particles->set_colliders(std::move(colliders));
         }
         particles->step(h);

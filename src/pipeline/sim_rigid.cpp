@@ -570,6 +570,50 @@ void RigidRun::step(double h, bool last_of_frame) {
       result_.finite = false;
 }
 
+void RigidRun::add_colliders(std::vector<Collider>& out) const {
+  for (BodyId id = 0; id < world_.body_count(); ++id) {
+    const RigidShape& shape = world_.shape(id);
+    if (!scene_.rigid_bodies[id].drawn || shape.kind == ShapeKind::TriangleMesh ||
+        shape.kind == ShapeKind::HeightField)
+      continue;
+    const RigidBody& b = world_.body(id);
+    const Vec3 origin = shape_origin(b);
+    Collider c;
+    c.restitution = scene_.rigid_bodies[id].material.restitution;
+    c.friction = scene_.rigid_bodies[id].material.friction;
+    c.rotation = b.orientation;
+    switch (shape.kind) {
+      case ShapeKind::Sphere:
+        c.shape = ColliderShape::Sphere;
+        c.a = origin;
+        c.radius = shape.radius;
+        break;
+      case ShapeKind::Capsule: {
+        const Vec3 axis = rotate(b.orientation, Vec3{0, shape.half_height, 0});
+        c.shape = ColliderShape::Capsule;
+        c.a = origin - axis;
+        c.b = origin + axis;
+        c.radius = shape.radius;
+        break;
+      }
+      case ShapeKind::Box:
+        c.shape = ColliderShape::Box;
+        c.a = origin;
+        c.half_extents = shape.half_extents;
+        break;
+      default: {  // hulls, cylinders: the box around them in their own frame
+        Vec3 lo, hi;
+        shape_bounds(shape, lo, hi);
+        c.shape = ColliderShape::Box;
+        c.a = origin + rotate(b.orientation, (lo + hi) * 0.5);
+        c.half_extents = (hi - lo) * 0.5;
+        break;
+      }
+    }
+    out.push_back(c);
+  }
+}
+
 void RigidRun::record(double alpha, bool stepped) {
   size_t k = 0;
   for (BodyId id = 0; id < world_.body_count(); ++id) {

@@ -47,6 +47,10 @@ class RigidRun {
     JointId joint = 0;
   };
   const std::vector<Break>& breaks() const { return breaks_; }
+  /// The drawn bodies where they are now, as colliders the cloths and particles cannot enter:
+  /// spheres, boxes and capsules as themselves, hulls and cylinders as the box around them in
+  /// their own frame; triangle meshes and height fields are left out (appended to `out`).
+  void add_colliders(std::vector<Collider>& out) const;
   /// Writes the glTF (OUT or OUT_rigid.glb): every drawn body a node with its shape's mesh and one
   /// clip "simulation" keying each node's translation and rotation at every frame.
   void write(int fps) const;

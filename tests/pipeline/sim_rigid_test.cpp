@@ -12,6 +12,7 @@
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
+#include "kinema/io/point_cache.h"
 #include "kinema/pipeline/sim.h"
 
 namespace kinema::pipeline {
@@ -266,6 +267,34 @@ TEST_F(SimRigid, BrokenGlueThrowsDebrisFromWhereItBroke) {
   refuses(R"({"rigid_bodies": [{"shape": "box", "half_extents": [1, 1, 1],
                                 "fracture": {"debris": {"count": 0}}}]})",
           "/rigid_bodies/0/fracture/debris/count", "between 1 and 10000");
+}
+
+TEST_F(SimRigid, ParticlesAndClothCannotEnterTheRigidBodies) {
+  // Sparks rain onto a box standing on the ground and a cloth falls onto it: the box keeps both
+  // out (one way: it does not feel them).
+  const SimResult r = run(R"({"duration": 1.0, "fps": 30, "rate": 120,
+    "colliders": [{"shape": "plane"}],
+    "particles": {"emitters": [{"shape": "box", "position": [0, 1.2, 0], "half_extents": [0.2, 0, 0.2],
+                                "rate": 300, "lifetime": 2, "seed": 4}],
+                  "forces": [{"kind": "gravity"}]},
+    "cloth": [{"name": "sheet", "grid": {"columns": 6, "rows": 6, "width": 0.6, "height": 0.6,
+               "corner": [-0.3, 0.8, -0.3], "u": [1, 0, 0], "v": [0, 0, 1]}}],
+    "rigid_bodies": [{"name": "block", "shape": "box", "half_extents": [0.25, 0.25, 0.25],
+                      "position": [0, 0.25, 0], "mass": 50}]})",
+                          "rain.glb");
+  ASSERT_EQ(r.cloths.size(), 1u);
+  EXPECT_GT(r.cloths[0].collider_contacts, 0u);
+  const PointCache particles = read_pc2(r.particle_cache_path);
+  ASSERT_GT(particles.points, 0);
+  int inside = 0, resting_on_top = 0;
+  const int last = particles.samples() - 1;
+  for (int k = 0; k < particles.points; ++k) {
+    const Vec3f p = particles.at(last, k);
+    inside += std::abs(p.x) < 0.245f && std::abs(p.z) < 0.245f && p.y > 0.005f && p.y < 0.495f;
+    resting_on_top += std::abs(p.x) < 0.2f && std::abs(p.z) < 0.2f && std::abs(p.y - 0.5f) < 0.05f;
+  }
+  EXPECT_EQ(inside, 0);
+  EXPECT_GT(resting_on_top, 10);  // they landed on it rather than falling through to the ground
 }
 
 }  // namespace

@@ -88,7 +88,6 @@ struct SimSceneRigidBody {
   bool drawn = true;  ///< false for the scene's colliders
 };
 
-/// One joint of a scene (`joints`): the bodies by index into SimScene::rigid_bodies.
 /// Debris thrown out where a glued joint breaks (a fracture's "debris"): a burst of particles
 /// added to the scene's particle system at the break, moving with the pieces.
 struct SimDebris {
@@ -97,6 +96,7 @@ struct SimDebris {
   double lifetime = 1.5;  ///< s (± 30 %)
 };
 
+/// One joint of a scene (`joints`): the bodies by index into SimScene::rigid_bodies.
 struct SimSceneJoint {
   JointDesc desc;
   std::optional<SimDebris> debris;  ///< fracture glue only
