@@ -418,13 +418,15 @@ SimResult run_sim_file(const SimRequest& request) {
       // of the step.
       // What moves and pushes cloth and particles aside: the character's capsules, the rigid
       // bodies (where the last step left them; one way: they do not feel the cloth).
+      // Only worth gathering when a cloth or the particles take them.
+      const bool pushed = (character || rigid) && (!cloths.empty() || particles);
       moving.clear();
       if (character) {
         character->move_to(double(result.steps) * h, h);
-        moving = character->colliders();
+        if (pushed) moving = character->colliders();
       }
-      if (rigid) rigid->add_colliders(moving);
-      if (character || rigid)
+      if (rigid && pushed) rigid->add_colliders(moving);
+      if (pushed)
         for (size_t i = 0; i < cloths.size(); ++i) {
           std::vector<Collider> colliders = scene.cloths[i].options.colliders;
           colliders.insert(colliders.end(), moving.begin(), moving.end());
@@ -448,7 +450,7 @@ SimResult run_sim_file(const SimRequest& request) {
           for (size_t k = 0; k < now.count(); ++k) particle_before[now.serial[k]] = now.position(k);
           note_births(now);
         }
-        if (character || rigid) {
+        if (pushed) {
           std::vector<Collider> colliders = scene.particles->colliders;
           colliders.insert(colliders.end(), moving.begin(), moving.end());
           particles->set_colliders(std::move(colliders));
