@@ -273,7 +273,7 @@ bool collide_box_box(const Pose& pose_a, const Vec3& half_a, const Pose& pose_b,
   const Vec3 axis = use_b_face ? b.axes[axis_b] : a.axes[axis_a];
   const Vec3 toward_inc = use_b_face ? -t : t;
   const Vec3 ref_dir = dot(toward_inc, axis) >= 0 ? axis : -axis;
-  detail::Feature ref_face, inc_face;
+  thread_local detail::Feature ref_face, inc_face;  // per thread: 1.5 KB to zero otherwise
   Vec3 ref_normal, inc_normal;
   const int m = detail::support_feature(ref, ref_dir, ref_face, ref_normal);
   const int n = detail::support_feature(inc, -ref_dir, inc_face, inc_normal);

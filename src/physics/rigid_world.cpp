@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -50,7 +49,10 @@ struct SolverPoint {
   Vec3 ra_cross[3], rb_cross[3], turn_a[3], turn_b[3];
 };
 
+// Last step's impulse at a contact point, for warm starting; the cache is a flat list sorted by
+// pair (a map of vectors cost two allocations per touching pair every step).
 struct CachedPoint {
+  BodyId a = 0, b = 0;  // the pair, a < b
   Vec3 anchor_a;
   double jn = 0;
   Vec3 jt;  // world friction impulse, re-projected on the new tangents
@@ -64,8 +66,8 @@ struct RigidWorld::Impl {
   std::unique_ptr<BroadPhase> broad;
   std::vector<ProxyPair> pairs;
   std::vector<SolverPoint> points;
-  std::vector<Mat3> inverse_inertia;  // world, per body, this step
-  std::map<std::pair<BodyId, BodyId>, std::vector<CachedPoint>> cache;
+  std::vector<Mat3> inverse_inertia;           // world, per body, this step
+  std::vector<CachedPoint> cache, next_cache;  // sorted by (a, b)
   std::vector<RigidContact> contacts;
   std::vector<detail::JointState> joints;
   detail::JointDirectSolver joint_solver;
@@ -330,7 +332,7 @@ void RigidWorld::Impl::collide_pairs() {
     const RigidBody& bb = bodies[b].body;
     const double friction = std::sqrt(bodies[a].material.friction * bodies[b].material.friction);
     for (int i = 0; i < m.count; ++i) {
-      SolverPoint p;
+      SolverPoint& p = points.emplace_back();  // in place: the point is half a kilobyte
       p.a = a;
       p.b = b;
       p.normal = m.normal;
@@ -341,7 +343,6 @@ void RigidWorld::Impl::collide_pairs() {
       p.anchor_a = rotate(conjugate(ba.orientation), deepest_a - ba.position);
       p.anchor_b = rotate(conjugate(bb.orientation), deepest_b - bb.position);
       p.friction = friction;
-      points.push_back(p);
     }
   }
 }
@@ -353,33 +354,45 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
     const Vec3 ra = p.point - a.position, rb = p.point - b.position;
     p.tangent1 = normalize(any_perpendicular(p.normal));
     p.tangent2 = cross(p.normal, p.tangent1);
-    auto effective_mass = [&](const Vec3& d) {
-      const double k = inverse_mass_along(a, inverse_inertia[p.a], ra, d) +
-                       inverse_mass_along(b, inverse_inertia[p.b], rb, d);
-      return k > 0 ? 1.0 / k : 0.0;
-    };
-    p.normal_mass = effective_mass(p.normal);
-    p.tangent_mass1 = effective_mass(p.tangent1);
-    p.tangent_mass2 = effective_mass(p.tangent2);
+    const bool a_moves = !is_static(a), b_moves = !is_static(b);
     const Vec3 directions[3] = {p.normal, p.tangent1, p.tangent2};
+    double mass[3];
     for (int k = 0; k < 3; ++k) {
       p.ra_cross[k] = cross(ra, directions[k]);
       p.rb_cross[k] = cross(rb, directions[k]);
       p.turn_a[k] = inverse_inertia[p.a] * p.ra_cross[k];
       p.turn_b[k] = inverse_inertia[p.b] * p.rb_cross[k];
+      // The inverse mass along the direction, 1/m + (r×d)·I⁻¹(r×d) on each moving side.
+      const double k_inverse = (a_moves ? a.inverse_mass + dot(p.ra_cross[k], p.turn_a[k]) : 0.0) +
+                               (b_moves ? b.inverse_mass + dot(p.rb_cross[k], p.turn_b[k]) : 0.0);
+      mass[k] = k_inverse > 0 ? 1.0 / k_inverse : 0.0;
     }
+    p.normal_mass = mass[0];
+    p.tangent_mass1 = mass[1];
+    p.tangent_mass2 = mass[2];
     const double approach =
         dot(velocity_at_point(b, p.point) - velocity_at_point(a, p.point), p.normal);
     const double e = std::max(bodies[p.a].material.restitution, bodies[p.b].material.restitution);
     p.velocity_bias = approach < -settings.restitution_threshold ? -e * approach : 0.0;
   }
   if (!settings.warm_starting) return;
+  auto by_pair = [](const CachedPoint& c, std::pair<BodyId, BodyId> key) {
+    return std::pair{c.a, c.b} < key;
+  };
+  // A pair's points are consecutive: its cached range is looked up once.
+  std::pair<BodyId, BodyId> range_pair{BodyId(-1), BodyId(-1)};
+  auto range_begin = cache.cend(), range_end = cache.cend();
   for (SolverPoint& p : points) {
-    const auto found = cache.find({p.a, p.b});
-    if (found == cache.end()) continue;
+    if (std::pair{p.a, p.b} != range_pair) {
+      range_pair = {p.a, p.b};
+      range_begin = std::lower_bound(cache.cbegin(), cache.cend(), range_pair, by_pair);
+      range_end = range_begin;
+      while (range_end != cache.cend() && range_end->a == p.a && range_end->b == p.b) ++range_end;
+    }
     const CachedPoint* best = nullptr;
     double best_distance = kWarmStartMatchDistance;
-    for (const CachedPoint& c : found->second) {
+    for (auto it = range_begin; it != range_end; ++it) {
+      const CachedPoint& c = *it;
       const double d = distance(c.anchor_a, p.anchor_a);
       if (d < best_distance) {
         best_distance = d;
@@ -411,40 +424,58 @@ void RigidWorld::Impl::solve_velocities() {
     for (SolverPoint& p : points) {
       RigidBody& a = bodies[p.a].body;
       RigidBody& b = bodies[p.b].body;
-      const Vec3 directions[3] = {p.normal, p.tangent1, p.tangent2};
-      // Speed of b relative to a at the point along direction k, and an impulse λ along it.
-      auto speed = [&](int k) {
-        return dot(b.linear_velocity - a.linear_velocity, directions[k]) +
-               dot(b.angular_velocity, p.rb_cross[k]) - dot(a.angular_velocity, p.ra_cross[k]);
-      };
-      auto push = [&](int k, double lambda) {
-        a.linear_velocity -= directions[k] * (lambda * a.inverse_mass);
-        a.angular_velocity -= p.turn_a[k] * lambda;
-        b.linear_velocity += directions[k] * (lambda * b.inverse_mass);
-        b.angular_velocity += p.turn_b[k] * lambda;
+      // The velocities in locals, written back once: the compiler cannot tell the bodies from the
+      // point's own numbers, and would reload them after every update.
+      Vec3 va = a.linear_velocity, wa = a.angular_velocity;
+      Vec3 vb = b.linear_velocity, wb = b.angular_velocity;
+      const double ma = a.inverse_mass, mb = b.inverse_mass;
+      // Speed of b relative to a at the point along direction k.
+      auto speed = [&](const Vec3& direction, int k) {
+        return dot(vb - va, direction) + dot(wb, p.rb_cross[k]) - dot(wa, p.ra_cross[k]);
       };
       // Friction first, inside the cone of last pass's normal impulse (Box2D's order: the normal
       // impulse, solved last, wins where the two fight).
       {
         const double max_friction = p.friction * p.jn;
         const double old1 = p.jt1, old2 = p.jt2;
-        double new1 = old1 - speed(1) * p.tangent_mass1;
-        double new2 = old2 - speed(2) * p.tangent_mass2;
-        const double magnitude = std::sqrt(new1 * new1 + new2 * new2);
-        if (magnitude > max_friction) {  // Coulomb's circular cone
-          const double scale = magnitude > 0 ? max_friction / magnitude : 0.0;
+        double new1 = old1 - speed(p.tangent1, 1) * p.tangent_mass1;
+        double new2 = old2 - speed(p.tangent2, 2) * p.tangent_mass2;
+        // Coulomb's circular cone; the square root (whose latency the whole point waited on)
+        // only when the impulse is outside it.
+        const double magnitude_squared = new1 * new1 + new2 * new2;
+        if (magnitude_squared > max_friction * max_friction) {
+          const double scale = max_friction / std::sqrt(magnitude_squared);
           new1 *= scale;
           new2 *= scale;
         }
         p.jt1 = new1;
         p.jt2 = new2;
-        push(1, new1 - old1);
-        push(2, new2 - old2);
+        const double d1 = new1 - old1, d2 = new2 - old2;
+        const Vec3 impulse = p.tangent1 * d1 + p.tangent2 * d2;
+        va -= impulse * ma;
+        wa -= p.turn_a[1] * d1 + p.turn_a[2] * d2;
+        vb += impulse * mb;
+        wb += p.turn_b[1] * d1 + p.turn_b[2] * d2;
       }
       {
         const double old = p.jn;
-        p.jn = std::max(0.0, old + (p.velocity_bias - speed(0)) * p.normal_mass);
-        push(0, p.jn - old);
+        p.jn = std::max(0.0, old + (p.velocity_bias - speed(p.normal, 0)) * p.normal_mass);
+        const double dn = p.jn - old;
+        va -= p.normal * (dn * ma);
+        wa -= p.turn_a[0] * dn;
+        vb += p.normal * (dn * mb);
+        wb += p.turn_b[0] * dn;
+      }
+      // A static or kinematic body takes no impulse and is not written: the points on the ground
+      // would otherwise wait on one another through its velocity, one long chain of stores and
+      // loads.
+      if (ma > 0) {
+        a.linear_velocity = va;
+        a.angular_velocity = wa;
+      }
+      if (mb > 0) {
+        b.linear_velocity = vb;
+        b.angular_velocity = wb;
       }
     }
     // Last in the pass, so that the step ends with the joints' equalities exactly satisfied.
@@ -517,7 +548,10 @@ void RigidWorld::Impl::recover_penetration() {
       if (c >= 0) continue;
       const Vec3 point = (xa + xb) * 0.5;
       const Vec3 ra = point - a.position, rb = point - b.position;
-      const Mat3 ia = world_inverse_inertia(a), ib = world_inverse_inertia(b);
+      // The step's inertias: the turns since are small, and recomputing both tensors for every
+      // point and pass was a twentieth of a crate-scene step.
+      const Mat3& ia = inverse_inertia[p.a];
+      const Mat3& ib = inverse_inertia[p.b];
       const double k =
           inverse_mass_along(a, ia, ra, p.normal) + inverse_mass_along(b, ib, rb, p.normal);
       if (!(k > 0)) continue;
@@ -529,18 +563,28 @@ void RigidWorld::Impl::recover_penetration() {
 
 void RigidWorld::Impl::store_cache_and_contacts() {
   // Sleeping pairs keep last step's entries (their bodies have not moved), so islands stay linked.
-  std::map<std::pair<BodyId, BodyId>, std::vector<CachedPoint>> next;
-  for (const auto& [key, value] : cache)
-    if (!active(key.first) && !active(key.second) &&
-        !(is_static(bodies[key.first].body) && is_static(bodies[key.second].body)))
-      next.emplace(key, value);
+  next_cache.clear();
+  for (const CachedPoint& c : cache)
+    if (!active(c.a) && !active(c.b) &&
+        !(is_static(bodies[c.a].body) && is_static(bodies[c.b].body)))
+      next_cache.push_back(c);
+  const std::size_t kept = next_cache.size();
   contacts.clear();
   for (const SolverPoint& p : points) {
     const Vec3 jt = p.tangent1 * p.jt1 + p.tangent2 * p.jt2;
-    next[{p.a, p.b}].push_back({p.anchor_a, p.jn, jt});
+    next_cache.push_back({p.a, p.b, p.anchor_a, p.jn, jt});
     contacts.push_back({p.a, p.b, p.point, p.normal, p.depth, p.jn, jt});
   }
-  cache = std::move(next);
+  // Sleeping pairs and touching ones are disjoint (a touch wakes both); each part is put in pair
+  // order (stable: a pair's points keep their order) and the two merged.
+  auto pair_less = [](const CachedPoint& x, const CachedPoint& y) {
+    return std::pair{x.a, x.b} < std::pair{y.a, y.b};
+  };
+  const auto middle = next_cache.begin() + std::ptrdiff_t(kept);
+  if (!std::is_sorted(middle, next_cache.end(), pair_less))
+    std::stable_sort(middle, next_cache.end(), pair_less);
+  std::inplace_merge(next_cache.begin(), middle, next_cache.end(), pair_less);
+  std::swap(cache, next_cache);
 }
 
 void RigidWorld::Impl::sleep_islands(double h) {
@@ -551,8 +595,8 @@ void RigidWorld::Impl::sleep_islands(double h) {
     while (parent[x] != x) x = parent[x] = parent[parent[x]];
     return x;
   };
-  for (const auto& [key, value] : cache) {
-    const auto [a, b] = key;
+  for (const CachedPoint& c : cache) {
+    const BodyId a = c.a, b = c.b;
     if (is_static(bodies[a].body) || is_static(bodies[b].body)) continue;
     const BodyId ra = find(a), rb = find(b);
     if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
