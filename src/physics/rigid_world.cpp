@@ -9,6 +9,9 @@
 #include <tuple>
 #include <utility>
 
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include "joint_direct_solver.h"
 #include "kinema/core/error.h"
 #include "kinema/physics/narrow_phase.h"
@@ -77,6 +80,33 @@ struct RigidWorld::Impl {
   std::size_t awake_islands = 0;
   int last_substeps = 1;
   std::vector<std::pair<Vec3, Vec3>> applied_forces;  // the caller's force and torque, per body
+  std::vector<ContactManifold> manifolds;             // per broad-phase pair, this step
+  std::vector<char> pair_touches;                     // per pair: its manifold has points
+  std::vector<char> warm_started;                     // per point: last step's impulse found
+  std::unique_ptr<tbb::task_arena> arena;             // made when more than one thread is asked
+  int arena_threads = 0;
+
+  // Runs body(begin, end) over [0, n) in blocks of `block` indices, on settings.threads threads
+  // (one: here, in one call). The callers write only their own indices and read nothing another
+  // block writes, so the results are the same bits whatever the thread count.
+  template <class Body>
+  void for_blocks(std::size_t n, std::size_t block, const Body& body) {
+    const int threads = settings.threads;
+    const std::size_t blocks = (n + block - 1) / block;
+    if (threads == 1 || blocks <= 1) {
+      if (n > 0) body(std::size_t(0), n);
+      return;
+    }
+    if (!arena || arena_threads != threads) {
+      arena = std::make_unique<tbb::task_arena>(threads > 0 ? threads
+                                                            : int(tbb::task_arena::automatic));
+      arena_threads = threads;
+    }
+    arena->execute([&] {
+      tbb::parallel_for(std::size_t(0), blocks,
+                        [&](std::size_t b) { body(b * block, std::min(n, (b + 1) * block)); });
+    });
+  }
 
   bool active(BodyId id) const { return !is_static(bodies[id].body) && bodies[id].body.awake; }
 
@@ -120,6 +150,8 @@ struct RigidWorld::Impl {
   void step(double h);
   void collide_pairs();
   void prepare_and_warm_start(double h);
+  void prepare_points(std::size_t begin, std::size_t end);
+  void match_cached_points(std::size_t begin, std::size_t end);
   void solve_velocities();
   void integrate_positions(double h);
   void recover_penetration();
@@ -279,10 +311,13 @@ void RigidWorld::step(double h) {
 
 void RigidWorld::Impl::step(double h) {
   Impl& w = *this;
-  for (BodyEntry& e : w.bodies) integrate_velocity(e.body, w.settings.gravity, h);
   w.inverse_inertia.resize(w.bodies.size());
-  for (std::size_t i = 0; i < w.bodies.size(); ++i)
-    w.inverse_inertia[i] = world_inverse_inertia(w.bodies[i].body);
+  w.for_blocks(w.bodies.size(), 256, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      integrate_velocity(w.bodies[i].body, w.settings.gravity, h);
+      w.inverse_inertia[i] = world_inverse_inertia(w.bodies[i].body);
+    }
+  });
   w.collide_pairs();
   for (detail::JointState& j : w.joints)
     if (w.joint_active(j)) {
@@ -317,27 +352,40 @@ void RigidWorld::Impl::collide_pairs() {
     if (active(id)) broad->update(id, bounds(id));
   broad->pairs(pairs);
   points.clear();
-  ContactManifold m;
-  for (const ProxyPair& pair : pairs) {
-    const BodyId a = pair.first, b = pair.second;
-    if (!active(a) && !active(b)) continue;  // static or sleeping on both sides
-    if (std::binary_search(unjoined_pairs.begin(), unjoined_pairs.end(), std::pair{a, b})) continue;
-    const TriangleBvh* bvh = bodies[a].bvh ? bodies[a].bvh.get() : bodies[b].bvh.get();
-    if (!collide(bodies[a].shape, pose(a), bodies[b].shape, pose(b), m, bvh) || m.count == 0)
-      continue;
+  // Each pair's manifold on its own (in parallel when asked), then gathered in pair order: the
+  // same points, wakes and warm starts whatever the thread count.
+  manifolds.resize(pairs.size());
+  pair_touches.resize(pairs.size());
+  for_blocks(pairs.size(), 32, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const BodyId a = pairs[i].first, b = pairs[i].second;
+      pair_touches[i] = 0;
+      if (!active(a) && !active(b)) continue;  // static or sleeping on both sides
+      if (std::binary_search(unjoined_pairs.begin(), unjoined_pairs.end(), std::pair{a, b}))
+        continue;
+      const TriangleBvh* bvh = bodies[a].bvh ? bodies[a].bvh.get() : bodies[b].bvh.get();
+      ContactManifold& m = manifolds[i];
+      pair_touches[i] =
+          collide(bodies[a].shape, pose(a), bodies[b].shape, pose(b), m, bvh) && m.count > 0;
+    }
+  });
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (!pair_touches[i]) continue;
+    const BodyId a = pairs[i].first, b = pairs[i].second;
+    const ContactManifold& m = manifolds[i];
     // A touched sleeper wakes (its island follows in sleep_islands).
     wake(a);
     wake(b);
     const RigidBody& ba = bodies[a].body;
     const RigidBody& bb = bodies[b].body;
     const double friction = std::sqrt(bodies[a].material.friction * bodies[b].material.friction);
-    for (int i = 0; i < m.count; ++i) {
+    for (int k = 0; k < m.count; ++k) {
       SolverPoint& p = points.emplace_back();  // in place: the point is half a kilobyte
       p.a = a;
       p.b = b;
       p.normal = m.normal;
-      p.point = m.points[i].position;
-      p.depth = m.points[i].depth;
+      p.point = m.points[k].position;
+      p.depth = m.points[k].depth;
       const Vec3 deepest_a = p.point + m.normal * (0.5 * p.depth);
       const Vec3 deepest_b = p.point - m.normal * (0.5 * p.depth);
       p.anchor_a = rotate(conjugate(ba.orientation), deepest_a - ba.position);
@@ -348,7 +396,26 @@ void RigidWorld::Impl::collide_pairs() {
 }
 
 void RigidWorld::Impl::prepare_and_warm_start(double) {
-  for (SolverPoint& p : points) {
+  // Each point's arms, masses and last step's impulses on their own (in parallel when asked);
+  // the warm-start impulses are then applied in order, as the iterations will be.
+  warm_started.assign(points.size(), 0);
+  for_blocks(points.size(), 64, [&](std::size_t begin, std::size_t end) {
+    prepare_points(begin, end);
+    if (settings.warm_starting) match_cached_points(begin, end);
+  });
+  if (!settings.warm_starting) return;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!warm_started[i]) continue;
+    const SolverPoint& p = points[i];
+    const Vec3 impulse = p.normal * p.jn + p.tangent1 * p.jt1 + p.tangent2 * p.jt2;
+    apply_impulse(p.a, -impulse, p.point - bodies[p.a].body.position);
+    apply_impulse(p.b, impulse, p.point - bodies[p.b].body.position);
+  }
+}
+
+void RigidWorld::Impl::prepare_points(std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
+    SolverPoint& p = points[i];
     const RigidBody& a = bodies[p.a].body;
     const RigidBody& b = bodies[p.b].body;
     const Vec3 ra = p.point - a.position, rb = p.point - b.position;
@@ -375,14 +442,17 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
     const double e = std::max(bodies[p.a].material.restitution, bodies[p.b].material.restitution);
     p.velocity_bias = approach < -settings.restitution_threshold ? -e * approach : 0.0;
   }
-  if (!settings.warm_starting) return;
+}
+
+void RigidWorld::Impl::match_cached_points(std::size_t begin, std::size_t end) {
   auto by_pair = [](const CachedPoint& c, std::pair<BodyId, BodyId> key) {
     return std::pair{c.a, c.b} < key;
   };
   // A pair's points are consecutive: its cached range is looked up once.
   std::pair<BodyId, BodyId> range_pair{BodyId(-1), BodyId(-1)};
   auto range_begin = cache.cend(), range_end = cache.cend();
-  for (SolverPoint& p : points) {
+  for (std::size_t i = begin; i < end; ++i) {
+    SolverPoint& p = points[i];
     if (std::pair{p.a, p.b} != range_pair) {
       range_pair = {p.a, p.b};
       range_begin = std::lower_bound(cache.cbegin(), cache.cend(), range_pair, by_pair);
@@ -390,12 +460,12 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
       while (range_end != cache.cend() && range_end->a == p.a && range_end->b == p.b) ++range_end;
     }
     const CachedPoint* best = nullptr;
-    double best_distance = kWarmStartMatchDistance;
+    double best_distance_squared = kWarmStartMatchDistance * kWarmStartMatchDistance;
     for (auto it = range_begin; it != range_end; ++it) {
       const CachedPoint& c = *it;
-      const double d = distance(c.anchor_a, p.anchor_a);
-      if (d < best_distance) {
-        best_distance = d;
+      const double d = length_squared(c.anchor_a - p.anchor_a);
+      if (d < best_distance_squared) {
+        best_distance_squared = d;
         best = &c;
       }
     }
@@ -403,9 +473,7 @@ void RigidWorld::Impl::prepare_and_warm_start(double) {
     p.jn = best->jn;
     p.jt1 = dot(best->jt, p.tangent1);
     p.jt2 = dot(best->jt, p.tangent2);
-    const Vec3 impulse = p.normal * p.jn + p.tangent1 * p.jt1 + p.tangent2 * p.jt2;
-    apply_impulse(p.a, -impulse, p.point - bodies[p.a].body.position);
-    apply_impulse(p.b, impulse, p.point - bodies[p.b].body.position);
+    warm_started[i] = 1;
   }
 }
 

@@ -72,6 +72,11 @@ struct RigidWorldSettings {
   bool continuous = true;  ///< continuous collision detection for fast bodies
   SleepSettings sleep;
   BroadPhaseOptions broad_phase;
+  /// Threads for the parts of a step that run body by body or pair by pair: velocities and
+  /// inertias, the narrow phase, the contact points' set-up and warm-start search (oneTBB). The
+  /// iterations, the joints and the integration stay on the calling thread. 0: all cores. The
+  /// results are the same bits whatever the count.
+  int threads = 1;
 };
 
 /// One contact point after a step, for inspection and drawing.
