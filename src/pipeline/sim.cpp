@@ -402,7 +402,7 @@ SimResult run_sim_file(const SimRequest& request) {
   record_bodies(soft_bodies, hair, 0, false);
   std::optional<RigidRun> rigid;
   if (rigid_bodies) {
-    rigid.emplace(scene, rigid_path, result.frames);
+    rigid.emplace(scene, rigid_path, result.frames, request.threads);
     rigid->record(0, false);
   }
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way

@@ -514,8 +514,17 @@ Mesh rigid_shape_mesh(const RigidShape& shape, int segments) {
   return m;
 }
 
-RigidRun::RigidRun(const SimScene& scene, std::string path, int frames)
-    : scene_(scene), world_(scene.rigid_solver) {
+namespace {
+
+RigidWorldSettings with_threads(RigidWorldSettings settings, int threads) {
+  settings.threads = threads;
+  return settings;
+}
+
+}  // namespace
+
+RigidRun::RigidRun(const SimScene& scene, std::string path, int frames, int threads)
+    : scene_(scene), world_(with_threads(scene.rigid_solver, threads)) {
   fill_world(world_, scene);
   result_.path = std::move(path);
   result_.bodies = scene.rigid_bodies.size();

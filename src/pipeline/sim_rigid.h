@@ -33,7 +33,8 @@ Mesh rigid_shape_mesh(const RigidShape& shape, int segments = 24);
 /// The scene's rigid world stepped on the scene's clock and drawn at every frame.
 class RigidRun {
  public:
-  RigidRun(const SimScene& scene, std::string path, int frames);
+  /// `threads` for the world's parallel parts (RigidWorldSettings::threads; 0: all cores).
+  RigidRun(const SimScene& scene, std::string path, int frames, int threads);
   /// One step of h seconds; `last_of_frame`: the frame is drawn between this step's ends.
   void step(double h, bool last_of_frame);
   /// Draws a frame α of the way between the last step's ends (`stepped`: a step ran this frame).
