@@ -489,25 +489,31 @@ void RigidWorld::Impl::solve_velocities() {
       if (joint_active(j))
         detail::solve_joint_velocity(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
                                      inverse_inertia[j.desc.a], inverse_inertia[j.desc.b]);
-    for (SolverPoint& p : points) {
-      RigidBody& a = bodies[p.a].body;
-      RigidBody& b = bodies[p.b].body;
+    // Manifold by manifold (a pair's points are consecutive): the friction of all its points,
+    // then their normal impulses (Box2D's and Jolt's order: the normal impulses, solved last,
+    // win where the two fight, and no point of a face is always first to both).
+    for (std::size_t begin = 0; begin < points.size();) {
+      std::size_t end = begin + 1;
+      while (end < points.size() && points[end].a == points[begin].a &&
+             points[end].b == points[begin].b)
+        ++end;
+      RigidBody& a = bodies[points[begin].a].body;
+      RigidBody& b = bodies[points[begin].b].body;
       // The velocities in locals, written back once: the compiler cannot tell the bodies from the
-      // point's own numbers, and would reload them after every update.
+      // points' own numbers, and would reload them after every update.
       Vec3 va = a.linear_velocity, wa = a.angular_velocity;
       Vec3 vb = b.linear_velocity, wb = b.angular_velocity;
       const double ma = a.inverse_mass, mb = b.inverse_mass;
-      // Speed of b relative to a at the point along direction k.
-      auto speed = [&](const Vec3& direction, int k) {
+      // Speed of b relative to a at point p along its direction k.
+      auto speed = [&](const SolverPoint& p, const Vec3& direction, int k) {
         return dot(vb - va, direction) + dot(wb, p.rb_cross[k]) - dot(wa, p.ra_cross[k]);
       };
-      // Friction first, inside the cone of last pass's normal impulse (Box2D's order: the normal
-      // impulse, solved last, wins where the two fight).
-      {
+      for (std::size_t i = begin; i < end; ++i) {  // friction, inside last pass's normal cone
+        SolverPoint& p = points[i];
         const double max_friction = p.friction * p.jn;
         const double old1 = p.jt1, old2 = p.jt2;
-        double new1 = old1 - speed(p.tangent1, 1) * p.tangent_mass1;
-        double new2 = old2 - speed(p.tangent2, 2) * p.tangent_mass2;
+        double new1 = old1 - speed(p, p.tangent1, 1) * p.tangent_mass1;
+        double new2 = old2 - speed(p, p.tangent2, 2) * p.tangent_mass2;
         // Coulomb's circular cone; the square root (whose latency the whole point waited on)
         // only when the impulse is outside it.
         const double magnitude_squared = new1 * new1 + new2 * new2;
@@ -525,9 +531,10 @@ void RigidWorld::Impl::solve_velocities() {
         vb += impulse * mb;
         wb += p.turn_b[1] * d1 + p.turn_b[2] * d2;
       }
-      {
+      for (std::size_t i = begin; i < end; ++i) {  // the normal impulses, never pulling
+        SolverPoint& p = points[i];
         const double old = p.jn;
-        p.jn = std::max(0.0, old + (p.velocity_bias - speed(p.normal, 0)) * p.normal_mass);
+        p.jn = std::max(0.0, old + (p.velocity_bias - speed(p, p.normal, 0)) * p.normal_mass);
         const double dn = p.jn - old;
         va -= p.normal * (dn * ma);
         wa -= p.turn_a[0] * dn;
@@ -545,6 +552,7 @@ void RigidWorld::Impl::solve_velocities() {
         b.linear_velocity = vb;
         b.angular_velocity = wb;
       }
+      begin = end;
     }
     // Last in the pass, so that the step ends with the joints' equalities exactly satisfied.
     joint_solver.solve_velocities(body_pointers, inverse_inertia, joints);
