@@ -144,10 +144,14 @@ void BM_Kinema_Crates(benchmark::State& state) {
 // Jolt's PerformanceTest pyramid (1,240 boxes of 8 t dropped 0.5 m onto each other, 500 steps):
 // measure = the largest distance any box ends from where it should stand (m); creep_mm = the
 // farthest any box moved after it settled (from 2.5 s to the end).
+// Third argument: position passes a step, 2 as Jolt's default (the scene's), 0 for kinema's own
+// default (RigidWorldSettings::position_iterations, 4).
 void BM_Kinema_JoltPyramid(benchmark::State& state) {
   RigidWorldSettings settings;
   settings.threads = int(state.range(1));
-  run_scene(state, jolt_pyramid(), int(state.range(0)), Measure::Drift, settings);
+  Scene scene = jolt_pyramid();
+  scene.position_iterations = int(state.range(2));
+  run_scene(state, scene, int(state.range(0)), Measure::Drift, settings);
 }
 // Jolt's PerformanceTest ragdolls (160 powered 23-body ragdolls in 16 piles on a flat floor, 500
 // steps): measure = the largest joint separation over the run (m, −1 for a NaN); floor_mm = how
@@ -169,9 +173,10 @@ BENCHMARK(BM_Kinema_Chain)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond
 BENCHMARK(BM_Kinema_Pour)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Kinema_Crates)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Kinema_JoltPyramid)
-    ->ArgNames({"substeps", "threads"})
-    ->Args({1, 1})
-    ->Args({1, 2})
+    ->ArgNames({"substeps", "threads", "position"})
+    ->Args({1, 1, 2})
+    ->Args({1, 2, 2})
+    ->Args({1, 1, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 BENCHMARK(BM_Kinema_RagdollPile)
