@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kinema/core/error.h"
+#include "parallel_blocks.h"
 
 namespace kinema {
 
@@ -42,15 +43,7 @@ Sym3 outer_plus_identity(const Vec3& n, double a, double b) {
 /// Runs body(begin, end) over [0, n) in blocks of kBlock, in parallel unless one thread is asked.
 template <class Body>
 void for_blocks(tbb::task_arena& arena, int threads, size_t n, const Body& body) {
-  const size_t blocks = (n + kBlock - 1) / kBlock;
-  if (threads == 1 || blocks <= 1) {
-    for (size_t b = 0; b < blocks; ++b) body(b * kBlock, std::min(n, (b + 1) * kBlock));
-    return;
-  }
-  arena.execute([&] {
-    tbb::parallel_for(size_t(0), blocks,
-                      [&](size_t b) { body(b * kBlock, std::min(n, (b + 1) * kBlock)); });
-  });
+  detail::for_blocks(&arena, threads, n, kBlock, body);
 }
 
 /// Σ f(i) over [0, n), summed per block then over the blocks in order: the same bits whatever

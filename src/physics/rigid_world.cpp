@@ -9,12 +9,12 @@
 #include <tuple>
 #include <utility>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "joint_direct_solver.h"
 #include "kinema/core/error.h"
 #include "kinema/physics/narrow_phase.h"
+#include "parallel_blocks.h"
 #include "rigid_joint_solver.h"
 
 namespace kinema {
@@ -82,30 +82,22 @@ struct RigidWorld::Impl {
   std::vector<std::pair<Vec3, Vec3>> applied_forces;  // the caller's force and torque, per body
   std::vector<ContactManifold> manifolds;             // per broad-phase pair, this step
   std::vector<char> pair_touches;                     // per pair: its manifold has points
+  std::vector<std::size_t> manifold_start;            // each manifold's first point, then the end
   std::vector<char> warm_started;                     // per point: last step's impulse found
   std::unique_ptr<tbb::task_arena> arena;             // made when more than one thread is asked
   int arena_threads = 0;
 
-  // Runs body(begin, end) over [0, n) in blocks of `block` indices, on settings.threads threads
-  // (one: here, in one call). The callers write only their own indices and read nothing another
-  // block writes, so the results are the same bits whatever the thread count.
+  // Runs body(begin, end) over [0, n) in blocks of `block` indices on settings.threads threads
+  // (parallel_blocks.h; the arena is made when more than one thread is first asked).
   template <class Body>
   void for_blocks(std::size_t n, std::size_t block, const Body& body) {
     const int threads = settings.threads;
-    const std::size_t blocks = (n + block - 1) / block;
-    if (threads == 1 || blocks <= 1) {
-      if (n > 0) body(std::size_t(0), n);
-      return;
-    }
-    if (!arena || arena_threads != threads) {
+    if (threads != 1 && (!arena || arena_threads != threads)) {
       arena = std::make_unique<tbb::task_arena>(threads > 0 ? threads
                                                             : int(tbb::task_arena::automatic));
       arena_threads = threads;
     }
-    arena->execute([&] {
-      tbb::parallel_for(std::size_t(0), blocks,
-                        [&](std::size_t b) { body(b * block, std::min(n, (b + 1) * block)); });
-    });
+    detail::for_blocks(arena.get(), threads, n, block, body);
   }
 
   bool active(BodyId id) const { return !is_static(bodies[id].body) && bodies[id].body.awake; }
@@ -352,6 +344,7 @@ void RigidWorld::Impl::collide_pairs() {
     if (active(id)) broad->update(id, bounds(id));
   broad->pairs(pairs);
   points.clear();
+  manifold_start.clear();
   // Each pair's manifold on its own (in parallel when asked), then gathered in pair order: the
   // same points, wakes and warm starts whatever the thread count.
   manifolds.resize(pairs.size());
@@ -379,6 +372,7 @@ void RigidWorld::Impl::collide_pairs() {
     const RigidBody& ba = bodies[a].body;
     const RigidBody& bb = bodies[b].body;
     const double friction = std::sqrt(bodies[a].material.friction * bodies[b].material.friction);
+    manifold_start.push_back(points.size());
     for (int k = 0; k < m.count; ++k) {
       SolverPoint& p = points.emplace_back();  // in place: the point is half a kilobyte
       p.a = a;
@@ -393,6 +387,7 @@ void RigidWorld::Impl::collide_pairs() {
       p.friction = friction;
     }
   }
+  manifold_start.push_back(points.size());
 }
 
 void RigidWorld::Impl::prepare_and_warm_start(double) {
@@ -494,14 +489,11 @@ void RigidWorld::Impl::solve_velocities() {
       if (joint_active(j))
         detail::solve_joint_velocity(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
                                      inverse_inertia[j.desc.a], inverse_inertia[j.desc.b]);
-    // Manifold by manifold (a pair's points are consecutive): the friction of all its points,
-    // then their normal impulses (Box2D's and Jolt's order: the normal impulses, solved last,
-    // win where the two fight, and no point of a face is always first to both).
-    for (std::size_t begin = 0; begin < points.size();) {
-      std::size_t end = begin + 1;
-      while (end < points.size() && points[end].a == points[begin].a &&
-             points[end].b == points[begin].b)
-        ++end;
+    // Manifold by manifold: the friction of all its points, then their normal impulses (Box2D's
+    // and Jolt's order: the normal impulses, solved last, win where the two fight, and no point
+    // of a face is always first to both).
+    for (std::size_t m = 0; m + 1 < manifold_start.size(); ++m) {
+      const std::size_t begin = manifold_start[m], end = manifold_start[m + 1];
       RigidBody& a = bodies[points[begin].a].body;
       RigidBody& b = bodies[points[begin].b].body;
       // The velocities in locals, written back once: the compiler cannot tell the bodies from the
@@ -557,7 +549,6 @@ void RigidWorld::Impl::solve_velocities() {
         b.linear_velocity = vb;
         b.angular_velocity = wb;
       }
-      begin = end;
     }
   }
   // Last, so that the step ends with the joints' equalities exactly satisfied (one pass with
