@@ -3,7 +3,8 @@
 // stretch of a structural (grid-neighbour) spring at the end, in percent. kinema's XPBD solver
 // with inextensible structural constraints and tethers runs at two settings: 8 substeps of one
 // sweep (fast) and 16 substeps of two sweeps (stiff); implicit Euler with 10⁵ N/m structural
-// springs and at most 20 conjugate-gradient iterations a step. With -DKINEMA_BULLET_ROOT… (see
+// springs and at most 20 conjugate-gradient iterations a step (to a 10⁻³ residual), preconditioned
+// by multigrid or by block Jacobi. With -DKINEMA_BULLET_ROOT… (see
 // bench/CMakeLists.txt) Bullet's btSoftBody runs the same scenes with 10 position iterations
 // (bench/peers/bullet_cloth_peer.cpp).
 #include <benchmark/benchmark.h>
@@ -20,15 +21,17 @@ namespace {
 using namespace cloth_bench;
 
 enum Scene { kFlag = 0, kSphere = 1 };
-enum Setting { kXpbdFast = 0, kXpbdStiff = 1, kImplicit = 2 };
+enum Setting { kXpbdFast = 0, kXpbdStiff = 1, kImplicit = 2, kImplicitJacobi = 3 };
 
 Cloth make_cloth(Scene scene, Setting setting, int threads) {
   ClothOptions o;
   o.threads = threads;
   o.material.mass_per_area = kMass / (kSize * kSize);
-  if (setting == kImplicit) {
+  if (setting == kImplicit || setting == kImplicitJacobi) {
     // Stiff springs, a game's budget of conjugate-gradient iterations.
     o.solver = ClothSolver::ImplicitEuler;
+    o.preconditioner =
+        setting == kImplicit ? ClothPreconditioner::Multigrid : ClothPreconditioner::BlockJacobi;
     o.material.stretch_stiffness = 1e5;
     o.material.shear_stiffness = 2e4;
     o.cg_max_iterations = 20;
@@ -65,23 +68,26 @@ void BM_KinemaCloth(benchmark::State& state) {
     ++steps;
   }
   state.counters["stretch_pct"] = 100 * cloth.largest_stretch();
-  if (Setting(state.range(1)) == kImplicit) {
+  if (Setting(state.range(1)) >= kImplicit) {
     // How far the solve got: iterations a step, and the last step's relative residual (%).
     state.counters["cg_iterations"] = double(cg_iterations) / double(std::max(1L, steps));
     state.counters["cg_residual_pct"] = 100 * cg_residual;
   }
 }
-// Scene (0 flag, 1 sphere), setting (0 XPBD 8×1, 1 XPBD 16×2, 2 implicit 20 CG), threads.
+// Scene (0 flag, 1 sphere), setting (0 XPBD 8×1, 1 XPBD 16×2, 2 implicit ≤ 20 CG with multigrid,
+// 3 the same with block Jacobi), threads.
 BENCHMARK(BM_KinemaCloth)
     ->ArgNames({"scene", "setting", "threads"})
     ->Args({kFlag, kXpbdFast, 1})
     ->Args({kFlag, kXpbdStiff, 1})
     ->Args({kFlag, kImplicit, 1})
+    ->Args({kFlag, kImplicitJacobi, 1})
     ->Args({kFlag, kXpbdFast, 2})
     ->Args({kFlag, kImplicit, 2})
     ->Args({kSphere, kXpbdFast, 1})
     ->Args({kSphere, kXpbdStiff, 1})
     ->Args({kSphere, kImplicit, 1})
+    ->Args({kSphere, kImplicitJacobi, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <queue>
 #include <string>
 
+#include "cloth_multigrid.h"
 #include "kinema/core/error.h"
 #include "parallel_blocks.h"
 
@@ -492,10 +493,44 @@ void Cloth::substep_semi_implicit(double h) {
   }
 }
 
+// The multigrid's fine network: the free vertices (numbered in order) and the springs between
+// two free vertices, in spring order. Built at the first implicit step; a copied cloth gets its
+// own copy before it writes to a shared one.
+detail::ClothMultigrid& Cloth::multigrid() {
+  if (!multigrid_) {
+    const size_t n = x_.size();
+    free_index_.assign(n, kNone);
+    free_vertex_.clear();
+    for (size_t i = 0; i < n; ++i)
+      if (inverse_mass_[i] != 0) {
+        free_index_[i] = std::uint32_t(free_vertex_.size());
+        free_vertex_.push_back(std::uint32_t(i));
+      }
+    std::vector<std::array<std::uint32_t, 2>> edges;
+    std::vector<double> weight;
+    network_spring_.clear();
+    for (std::uint32_t s = 0; s < springs_.size(); ++s) {
+      const ClothSpring& sp = springs_[s];
+      if (inverse_mass_[sp.a] == 0 || inverse_mass_[sp.b] == 0) continue;
+      edges.push_back({free_index_[sp.a], free_index_[sp.b]});
+      weight.push_back(stiffness_[s]);
+      network_spring_.push_back(s);
+    }
+    multigrid_ = std::make_shared<detail::ClothMultigrid>(
+        free_vertex_.size(), std::move(edges), weight,
+        o_.preconditioner == ClothPreconditioner::Multigrid);
+  } else if (multigrid_.use_count() > 1) {
+    multigrid_ = std::make_shared<detail::ClothMultigrid>(*multigrid_);
+  }
+  return *multigrid_;
+}
+
 int Cloth::substep_implicit(double h, double& residual) {
-  const size_t n = x_.size();
   const ClothMaterial& mat = o_.material;
   tbb::task_arena& arena = parallel_->arena;
+  detail::ClothMultigrid& mg = multigrid();
+  detail::BlockNetwork& network = mg.fine();
+  const size_t free_count = free_vertex_.size();
   std::vector<Vec3>& f = force_;
   forces(f);
   // Per spring: the force on a, the stiffness block K_s = k·(nnᵀ + max(0, 1 − L0/l)·(I − nnᵀ))
@@ -521,86 +556,79 @@ int Cloth::substep_implicit(double h, double& residual) {
         outer_plus_identity(dir, h * c + h * h * k * (1 - transverse), h * h * k * transverse);
   }
   const double diagonal_scale = 1 + h * mat.air_drag;  // air drag taken implicitly too
-  // Kinematic vertices move at their prescribed velocity and their Δv is 0 (the filter).
-  std::vector<Vec3>&b = b_, &precondition = precondition_;
-  b.assign(n, Vec3{0, 0, 0});
-  precondition.assign(n, Vec3{0, 0, 0});
-  for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      if (inverse_mass_[i] == 0) continue;
-      Vec3 fi = f[i], kv{0, 0, 0};
-      Vec3 diag{mass_[i] * diagonal_scale, mass_[i] * diagonal_scale, mass_[i] * diagonal_scale};
+  // The system over the free vertices (kinematic ones move at their prescribed velocity: their
+  // Δv is 0, so a spring to one adds its block to the free vertex's own block only).
+  std::vector<Vec3>& b = b_;
+  b.assign(free_count, Vec3{0, 0, 0});
+  for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
+    for (size_t fi = begin; fi < end; ++fi) {
+      const std::uint32_t i = free_vertex_[fi];
+      Vec3 force = f[i], kv{0, 0, 0};
+      const double own = mass_[i] * diagonal_scale;
+      Sym3 block{own, own, own, 0, 0, 0};
       for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
         const std::uint32_t s = spring_of_[e];
         const bool is_a = springs_[s].a == i;
         const std::uint32_t j = is_a ? springs_[s].b : springs_[s].a;
-        fi += is_a ? on_a[s] : -on_a[s];
+        force += is_a ? on_a[s] : -on_a[s];
         kv -= stiffness[s] * (v_[i] - v_[j]);  // (∂f/∂x·v)_i
-        diag += Vec3{system[s].xx, system[s].yy, system[s].zz};
+        if (inverse_mass_[j] == 0) {
+          const Sym3& S = system[s];
+          block.xx += S.xx, block.yy += S.yy, block.zz += S.zz;
+          block.xy += S.xy, block.xz += S.xz, block.yz += S.yz;
+        }
       }
-      b[i] = (fi + kv * h) * h;
-      precondition[i] = Vec3{1 / diag.x, 1 / diag.y, 1 / diag.z};
+      b[fi] = (force + kv * h) * h;
+      network.own[fi] = block;
     }
   });
-  auto multiply = [&](const std::vector<Vec3>& p, std::vector<Vec3>& out) {
-    for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) {
-        if (inverse_mass_[i] == 0) {
-          out[i] = {0, 0, 0};
-          continue;
-        }
-        Vec3 y = p[i] * (mass_[i] * diagonal_scale);
-        for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
-          const std::uint32_t s = spring_of_[e];
-          const std::uint32_t j = springs_[s].a == i ? springs_[s].b : springs_[s].a;
-          y += system[s] * (p[i] - p[j]);
-        }
-        out[i] = y;
-      }
-    });
-  };
+  for (size_t e = 0; e < network_spring_.size(); ++e)
+    network.edge_block[e] = system[network_spring_[e]];
+  mg.update();
   auto dot_all = [&](const std::vector<Vec3>& a, const std::vector<Vec3>& c) {
-    return deterministic_sum(arena, o_.threads, n, [&](size_t i) { return dot(a[i], c[i]); });
+    return deterministic_sum(arena, o_.threads, free_count,
+                             [&](size_t i) { return dot(a[i], c[i]); });
   };
-  // Preconditioned conjugate gradients from Δv = 0.
-  std::vector<Vec3>&dv = dv_, &r = r_, &z = z_, &p = p_, &q = q_;
-  dv.assign(n, Vec3{0, 0, 0});
+  std::vector<Vec3>& dv = dv_;
+  dv.assign(free_count, Vec3{0, 0, 0});
+  // Preconditioned conjugate gradients from Δv = 0 (block Jacobi, or one multigrid V-cycle).
+  std::vector<Vec3>&r = r_, &z = z_, &p = p_, &q = q_;
+  z.resize(free_count);
+  q.resize(free_count);
   r = b;
-  z.resize(n);
-  q.resize(n);
-  for (size_t i = 0; i < n; ++i) z[i] = mul(precondition[i], r[i]);
+  mg.precondition(r, z);
   p = z;
   double rz = dot_all(r, z);
   const double b_norm = std::sqrt(dot_all(b, b));
   int iterations = 0;
   residual = 0;
   if (b_norm > 0) {
-    residual = 1;
-    while (iterations < o_.cg_max_iterations) {
-      multiply(p, q);
+    residual = std::sqrt(dot_all(r, r)) / b_norm;
+    while (iterations < o_.cg_max_iterations && residual > o_.cg_tolerance) {
+      mg.multiply(0, p, q);
       const double pq = dot_all(p, q);
       if (!(pq > 0)) break;
       const double alpha = rz / pq;
-      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+      for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) {
           dv[i] += p[i] * alpha;
           r[i] -= q[i] * alpha;
-          z[i] = mul(precondition[i], r[i]);
         }
       });
       ++iterations;
       residual = std::sqrt(dot_all(r, r)) / b_norm;
       if (residual <= o_.cg_tolerance) break;
+      mg.precondition(r, z);
       const double rz_next = dot_all(r, z), beta = rz_next / rz;
       rz = rz_next;
-      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
+      for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) p[i] = z[i] + p[i] * beta;
       });
     }
   }
-  for (size_t i = 0; i < n; ++i) {
-    if (inverse_mass_[i] == 0) continue;
-    v_[i] += dv[i];
+  for (size_t fi = 0; fi < free_count; ++fi) {
+    const std::uint32_t i = free_vertex_[fi];
+    v_[i] += dv[fi];
     x_[i] += v_[i] * h;
   }
   return iterations;

@@ -190,6 +190,58 @@ TEST(Cloth, ImplicitEulerIsStableAtAnyStiffnessAndDamps) {
   EXPECT_TRUE(all_finite(cloth.positions()));
 }
 
+/// A 1 m, 32 × 32 flag of 10⁵ N/m springs in a 3 m/s wind, implicit Euler with `preconditioner`;
+/// returns the conjugate-gradient iterations per step over `steps` steps to a 10⁻⁴ residual.
+double implicit_flag_iterations(ClothPreconditioner preconditioner, int steps) {
+  ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 32);
+  o.material.stretch_stiffness = 1e5;
+  o.material.shear_stiffness = 2e4;
+  o.wind = {0, 0, 3};
+  o.cg_tolerance = 1e-4;
+  o.cg_max_iterations = 1000;
+  o.preconditioner = preconditioner;
+  o.threads = 1;
+  Cloth cloth(make_grid_cloth(32, 32, 1, 1, {0, 1, 0}, {1, 0, 0}, {0, -1, 0}), o);
+  long iterations = 0;
+  for (int i = 0; i < steps; ++i) {
+    const ClothStepStats stats = cloth.step(kFrame);
+    EXPECT_LE(stats.cg_residual, 1e-4) << "step " << i;
+    iterations += stats.cg_iterations;
+  }
+  return double(iterations) / steps;
+}
+
+TEST(Cloth, MultigridSolvesAStiffFlagInAQuarterOfBlockJacobisIterations) {
+  // The stiff in-plane springs make the implicit system like a grid Laplacian: block Jacobi's
+  // iterations grow with the grid, one multigrid V-cycle per iteration keeps them fewer. Both must
+  // reach the tolerance at every step; measured here: 48 against 432 a step.
+  const double jacobi = implicit_flag_iterations(ClothPreconditioner::BlockJacobi, 60);
+  const double multigrid = implicit_flag_iterations(ClothPreconditioner::Multigrid, 60);
+  EXPECT_LT(multigrid * 4, jacobi) << multigrid << " against " << jacobi;
+}
+
+TEST(Cloth, BothPreconditionersGiveTheSameImplicitStep) {
+  // The preconditioner changes how the solve gets there, not where: with a tight tolerance the
+  // two flags stay together to a micrometre over 30 steps, and stretch under 1 %.
+  auto run = [](ClothPreconditioner preconditioner) {
+    ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 16);
+    o.material.stretch_stiffness = 1e5;
+    o.cg_tolerance = 1e-12;
+    o.cg_max_iterations = 5000;
+    o.preconditioner = preconditioner;
+    Cloth cloth(make_grid_cloth(16, 16, 0.5, 0.5, {0, 1, 0}, {1, 0, 0}, {0, -1, 0}), o);
+    for (int i = 0; i < 30; ++i) cloth.step(kFrame);
+    EXPECT_LT(cloth.largest_stretch(), 0.01);
+    return std::vector<Vec3>(cloth.positions().begin(), cloth.positions().end());
+  };
+  const std::vector<Vec3> jacobi = run(ClothPreconditioner::BlockJacobi);
+  const std::vector<Vec3> multigrid = run(ClothPreconditioner::Multigrid);
+  double largest = 0;
+  for (size_t i = 0; i < jacobi.size(); ++i)
+    largest = std::max(largest, length(jacobi[i] - multigrid[i]));
+  EXPECT_LT(largest, 1e-6);
+}
+
 TEST(Cloth, TethersKeepAHangingXpbdFlagFromStretching) {
   // A 1 m, 32 × 32 flag pinned at its two top corners, inextensible structural constraints,
   // 2 s at 60 Hz. With 8 substeps of one sweep the tethers keep every structural spring within

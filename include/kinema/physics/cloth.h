@@ -40,6 +40,7 @@
 namespace kinema {
 
 namespace detail {
+class ClothMultigrid;  ///< the implicit solver's preconditioner (src/physics/cloth_multigrid.h)
 /// A symmetric 3 × 3 matrix (xx, yy, zz, xy, xz, yz): a spring's block in the implicit solve.
 struct ClothSym3 {
   double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
@@ -90,6 +91,17 @@ std::vector<ClothSpring> cloth_springs(const ClothMesh& mesh);
 
 enum class ClothSolver : std::uint8_t { SemiImplicit, ImplicitEuler, Xpbd };
 
+/// ImplicitEuler's preconditioner. The system's stiff in-plane part is like a grid Laplacian: on a
+/// 64 × 64 flag of 10⁵ N/m springs in wind, block Jacobi still leaves a 0.6 % residual after 100
+/// iterations, where one V-cycle of aggregation multigrid per iteration reaches 4 % in 5 and
+/// 0.4 % in 10 (an iteration costs about 2.5 of Jacobi's). A solve that converges also makes the
+/// projection onto colliders after the step bite harder: a cloth dropped on a sphere stretches
+/// more where it lands than with a loose Jacobi solve, so block Jacobi stays the default.
+enum class ClothPreconditioner : std::uint8_t {
+  BlockJacobi,  ///< each vertex's 3 × 3 diagonal block, inverted
+  Multigrid     ///< one V-cycle of unsmoothed aggregation multigrid (pairwise matching, Galerkin)
+};
+
 struct ClothMaterial {
   double mass_per_area = 0.15;  ///< kg/m² (cotton ≈ 0.15); a vertex gets ⅓ of its triangles' mass
   double vertex_mass = 0;       ///< kg; > 0: every vertex weighs this instead (needed for strands)
@@ -125,6 +137,7 @@ struct ClothOptions {
   bool tethers = true;
   int cg_max_iterations = 200;  ///< ImplicitEuler: conjugate-gradient iterations per step
   double cg_tolerance = 1e-8;   ///< ImplicitEuler: stop at |residual| ≤ tolerance·|right side|
+  ClothPreconditioner preconditioner = ClothPreconditioner::BlockJacobi;  ///< ImplicitEuler
   std::vector<std::uint32_t> pinned;         ///< vertices held where set_pin_target puts them
   std::vector<ClothAttachment> attachments;  ///< vertices that follow the skin (kinematic)
   std::vector<Collider> colliders;           ///< restitution ignored (cloth does not bounce)
@@ -191,6 +204,7 @@ class Cloth {
  private:
   void substep_semi_implicit(double h);
   int substep_implicit(double h, double& residual);
+  detail::ClothMultigrid& multigrid();
   void substep_xpbd(double h);
   void forces(std::vector<Vec3>& f);
   size_t collide(std::span<const Vec3> before);
@@ -226,8 +240,12 @@ class Cloth {
   double time_ = 0;
   // Buffers kept from step to step: allocated anew, the large ones would be mapped and
   // page-faulted in at every substep.
-  std::vector<Vec3> force_, triangle_force_, on_a_, b_, precondition_, dv_, r_, z_, p_, q_, before_;
+  std::vector<Vec3> force_, triangle_force_, on_a_, b_, dv_, r_, z_, p_, q_, before_;
   std::vector<detail::ClothSym3> stiffness_block_, system_block_;
+  // ImplicitEuler: the free vertices (and each vertex's index among them, kNone if kinematic),
+  // the spring behind each edge of the multigrid's fine network, and the multigrid.
+  std::vector<std::uint32_t> free_vertex_, free_index_, network_spring_;
+  std::shared_ptr<detail::ClothMultigrid> multigrid_;
   std::vector<double> lambda_;
 };
 
