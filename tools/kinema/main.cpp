@@ -85,6 +85,7 @@ int run(int argc, char** argv) {
       {"decompress", register_decompress(app, global)},
       {"sim", register_sim(app, global)},
       {"ragdoll", register_ragdoll(app, global)},
+      {"boids", register_boids(app, global)},
       // clang-format on
   };
 
