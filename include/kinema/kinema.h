@@ -108,6 +108,7 @@
 #include "kinema/pipeline/spring_bones.h"
 #include "kinema/pipeline/vat.h"
 #include "kinema/procedural/boids.h"
+#include "kinema/procedural/clip_driver.h"
 #include "kinema/procedural/driver.h"
 #include "kinema/procedural/motion_functions.h"
 #include "kinema/render/clip_render.h"
