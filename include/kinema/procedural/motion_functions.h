@@ -57,7 +57,7 @@ class GradientNoise {
 
 /// Octaves of a noise: Σ gainⁱ·noise(lacunarityⁱ·t + i·17.23) for i < octaves, divided by
 /// Σ gainⁱ so that it keeps the noise's range. Slow drift with fine tremor on top. Throws for
-/// octaves < 1 or non-finite numbers.
+/// octaves < 1, a gain ≤ 0 or non-finite numbers. Defined for ValueNoise and GradientNoise.
 template <class Noise>
 double fractal_noise(const Noise& noise, double t, int octaves, double lacunarity = 2,
                      double gain = 0.5);
