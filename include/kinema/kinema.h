@@ -95,6 +95,7 @@
 #include "kinema/pipeline/compress.h"
 #include "kinema/pipeline/convert.h"
 #include "kinema/pipeline/demo.h"
+#include "kinema/pipeline/drive.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"

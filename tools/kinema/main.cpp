@@ -86,6 +86,7 @@ int run(int argc, char** argv) {
       {"sim", register_sim(app, global)},
       {"ragdoll", register_ragdoll(app, global)},
       {"boids", register_boids(app, global)},
+      {"drive", register_drive(app, global)},
       // clang-format on
   };
 
