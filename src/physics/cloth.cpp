@@ -572,11 +572,7 @@ int Cloth::substep_implicit(double h, double& residual) {
         const std::uint32_t j = is_a ? springs_[s].b : springs_[s].a;
         force += is_a ? on_a[s] : -on_a[s];
         kv -= stiffness[s] * (v_[i] - v_[j]);  // (∂f/∂x·v)_i
-        if (inverse_mass_[j] == 0) {
-          const Sym3& S = system[s];
-          block.xx += S.xx, block.yy += S.yy, block.zz += S.zz;
-          block.xy += S.xy, block.xz += S.xz, block.yz += S.yz;
-        }
+        if (inverse_mass_[j] == 0) detail::add(block, system[s]);
       }
       b[fi] = (force + kv * h) * h;
       network.own[fi] = block;

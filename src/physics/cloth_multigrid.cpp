@@ -14,10 +14,6 @@ constexpr std::size_t kCoarsest = 64;           ///< nodes solved directly
 /// network, so ω below 1 keeps the V-cycle positive definite; 2/3 damps the high frequencies best.
 constexpr double kSmootherDamping = 2.0 / 3;
 
-void add(ClothSym3& to, const ClothSym3& a) {
-  to.xx += a.xx, to.yy += a.yy, to.zz += a.zz, to.xy += a.xy, to.xz += a.xz, to.yz += a.yz;
-}
-
 /// Pairs the nodes of a weighted graph: each unmatched node, in order, with its unmatched
 /// neighbour of largest total weight (the first such on a tie); a node without one stays alone.
 /// Returns each node's pair index and the pair count.
@@ -153,7 +149,8 @@ void ClothMultigrid::update() {
         add(coarse.edge_block[coarse_edge_[l][e]], fine.edge_block[e]);
   }
   for (BlockNetwork& level : levels_) {
-    std::vector<ClothSym3> diagonal = level.own;
+    std::vector<ClothSym3>& diagonal = diagonal_;
+    diagonal.assign(level.own.begin(), level.own.end());
     for (std::size_t e = 0; e < level.edges.size(); ++e) {
       add(diagonal[level.edges[e][0]], level.edge_block[e]);
       add(diagonal[level.edges[e][1]], level.edge_block[e]);
@@ -164,7 +161,8 @@ void ClothMultigrid::update() {
   // The coarsest level as a dense matrix, factored.
   const BlockNetwork& last = levels_.back();
   const Eigen::Index size = Eigen::Index(3 * last.nodes);
-  Eigen::MatrixXd dense = Eigen::MatrixXd::Zero(size, size);
+  Eigen::MatrixXd& dense = coarsest_matrix_;
+  dense.setZero(size, size);
   auto put = [&](std::size_t row, std::size_t column, const ClothSym3& s, double sign) {
     const Eigen::Index r = Eigen::Index(3 * row), c = Eigen::Index(3 * column);
     const double m[3][3] = {{s.xx, s.xy, s.xz}, {s.xy, s.yy, s.yz}, {s.xz, s.yz, s.zz}};

@@ -30,6 +30,11 @@ namespace kinema::detail {
 /// The inverse of a symmetric positive definite block (cofactors over the determinant).
 ClothSym3 inverse(const ClothSym3& a);
 
+/// to += a.
+inline void add(ClothSym3& to, const ClothSym3& a) {
+  to.xx += a.xx, to.yy += a.yy, to.zz += a.zz, to.xy += a.xy, to.xz += a.xz, to.yz += a.yz;
+}
+
 /// A symmetric block system in spring-network form, and its node and edge lists.
 struct BlockNetwork {
   std::size_t nodes = 0;
@@ -70,8 +75,10 @@ class ClothMultigrid {
   std::vector<std::vector<std::uint32_t>> aggregate_;
   /// coarse_edge_[l][e]: the edge of level l + 1 that edge e of level l adds to (kInside: none).
   std::vector<std::vector<std::uint32_t>> coarse_edge_;
+  Eigen::MatrixXd coarsest_matrix_;
   Eigen::LLT<Eigen::MatrixXd> coarsest_;
   Eigen::VectorXd coarsest_rhs_;
+  std::vector<ClothSym3> diagonal_;  ///< update()'s scratch, kept from step to step
   // Per-level scratch: right sides, solutions and residuals.
   std::vector<std::vector<Vec3>> rhs_, solution_, residual_;
 };

@@ -164,11 +164,18 @@ BoidSettings classic_boid_settings(int dimensions) {
   return s;
 }
 
+/// The threads a flock runs on, made once (an arena per step cost its set-up every time).
+struct Flock::Parallel {
+  tbb::task_arena arena;
+  explicit Parallel(int threads) : arena(threads > 0 ? threads : tbb::task_arena::automatic) {}
+};
+
 Flock::Flock(std::vector<Vec3> positions, std::vector<Vec3> velocities, BoidSettings settings)
     : settings_(settings),
       positions_(std::move(positions)),
       velocities_(std::move(velocities)),
-      grid_(std::make_unique<Grid>()) {
+      grid_(std::make_unique<Grid>()),
+      parallel_(std::make_unique<Parallel>(settings.threads)) {
   const BoidSettings& s = settings_;
   require(positions_.size() == velocities_.size(),
           "a flock needs one velocity per position (" + std::to_string(positions_.size()) +
@@ -300,8 +307,7 @@ void Flock::advance(double h, bool use_grid) {
   if (settings_.threads == 1 || n <= kBlock) {
     run(0, n);
   } else {
-    tbb::task_arena arena(settings_.threads > 0 ? settings_.threads : tbb::task_arena::automatic);
-    arena.execute([&] {
+    parallel_->arena.execute([&] {
       tbb::parallel_for(std::size_t(0), (n + kBlock - 1) / kBlock,
                         [&](std::size_t b) { run(b * kBlock, std::min(n, (b + 1) * kBlock)); });
     });

@@ -49,14 +49,14 @@ Clip drive_clip(const Clip& clip, const Skeleton& skeleton, const std::string& j
       clip.duration > 0 ? std::max(1, int(std::lround(clip.duration * rate))) + 1 : 1;
   const std::size_t count = std::size_t(joints);
   std::vector<Transform> local(count, Transform{});
-  std::vector<Mat4> model;
+  std::vector<Mat4> model(count);
   std::vector<Vec3> previous(count, Vec3{0, 0, 0});
   std::vector<double> distance(count, 0.0), values(names.size(), 0.0);
   JointTrack driven;
   for (int f = 0; f < frames; ++f) {
     const double t = f + 1 == frames ? clip.duration : std::min(clip.duration, f / rate);
     sample_pose(clip, skeleton, t, WrapMode::Clamp, local);
-    model = sample_model_pose(clip, skeleton, t);
+    local_to_model(skeleton.parents(), std::span<const Transform>(local), std::span<Mat4>(model));
     values[0] = t;
     values[1] = f;
     for (int j = 0; j < joints; ++j) {

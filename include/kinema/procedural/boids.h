@@ -84,6 +84,7 @@ class Flock {
 
  private:
   struct Grid;
+  struct Parallel;  ///< the oneTBB arena, made once (src/procedural/boids.cpp)
   Vec3 displacement(const Vec3& from, const Vec3& to) const;  ///< to − from, across the seam
   template <class ForEachMate>
   BoidSteering steer(std::size_t i, const ForEachMate& for_each_mate) const;
@@ -93,6 +94,7 @@ class Flock {
   BoidSettings settings_;
   std::vector<Vec3> positions_, velocities_, next_velocities_;
   std::unique_ptr<Grid> grid_;
+  std::unique_ptr<Parallel> parallel_;
 };
 
 }  // namespace kinema
