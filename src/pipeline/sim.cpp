@@ -19,6 +19,7 @@
 #include "kinema/physics/spring_bones.h"
 #include "kinema/sim/fixed_step_clock.h"
 #include "kinema/skin/skin_mesh.h"
+#include "morph_frames.h"
 #include "sim_bodies.h"
 #include "sim_rigid.h"
 
@@ -42,67 +43,6 @@ namespace {
 bool writes_gltf(const std::string& out) {
   const std::string ext = extension_of(out);
   return ext == "glb" || ext == "gltf";
-}
-
-/// The cloths and soft bodies as one glTF asset: each a mesh on its own node with one morph
-/// target per frame (the frame's positions minus the rest positions) and one clip whose weights go
-/// one-hot from frame to frame, linearly: between frames k and k + 1 a viewer shows the straight
-/// blend of the two, as the point cache would.
-Asset sim_asset(const std::vector<SimMeshOut>& outputs, int fps, int frames) {
-  Asset asset;
-  std::vector<Joint> joints;
-  for (const SimMeshOut& m : outputs) joints.push_back(Joint{m.name, kNoParent, {}, {}});
-  asset.skeleton = Skeleton::build(std::move(joints));
-  Clip clip;
-  clip.name = "simulation";
-  clip.duration = double(frames - 1) / fps;
-  clip.sample_rate = fps;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const SimMeshOut& cloth = outputs[i];
-    const PointCache& cache = *cloth.frames;
-    Mesh mesh;
-    mesh.name = cloth.name;
-    mesh.node = int(i);
-    for (const Vec3& p : cloth.rest) mesh.positions.push_back(Vec3f(p));
-    for (const auto& t : cloth.triangles)
-      mesh.indices.insert(mesh.indices.end(), t.begin(), t.end());
-    // Area-weighted vertex normals of each frame, so that folds shade (the morph targets carry
-    // their change from the rest normals).
-    auto normals_of = [&](auto&& position) {
-      std::vector<Vec3> sum(mesh.positions.size(), Vec3{0, 0, 0});
-      for (const auto& t : cloth.triangles) {
-        const Vec3 a = position(t[0]), n = cross(position(t[1]) - a, position(t[2]) - a);
-        for (std::uint32_t v : t) sum[v] += n;
-      }
-      std::vector<Vec3f> out;
-      for (const Vec3& n : sum) out.push_back(Vec3f(length(n) > 0 ? normalize(n) : Vec3{0, 1, 0}));
-      return out;
-    };
-    mesh.normals = normals_of([&](std::uint32_t v) { return cloth.rest[v]; });
-    MorphTrack track;
-    track.mesh = int(i);
-    track.target_count = frames;
-    for (int f = 0; f < frames; ++f) {
-      MorphTarget target;
-      target.name = "frame_" + std::to_string(f);
-      target.position_deltas.resize(mesh.positions.size());
-      for (size_t v = 0; v < mesh.positions.size(); ++v)
-        target.position_deltas[v] = cache.at(f, int(v)) - mesh.positions[v];
-      target.normal_deltas = normals_of([&](std::uint32_t v) { return Vec3(cache.at(f, int(v))); });
-      for (size_t v = 0; v < mesh.positions.size(); ++v)
-        target.normal_deltas[v] = target.normal_deltas[v] - mesh.normals[v];
-      mesh.morph_targets.push_back(std::move(target));
-      track.times.push_back(double(f) / fps);
-      for (int k = 0; k < frames; ++k) track.values.push_back(k == f ? 1.0 : 0.0);
-    }
-    mesh.default_weights.assign(size_t(frames), 0.0);
-    mesh.default_weights[0] = 1;
-    asset.meshes.push_back(std::move(mesh));
-    clip.morph_tracks.push_back(std::move(track));
-  }
-  clip.tracks.resize(outputs.size());
-  asset.clips.push_back(std::move(clip));
-  return asset;
 }
 
 /// A scene's character over time: the clip's pose at each step with its spring bones simulated,
@@ -595,12 +535,12 @@ SimResult run_sim_file(const SimRequest& request) {
   if (hair) hair->write_cache();
   if (rigid) rigid->write(scene.fps);
   if (gltf && mesh_outputs > 0) {
-    std::vector<SimMeshOut> meshes;
+    std::vector<MeshFrames> meshes;
     for (size_t i = 0; i < scene.cloths.size(); ++i)
       meshes.push_back({scene.cloths[i].name, scene.cloths[i].mesh.positions,
                         scene.cloths[i].mesh.triangles, &caches[i]});
     meshes.insert(meshes.end(), soft_bodies.meshes().begin(), soft_bodies.meshes().end());
-    save_asset(sim_asset(meshes, scene.fps, result.frames), request.out);
+    save_asset(morph_frames_asset(meshes, scene.fps, result.frames, "simulation"), request.out);
     return result;
   }
   for (size_t i = 0; i < scene.cloths.size(); ++i) {

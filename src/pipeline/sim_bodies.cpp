@@ -62,7 +62,7 @@ SoftBodyRuns::SoftBodyRuns(const SimScene& scene, const std::string& out, bool g
         index_of[v] = std::int64_t(surface.size()), surface.push_back(std::uint32_t(v));
     for (auto& t : triangles)
       for (std::uint32_t& v : t) v = std::uint32_t(index_of[v]);
-    SimMeshOut mesh{s.name, {}, std::move(triangles), nullptr};
+    MeshFrames mesh{s.name, {}, std::move(triangles), nullptr};
     for (std::uint32_t v : surface) mesh.rest.push_back(s.mesh.positions[v]);
     SimSoftBodyResult result;
     result.name = s.name;

@@ -17,6 +17,7 @@
 #include "kinema/io/point_cache.h"
 #include "kinema/math/mat4.h"
 #include "kinema/pipeline/sim.h"
+#include "morph_frames.h"
 #include "sim_scene_reader.h"
 
 namespace kinema::pipeline {
@@ -40,15 +41,6 @@ struct CharacterNow {
   std::function<Mat4(int)> from_rest;   ///< joint j's motion from the bind pose to now
 };
 
-/// A mesh the run writes as a point cache or a glTF morph-target mesh: rest positions and
-/// triangles, and its positions at every written frame.
-struct SimMeshOut {
-  std::string name;
-  std::vector<Vec3> rest;
-  std::vector<std::array<std::uint32_t, 3>> triangles;
-  const PointCache* frames = nullptr;
-};
-
 /// Every soft body of a scene stepped on the scene's clock, drawn at each frame (only the
 /// surface's vertices, renumbered in order) and written.
 class SoftBodyRuns {
@@ -64,7 +56,7 @@ class SoftBodyRuns {
   /// The results with their end figures.
   std::vector<SimSoftBodyResult> finish();
   /// The surfaces as meshes (for glTF).
-  const std::vector<SimMeshOut>& meshes() const { return meshes_; }
+  const std::vector<MeshFrames>& meshes() const { return meshes_; }
   /// Writes each body's point cache and rest surface (OBJ).
   void write_caches() const;
 
@@ -74,7 +66,7 @@ class SoftBodyRuns {
   std::vector<std::vector<std::uint32_t>> surface_;  ///< per body: tet vertex of written vertex
   std::vector<std::vector<Vec3>> before_;            ///< per body: before the frame's last step
   std::vector<PointCache> caches_;
-  std::vector<SimMeshOut> meshes_;
+  std::vector<MeshFrames> meshes_;
   std::vector<SimSoftBodyResult> results_;
 };
 

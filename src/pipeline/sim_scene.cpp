@@ -433,16 +433,7 @@ void read_bodies(const SceneReader& r, const json& j, const Vec3& gravity,
 SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
                          const std::string& character_file) {
   const SceneReader r{file};
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    // nlohmann's byte is 1-based: the line and column of the byte where parsing stopped.
-    throw Error(file, at_line_and_column(json_text, e.byte > 0 ? e.byte - 1 : 0),
-                std::string("malformed JSON: ") + e.what());
-  } catch (const json::exception& e) {  // a number past a double's range (1e999)
-    throw Error(file, "/", std::string("malformed JSON: ") + e.what());
-  }
+  json j = r.parse(json_text);
   r.only(j, "",
          {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
           "particles", "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver"});

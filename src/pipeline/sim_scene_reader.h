@@ -1,5 +1,5 @@
-// The reader of `kinema sim` scenes: values out of the JSON, each error at its JSON pointer
-// (module-private: sim_scene.cpp, sim_bodies_scene.cpp).
+// The reader of `kinema sim` scenes and `kinema grow` specs: values out of the JSON, each error at
+// its JSON pointer (module-private: sim_scene.cpp, sim_bodies_scene.cpp, grow.cpp).
 #pragma once
 
 #include <cmath>
@@ -19,6 +19,18 @@ struct SceneReader {
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& reason) const {
     throw Error(file, pointer.empty() ? "/" : pointer, reason);
+  }
+  /// The document `text`; malformed JSON fails at the line and column where parsing stopped.
+  nlohmann::json parse(const std::string& text) const {
+    try {
+      return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      // nlohmann's byte is 1-based.
+      throw Error(file, at_line_and_column(text, e.byte > 0 ? e.byte - 1 : 0),
+                  std::string("malformed JSON: ") + e.what());
+    } catch (const nlohmann::json::exception& e) {  // a number past a double's range (1e999)
+      fail("/", std::string("malformed JSON: ") + e.what());
+    }
   }
   /// Refuses keys of `object` not in `known` (a typo would otherwise be silently ignored).
   void only(const nlohmann::json& object, const std::string& pointer,

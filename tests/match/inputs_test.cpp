@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error_of.h"
 #include "kinema/blend/foot_contact.h"
 #include "kinema/blend/root_motion.h"
 #include "kinema/core/error.h"
@@ -22,17 +23,7 @@ namespace {
 
 const std::string kData = KINEMA_TEST_DATA_DIR;
 
-/// The error `f` throws (fails the test when it throws none).
-template <class F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error";
-  return Error("", "", "");
-}
+using kinema::test::error_of;
 
 TEST(MatchInputs, FeatureJointsComeFromTheHumanoidMap) {
   const Asset walk = load_asset(kData + "/bvh/cmu_cgspeed_mb/02_01.bvh");

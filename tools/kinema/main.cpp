@@ -87,6 +87,7 @@ int run(int argc, char** argv) {
       {"ragdoll", register_ragdoll(app, global)},
       {"boids", register_boids(app, global)},
       {"drive", register_drive(app, global)},
+      {"grow", register_grow(app, global)},
       // clang-format on
   };
 
