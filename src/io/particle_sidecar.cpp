@@ -82,6 +82,15 @@ std::string particle_sidecar_path(const std::string& cache_path) {
   return std::filesystem::path(cache_path).replace_extension(".kpa").string();
 }
 
+ParticleSidecar everlasting_particle_sidecar(std::size_t points, int frames, double step) {
+  ParticleSidecar sidecar;
+  sidecar.frames_per_second = 1 / step;
+  for (int f = 0; f < frames; ++f) sidecar.frame_times.push_back(f * step);
+  // A lifetime past the last frame: the age never reaches 1, so the curves' ends never apply.
+  sidecar.points.assign(points, ParticleLife{0, frames - 1, 0, frames * step + 1});
+  return sidecar;
+}
+
 void write_particle_sidecar(const std::string& path, const ParticleSidecar& s) {
   std::string place;
   if (const std::string reason = problem(s, place); !reason.empty())

@@ -82,13 +82,10 @@ BoidsReport run_boids(const BoidsRequest& request) {
   report.flocks_end = flock->flock_count();
 
   // Every boid alive on every frame, drawn at its size (the sidecar's default curves).
-  ParticleSidecar sidecar;
-  sidecar.frames_per_second = 1 / request.step;
-  for (int f = 0; f < report.frames; ++f) sidecar.frame_times.push_back(f * request.step);
-  sidecar.points.assign(request.count, ParticleLife{0, report.frames - 1, 0, request.seconds + 1});
   report.cache_path = request.out;
   report.sidecar_path = particle_sidecar_path(request.out);
-  write_particle_sidecar(report.sidecar_path, sidecar);
+  write_particle_sidecar(report.sidecar_path,
+                         everlasting_particle_sidecar(request.count, report.frames, request.step));
   write_pc2(report.cache_path, cache);
   return report;
 }

@@ -301,6 +301,10 @@ Camera ClipRenderer::camera_at(double t) const {
       dir = view_direction(facing_yaw_, 8);
       distance = fit_distance(frame, frame.center(), dir, cam.fov_y_degrees, aspect);
       break;
+    case CameraMode::Above:
+      dir = view_direction(facing_yaw_, 60);
+      distance = fit_distance(frame, frame.center(), dir, cam.fov_y_degrees, aspect);
+      break;
     case CameraMode::Orbit: {
       const double span = t1_ - t0_;
       const float turn = span > 0 ? float((std::clamp(t, t0_, t1_) - t0_) / span) : 0.0f;

@@ -167,10 +167,11 @@ TEST_F(Cli, UnknownFlagIsAUsageError) {
   EXPECT_EQ(kinema("convert --bogus " + quote(kWalk) + " " + quote(path("o.glb"))).code, 1);
   EXPECT_EQ(kinema("frobnicate").code, 1);
   // An unknown verb is named, also when --help follows it (and global options come first).
-  for (const char* args : {"crowd --help", "--bvh-translation add crowd --help", "-q crowd x"}) {
+  for (const char* args :
+       {"stampede --help", "--bvh-translation add stampede --help", "-q stampede x"}) {
     const CliRun unknown = kinema(args);
     EXPECT_EQ(unknown.code, 1) << args;
-    EXPECT_NE(unknown.err.find("unknown verb 'crowd'"), std::string::npos) << unknown.err;
+    EXPECT_NE(unknown.err.find("unknown verb 'stampede'"), std::string::npos) << unknown.err;
     EXPECT_TRUE(unknown.out.empty()) << unknown.out;
   }
   EXPECT_EQ(kinema("info --help").code, 0);

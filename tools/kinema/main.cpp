@@ -88,11 +88,12 @@ int run(int argc, char** argv) {
       {"boids", register_boids(app, global)},
       {"drive", register_drive(app, global)},
       {"grow", register_grow(app, global)},
+      {"crowd", register_crowd(app, global)},
       // clang-format on
   };
 
   // An unknown verb is a usage error naming it, even when --help follows it (CLI11 would print
-  // the main help for `kinema crowd --help` and exit 0).
+  // the main help for `kinema frobnicate --help` and exit 0).
   if (const std::string verb = first_positional(argc, argv); !verb.empty()) {
     std::string known;
     bool found = false;

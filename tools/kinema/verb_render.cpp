@@ -63,6 +63,7 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
   request.options.target.samples = a.msaa;
   request.options.camera = a.camera == "orbit"   ? CameraMode::Orbit
                            : a.camera == "front" ? CameraMode::Front
+                           : a.camera == "above" ? CameraMode::Above
                                                  : CameraMode::Follow;
   request.options.skinning = a.skinning == "dqs" ? SkinningMethod::Dqs : SkinningMethod::Lbs;
   request.options.billboard_blend =
@@ -121,9 +122,10 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   time->excludes(frames);
   sub->add_option("--size", args->size, "Image (or tile) size WxH (default 640x480)");
   sub->add_option("--camera", args->camera,
-                  "orbit (circles the character), follow (3/4 view following it; default) or "
-                  "front (fixed, framing the whole clip)")
-      ->check(CLI::IsMember({"orbit", "follow", "front"}));
+                  "orbit (circles the character), follow (3/4 view following it; default), "
+                  "front (fixed, framing the whole clip) or above (fixed, 60° down from the "
+                  "front: crowds, flocks)")
+      ->check(CLI::IsMember({"orbit", "follow", "front", "above"}));
   sub->add_option("--skinning", args->skinning, "lbs (default) or dqs")
       ->check(CLI::IsMember({"lbs", "dqs"}));
   sub->add_option("--contact-sheet", args->contact_sheet,

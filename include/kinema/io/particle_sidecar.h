@@ -43,6 +43,10 @@ struct ParticleSidecar {
   float age_fraction(size_t point, int frame) const;
 };
 
+/// The sidecar of a cache whose `points` all live through all `frames` samples, `step` seconds
+/// apart from time 0 (agents, boids: nothing born or dying), drawn at their size.
+ParticleSidecar everlasting_particle_sidecar(std::size_t points, int frames, double step);
+
 /// The sidecar's path for a point cache: its extension replaced by ".kpa".
 std::string particle_sidecar_path(const std::string& cache_path);
 

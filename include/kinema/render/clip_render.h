@@ -22,7 +22,9 @@ namespace kinema {
 ///    to the character's left-front, framing those bounds from every side.
 ///  - Follow: a fixed 3/4 front view whose target follows the character's ground position
 ///    (smoothed over ±0.5 s), framing the bounds around the character.
-enum class CameraMode { Orbit, Follow, Front };
+///  - Above: fixed, looking down at 60° from the front, framing the bounds over the whole time
+///    range (a crowd or a flock on the ground, seen as a plan with some depth).
+enum class CameraMode { Orbit, Follow, Front, Above };
 
 struct ClipRenderOptions {
   RendererOptions target;  ///< size, MSAA, GPU preference

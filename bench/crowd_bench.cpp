@@ -1,0 +1,125 @@
+// Crowds: the crossing RVO2 is measured on (two groups of 5,000 swapping sides on a 1 m grid;
+// bench/crowd_bench.h) — the mean wall time of a step over its first 20 s, and the deepest
+// overlap seen, as a fraction of the radius, checked after every step outside the timing; crowd
+// steps for 1,000 to 100,000 agents walking across a square at one agent every 2 m²; and A* on a
+// 200 × 200 grid of random walls. With -DKINEMA_RVO2_ROOT=<checkout of snape/RVO2>,
+// bench/peers/rvo2_peer.cpp adds RVO2 on the same crossing (BENCHMARKS.md has the commands).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <random>
+
+#include "crowd_bench.h"
+#include "kinema/crowd/crowd.h"
+#include "kinema/crowd/nav_grid.h"
+
+namespace kinema {
+namespace {
+
+constexpr int kCrossingSteps = 1200;  // the first 20 s at 60 Hz: approach, meeting, mixing
+
+Crowd crossing_crowd(int threads, float margin) {
+  const bench::CrossingSettings cs;
+  CrowdSettings s;
+  s.neighbour_distance = cs.neighbour_distance;
+  s.max_neighbours = cs.max_neighbours;
+  s.time_horizon = cs.time_horizon;
+  s.radius = cs.radius;
+  s.max_speed = cs.max_speed;
+  s.avoidance_margin = margin;
+  s.threads = threads;
+  Crowd crowd(s);
+  for (const bench::CrossingAgent& a : bench::crossing_scene(100, 50, 10.0f)) {
+    crowd.add_agent({a.x, a.y}, {a.goal_x, a.goal_y});
+  }
+  return crowd;
+}
+
+// One iteration is one step; the crowd carries on from iteration to iteration, so the mean is
+// over the crossing's first 20 s.
+void BM_CrowdCrossing(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const float margin = static_cast<float>(state.range(1)) * 1e-3f;
+  Crowd crowd = crossing_crowd(threads, margin);
+  const bench::CrossingSettings cs;
+  std::vector<float> xy(2 * crowd.size());
+  float worst = 0;
+  for (auto _ : state) {
+    crowd.step(cs.step);
+    state.PauseTiming();
+    for (std::size_t i = 0; i < crowd.size(); ++i) {
+      xy[2 * i] = crowd.positions()[i].x;
+      xy[2 * i + 1] = crowd.positions()[i].y;
+    }
+    worst = std::max(worst, bench::max_overlap(xy, cs.radius));
+    state.ResumeTiming();
+  }
+  state.counters["overlap_pct"] = 100 * worst;
+  state.counters["agents_per_s"] = benchmark::Counter(
+      double(state.iterations()) * double(crowd.size()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CrowdCrossing)
+    ->Name("Crowd/Crossing10k/kinema")
+    ->ArgNames({"threads", "margin_mm"})
+    ->Args({1, 20})
+    ->Args({1, 0})
+    ->Args({2, 20})
+    ->Iterations(kCrossingSteps)
+    ->Unit(benchmark::kMillisecond);
+
+// Agents scattered over a square, one every 2 m², each walking to a random point of it.
+void BM_CrowdStep(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  CrowdSettings s;
+  s.threads = static_cast<int>(state.range(1));
+  Crowd crowd(s);
+  const float side = std::sqrt(2.0f * static_cast<float>(n));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, side);
+  // Agents start on a jittered grid (no two overlapping), goals anywhere.
+  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const float spacing = side / static_cast<float>(per_row);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = (static_cast<float>(i % per_row) + 0.5f) * spacing;
+    const float y = (static_cast<float>(i / per_row) + 0.5f) * spacing;
+    crowd.add_agent({x, y}, {u(rng), u(rng)});
+  }
+  for (int warm = 0; warm < 30; ++warm) crowd.step(1.0f / 60);
+  for (auto _ : state) crowd.step(1.0f / 60);
+  state.counters["agents_per_s"] =
+      benchmark::Counter(double(state.iterations()) * double(n), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_CrowdStep)
+    ->Name("Crowd/Step")
+    ->ArgNames({"agents", "threads"})
+    ->Args({1000, 1})
+    ->Args({10000, 1})
+    ->Args({100000, 1})
+    ->Args({1000, 2})
+    ->Args({10000, 2})
+    ->Args({100000, 2})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_NavGridPath(benchmark::State& state) {
+  NavGrid grid({0, 0}, 0.5, 200, 200);
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(5, 95);
+  for (int wall = 0; wall < 60; ++wall) {
+    const Vec2 at{u(rng), u(rng)};
+    const bool along_x = wall % 2 == 0;
+    grid.close_rectangle(at, at + (along_x ? Vec2{12, 0.5} : Vec2{0.5, 12}));
+  }
+  std::size_t found = 0;
+  for (auto _ : state) {
+    const auto path = grid.find_path({1, 1}, {99, 99});
+    found += path.has_value();
+    benchmark::DoNotOptimize(path);
+  }
+  state.counters["expanded"] = static_cast<double>(NavGrid::last_expanded_count());
+  state.counters["found"] = static_cast<double>(found) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_NavGridPath)->Name("Crowd/AStar200x200")->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace kinema
+BENCHMARK_MAIN();
