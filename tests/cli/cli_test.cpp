@@ -500,6 +500,11 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   ASSERT_EQ(fallen.clips.size(), 1u);
   EXPECT_EQ(fallen.clips[0].name, "walk_ragdoll");
   EXPECT_TRUE(fs::exists(out + "/ragdoll.png")) << r.out;
+  // The crowd: 1,000 agents crossing the square, a point cache drawn from above.
+  EXPECT_NE(r.out.find("== crowd:"), std::string::npos) << r.out;
+  EXPECT_EQ(kinema::read_pc2(out + "/crowd.pc2").points, 1000);
+  EXPECT_TRUE(fs::exists(out + "/crowd.kpa")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/crowd.png")) << r.out;
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

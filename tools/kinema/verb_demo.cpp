@@ -219,6 +219,22 @@ struct DemoPrinter {
         << " mm at worst; she ends " << format_number(r.final_height)
         << " m above the ground (clip \"" << r.clip_name << "\")\n";
   }
+  void operator()(Phase phase, const pipeline::DemoCrowd& s) const {
+    if (!s.skipped_folder.empty()) {
+      out << "\n== crowd: skipped (no crowd_square.json in " << s.skipped_folder << ")\n";
+      return;
+    }
+    if (phase == Phase::Started) {
+      out << "\n== crowd: " << s.request.scene
+          << "\n  1,000 agents crossing a square round a fountain: A* paths, ORCA avoidance\n";
+      return;
+    }
+    const pipeline::CrowdReport& r = s.result;
+    out << "  " << r.cache_path << ": " << r.agents << " agents, " << r.steps << " steps of "
+        << format_number(r.step, 4) << " s, " << format_number(1e3 * r.seconds_per_step, 3)
+        << " ms a step; " << r.arrived << " arrived, deepest overlap "
+        << format_number(100 * r.max_overlap, 3) << " % of a radius\n";
+  }
   void operator()(Phase phase, const pipeline::DemoCompression& s) const {
     if (phase == Phase::Started) {
       out << "\n== compression: " << s.motion

@@ -23,6 +23,7 @@
 #include "kinema/character/compare.h"
 #include "kinema/compress/compress.h"
 #include "kinema/pipeline/clean.h"
+#include "kinema/pipeline/crowd.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
@@ -128,6 +129,13 @@ struct DemoRagdoll {
   RagdollRequest request;
   RagdollResult result;  ///< when done
 };
+/// A crowd crossing a square (`kinema crowd` on the bundled crowd_square.json): 1,000 agents
+/// round a fountain and four pillars, written as a point cache and drawn from above.
+struct DemoCrowd {
+  std::string skipped_folder;  ///< the scene is missing from this folder: skipped
+  CrowdRequest request;
+  CrowdReport result;  ///< when done
+};
 /// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
 struct DemoSheet {
   std::string png, what;
@@ -146,7 +154,7 @@ struct DemoEvent {
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
                DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoRagdoll,
-               DemoCompression, DemoSheet, DemoProduced>
+               DemoCrowd, DemoCompression, DemoSheet, DemoProduced>
       step;
 };
 
