@@ -11,7 +11,9 @@
 
 #include "crowd_bench.h"
 #include "kinema/crowd/crowd.h"
+#include "kinema/crowd/crowd_animation.h"
 #include "kinema/crowd/nav_grid.h"
+#include "kinema/io/asset_file.h"
 
 namespace kinema {
 namespace {
@@ -98,6 +100,104 @@ BENCHMARK(BM_CrowdStep)
     ->Args({1000, 2})
     ->Args({10000, 2})
     ->Args({100000, 2})
+    ->Unit(benchmark::kMillisecond);
+
+// ---- the crowd's characters --------------------------------------------------------------
+
+// ozz-animation's pab walk and run (76 joints; the mid tier keeps 24).
+const CrowdGait& pab_gait() {
+  static const CrowdGait gait = [] {
+    const std::string data = KINEMA_TEST_DATA_DIR;
+    const Asset walk = load_asset(data + "/fbx/ozz_pab/walk.fbx");
+    const Asset run = load_asset(data + "/fbx/ozz_pab/run.fbx");
+    CrowdGait g;
+    g.skeleton = walk.skeleton;
+    g.walk = walk.clips.at(0);
+    g.run = run.clips.at(0);
+    g.root_joint = walk.skeleton.find("Hips");
+    return g;
+  }();
+  return gait;
+}
+
+// Agents on a 2 m grid walking at assorted speeds; `tier` forces every one into that tier
+// (0 near, 1 mid, 2 far: no skeleton) by where the tiers start.
+void BM_CrowdAnimate(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const int tier = static_cast<int>(state.range(1));
+  CrowdAnimationSettings settings;
+  settings.threads = static_cast<int>(state.range(2));
+  settings.lod.fade_seconds = 0;
+  for (int t = 1; t < kCrowdTierCount; ++t)
+    settings.lod.tiers[t].min_distance = t <= tier ? 0 : 1e6f;
+  CrowdAnimator animator(pab_gait(), settings, n);
+  std::vector<Vec2f> positions(n), velocities(n);
+  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  for (std::size_t i = 0; i < n; ++i) {
+    positions[i] = {2.0f * float(i % per_row), 2.0f * float(i / per_row)};
+    velocities[i] = {0.3f * std::sin(float(i)), 0.8f + 0.5f * float(i % 7) / 7};
+  }
+  const Vec3f camera{0, 1.7f, 0};
+  for (auto _ : state) {
+    animator.update(1.0f / 60, positions, velocities, {}, camera);
+    benchmark::DoNotOptimize(animator.pose(0).data());
+  }
+  state.counters["agents_per_s"] =
+      benchmark::Counter(double(state.iterations()) * double(n), benchmark::Counter::kIsRate);
+  state.counters["joint_updates_per_frame"] = double(animator.lod().joint_updates_this_frame());
+}
+BENCHMARK(BM_CrowdAnimate)
+    ->Name("Crowd/Animate")
+    ->ArgNames({"agents", "tier", "threads"})
+    ->Args({1000, 0, 1})
+    ->Args({1000, 1, 1})
+    ->Args({1000, 2, 1})
+    ->Args({10000, 0, 1})
+    ->Args({10000, 1, 1})
+    ->Args({10000, 2, 1})
+    ->Args({10000, 0, 2})
+    ->Args({10000, 1, 2})
+    ->Unit(benchmark::kMillisecond);
+
+// The goal: 10,000 agents with avoidance and animation LOD in one frame (the crowd's step
+// and its characters' update), the camera at the square's corner, default tiers.
+void BM_CrowdFrame(benchmark::State& state) {
+  const std::size_t n = 10000;
+  CrowdSettings s;
+  s.threads = static_cast<int>(state.range(0));
+  Crowd crowd(s);
+  const float side = std::sqrt(2.0f * float(n));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, side);
+  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const float spacing = side / static_cast<float>(per_row);
+  for (std::size_t i = 0; i < n; ++i) {
+    crowd.add_agent({(float(i % per_row) + 0.5f) * spacing, (float(i / per_row) + 0.5f) * spacing},
+                    {u(rng), u(rng)});
+  }
+  CrowdAnimationSettings settings;
+  settings.threads = s.threads;
+  CrowdAnimator animator(pab_gait(), settings, n);
+  const Vec3f camera{0, 1.7f, 0};
+  for (int warm = 0; warm < 30; ++warm) {
+    crowd.step(1.0f / 60);
+    animator.update(1.0f / 60, crowd.positions(), crowd.velocities(), {}, camera);
+  }
+  for (auto _ : state) {
+    crowd.step(1.0f / 60);
+    animator.update(1.0f / 60, crowd.positions(), crowd.velocities(), {}, camera);
+  }
+  const auto counts = animator.lod().counts();
+  state.counters["near"] = double(counts[0]);
+  state.counters["mid"] = double(counts[1]);
+  state.counters["far"] = double(counts[2]);
+  state.counters["farthest"] = double(counts[3]);
+}
+BENCHMARK(BM_CrowdFrame)
+    ->Name("Crowd/Frame10k")
+    ->ArgNames({"threads"})
+    ->Arg(1)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 
 void BM_NavGridPath(benchmark::State& state) {

@@ -25,6 +25,7 @@
 #include "kinema/core/file.h"
 #include "kinema/core/units.h"
 #include "kinema/crowd/crowd.h"
+#include "kinema/crowd/crowd_animation.h"
 #include "kinema/crowd/crowd_lod.h"
 #include "kinema/crowd/nav_grid.h"
 #include "kinema/crowd/orca.h"
