@@ -278,9 +278,16 @@ void Crowd::plan(std::size_t agent) {
         "", agent_place(agent),
         "no path on the navigation grid leads from " + describe(from) + " to " + describe(to));
   }
-  paths_[agent].clear();
-  for (std::size_t k = 1; k < path->size(); ++k) paths_[agent].push_back(Vec2f((*path)[k]));
-  if (paths_[agent].empty()) paths_[agent].push_back(goals_[agent]);
+  store_path(agent, *path);
+}
+
+void Crowd::store_path(std::size_t agent, const std::vector<Vec2>& path) {
+  // The path starts where the agent stands: its waypoints are the rest, the goal last.
+  std::vector<Vec2f>& waypoints = paths_[agent];
+  waypoints.clear();
+  for (std::size_t k = 1; k < path.size(); ++k) waypoints.push_back(Vec2f(path[k]));
+  if (waypoints.empty()) waypoints.push_back(goals_[agent]);
+  next_waypoint_[agent] = 0;
 }
 
 std::span<const Vec2f> Crowd::path(std::size_t agent) const noexcept {
@@ -414,10 +421,7 @@ void Crowd::step(float h) {
       if (nav_ && (step_index + i) % kReplanEvery == 0 &&
           !nav_->line_of_sight(Vec2(to), Vec2(paths_[i][next_waypoint_[i]]))) {
         if (auto path = nav_->find_path(Vec2(to), Vec2(goals_[i]), settings_.keep_right)) {
-          paths_[i].clear();
-          for (std::size_t k = 1; k < path->size(); ++k) paths_[i].push_back(Vec2f((*path)[k]));
-          if (paths_[i].empty()) paths_[i].push_back(goals_[i]);
-          next_waypoint_[i] = 0;
+          store_path(i, *path);
         }
       }
     }

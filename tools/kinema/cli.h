@@ -18,6 +18,8 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/pipeline/clean.h"
+#include "kinema/pipeline/crowd.h"
+#include "kinema/pipeline/demo.h"
 #include "kinema/pipeline/feet.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
@@ -80,6 +82,13 @@ struct SubVerb {
 
 /// `kinema sim springbones` (verb_sim_springbones.cpp), added under `sim`.
 SubVerb register_sim_springbones(CLI::App& sim, const GlobalOptions& global);
+
+/// What `kinema demo` prints when one of its steps starts or ends (demo_printer.cpp).
+void print_demo_event(const pipeline::DemoEvent& event, std::ostream& out);
+
+/// The summary `kinema crowd` prints (verb_crowd.cpp): its first line continues what the caller
+/// wrote, the others start with `indent`; `kinema demo` prints it too.
+void print_crowd(const pipeline::CrowdReport& report, const std::string& indent, std::ostream& out);
 
 /// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
 void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,

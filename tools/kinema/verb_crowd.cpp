@@ -49,24 +49,28 @@ int run_crowd(CrowdArgs& a, const GlobalOptions& global) {
     j["navigation_open_cells"] = report.open_cells;
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
-    std::cout << "kinema crowd: " << report.agents << " agents, " << report.steps << " steps of "
-              << format_number(report.step) << " s ("
-              << format_number(1e3 * report.seconds_per_step, 3) << " ms a step)\n"
-              << "  arrived " << report.arrived << " of " << report.agents;
-    if (report.seconds_all_arrived >= 0)
-      std::cout << " (all by " << format_number(report.seconds_all_arrived) << " s)";
-    std::cout << ", deepest overlap " << format_number(100 * report.max_overlap, 3)
-              << " % of a radius\n";
-    if (report.cells > 0)
-      std::cout << "  navigation grid: " << report.open_cells << " of " << report.cells
-                << " cells open\n";
-    std::cout << "  " << report.cache_path << " (" << report.frames << " frames), "
-              << report.sidecar_path << '\n';
+    std::cout << "kinema crowd: ";
+    print_crowd(report, "  ", std::cout);
   }
   return kExitOk;
 }
 
 }  // namespace
+
+void print_crowd(const pipeline::CrowdReport& report, const std::string& indent,
+                 std::ostream& out) {
+  out << report.agents << " agents, " << report.steps << " steps of " << format_number(report.step)
+      << " s (" << format_number(1e3 * report.seconds_per_step, 3) << " ms a step)\n"
+      << indent << "arrived " << report.arrived << " of " << report.agents;
+  if (report.seconds_all_arrived >= 0)
+    out << " (all by " << format_number(report.seconds_all_arrived) << " s)";
+  out << ", deepest overlap " << format_number(100 * report.max_overlap, 3) << " % of a radius\n";
+  if (report.cells > 0)
+    out << indent << "navigation grid: " << report.open_cells << " of " << report.cells
+        << " cells open\n";
+  out << indent << report.cache_path << " (" << report.frames << " frames), " << report.sidecar_path
+      << '\n';
+}
 
 VerbRun register_crowd(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<CrowdArgs>();

@@ -94,6 +94,7 @@ class Crowd {
   struct Grid;
   struct Parallel;
   void plan(std::size_t agent);
+  void store_path(std::size_t agent, const std::vector<Vec2>& path);
   Vec2f preferred_velocity(std::size_t agent, float h) const noexcept;
   Vec2f avoid(std::size_t agent, Vec2f preferred, float h, std::span<OrcaLine> lines,
               std::span<OrcaLine> scratch) const noexcept;
