@@ -17,6 +17,7 @@
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "kinema/io/terrain.h"
 
 namespace kinema::pipeline {
 
@@ -191,6 +192,35 @@ class Mp4Writer {
 
 bool is_particle_cache(const std::string& path) { return extension_of(path) == "pc2"; }
 
+/// An OBJ drawn beside a clip (the stairs a creature climbs, a ramp): one joint at the origin and
+/// the triangles as a rigid mesh with flat normals (each triangle its own three vertices, so edges
+/// and treads read as such). The clip carries nothing for it: it stands still.
+Asset obj_prop(const std::string& path) {
+  const ObjTriangles obj = parse_obj_triangles(read_file(path), path);
+  if (obj.indices.empty()) throw Error(path, "", "has no triangles to draw");
+  Asset asset;
+  Joint joint;
+  joint.name = std::filesystem::path(path).stem().string();
+  asset.skeleton = Skeleton::build({joint}, false, path);
+  Mesh mesh;
+  mesh.name = joint.name;
+  mesh.node = 0;
+  for (size_t t = 0; t + 2 < obj.indices.size(); t += 3) {
+    const Vec3 a = obj.vertices[size_t(obj.indices[t])],
+               b = obj.vertices[size_t(obj.indices[t + 1])],
+               c = obj.vertices[size_t(obj.indices[t + 2])];
+    Vec3 n = normalize(cross(b - a, c - a), Vec3{0, 1, 0});
+    if (n.y < 0) n = -n;  // OBJ windings vary; a ground faces up
+    for (const Vec3& p : {a, b, c}) {
+      mesh.indices.push_back(std::uint32_t(mesh.positions.size()));
+      mesh.positions.push_back(Vec3f(p));
+      mesh.normals.push_back(Vec3f(n));
+    }
+  }
+  asset.meshes.push_back(std::move(mesh));
+  return asset;
+}
+
 /// What carries a particle cache through the clip renderer: one joint at the origin (not drawn)
 /// and a clip without tracks as long as the cache, at its rate.
 Asset particle_carrier(const ParticleCacheFile& particles) {
@@ -341,6 +371,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
 
   // ---- the asset, the particles and the frames ----
   std::vector<ParticleCacheFile> particles;
+  std::vector<int> props;  // meshes of OBJ props: drawn, not framed
   Asset asset;
   if (is_particle_cache(request.in)) {
     particles.push_back(read_particle_cache(request.in));
@@ -358,7 +389,11 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
       particles.push_back(read_particle_cache(other));
       continue;
     }
-    const Asset extra = load_asset(other, request.load);
+    const bool prop = extension_of(other) == "obj";
+    const Asset extra = prop ? obj_prop(other) : load_asset(other, request.load);
+    if (prop)  // merge_assets appends the extra's meshes after the asset's
+      for (size_t m = 0; m < extra.meshes.size(); ++m)
+        props.push_back(int(asset.meshes.size() + m));
     asset = merge_assets(asset, clip, extra, extra.clips.empty() ? -1 : 0);
     clip = 0;
   }
@@ -385,6 +420,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   const std::vector<double> times = frame_times(request, kind, duration, rate, first, last);
 
   ClipRenderer renderer(asset, clip, request.options, request.in);
+  if (!props.empty()) renderer.set_unframed_meshes(props);
   if (!particles.empty())
     renderer.set_extra_bounds([&particles](double t) { return particle_bounds(particles, t); });
   if (request.first_frame >= 0 || request.contact_sheet > 0)

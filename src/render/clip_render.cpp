@@ -180,6 +180,18 @@ void ClipRenderer::set_extra_bounds(std::function<std::optional<Bounds3f>(double
   frame_bounds();
 }
 
+void ClipRenderer::set_unframed_meshes(std::span<const int> meshes) {
+  unframed_mesh_.assign(asset_.meshes.size(), 0);
+  unframed_joint_.assign(size_t(asset_.skeleton.joint_count()), 0);
+  for (const int m : meshes) {
+    if (m < 0 || size_t(m) >= asset_.meshes.size()) continue;
+    unframed_mesh_[size_t(m)] = 1;
+    const int node = asset_.meshes[size_t(m)].node;
+    if (node >= 0 && node < asset_.skeleton.joint_count()) unframed_joint_[size_t(node)] = 1;
+  }
+  frame_bounds();
+}
+
 void ClipRenderer::set_time_range(double t0, double t1) {
   t0_ = std::min(t0, t1);
   t1_ = std::max(t0, t1);
@@ -239,6 +251,7 @@ Bounds3f ClipRenderer::bounds_at(double t) const {
   std::vector<Vec3f> skinned;
   auto& r = const_cast<Renderer&>(renderer_);
   for (size_t m = 0; m < r.mesh_count(); ++m) {
+    if (m < unframed_mesh_.size() && unframed_mesh_[m]) continue;
     skinned.resize(r.vertex_count(m));
     if (r.gpu_skin(m, pose, options_.skinning, skinned, {}))
       for (const Vec3f& p : skinned) expand(b, any, p);
@@ -247,7 +260,9 @@ Bounds3f ClipRenderer::bounds_at(double t) const {
   if (extra_bounds_)
     if (const std::optional<Bounds3f> extra = extra_bounds_(t)) expand(b, any, *extra);
   if (!meshes && !extra_bounds_)
-    for (const Mat4& m : pose) expand(b, any, Vec3f(m.translation_part()));
+    for (size_t j = 0; j < pose.size(); ++j)
+      if (j >= unframed_joint_.size() || !unframed_joint_[j])
+        expand(b, any, Vec3f(pose[j].translation_part()));
   if (!any) b = {{-0.5f, 0, -0.5f}, {0.5f, 1.8f, 0.5f}};
   return b;
 }
@@ -258,8 +273,10 @@ Vec3f ClipRenderer::ground_at(double t) const {
   int count = 0;
   for (int i = -2; i <= 2; ++i) {
     const double ti = std::clamp(t + 0.25 * i, t0_, t1_);
-    for (const Mat4& m : pose_at(ti)) {
-      const Vec3 p = m.translation_part();
+    const std::vector<Mat4> pose = pose_at(ti);
+    for (size_t j = 0; j < pose.size(); ++j) {
+      if (j < unframed_joint_.size() && unframed_joint_[j]) continue;
+      const Vec3 p = pose[j].translation_part();
       if (!std::isfinite(p.x) || !std::isfinite(p.z)) continue;
       x += p.x;
       z += p.z;

@@ -89,6 +89,7 @@ int run(int argc, char** argv) {
       {"drive", register_drive(app, global)},
       {"grow", register_grow(app, global)},
       {"crowd", register_crowd(app, global)},
+      {"gait", register_gait(app, global)},
       // clang-format on
   };
 

@@ -113,7 +113,8 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option(
       "--with", args->with,
       "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
-      "sim` made around the character), or a particle or hair cache (.pc2); repeatable");
+      "sim` made around the character), a particle or hair cache (.pc2), or an OBJ drawn as a "
+      "still prop (the ground a `kinema gait` walk climbs); repeatable");
   auto* time = sub->add_option("--time", args->time,
                                "The time of a single frame, seconds "
                                "(default 0)");

@@ -25,7 +25,8 @@ struct RenderRequest {
   /// samples the frames (at the sidecar's frame rate, else 30 fps).
   std::string in;
   /// More files drawn with `in`, each playing its first clip (the cloth `kinema sim` simulated
-  /// around a character, a prop) or a particle cache; the frames follow `in`'s clip.
+  /// around a character, a prop), a particle cache, or a Wavefront OBJ (triangles drawn still,
+  /// flat-shaded: the ground a `kinema gait` walk climbs); the frames follow `in`'s clip.
   std::vector<std::string> with;
   /// out.png (one frame, or a contact sheet), a pattern with one %d or %0Nd such as
   /// out_%04d.png (one PNG per frame), or out.mp4.

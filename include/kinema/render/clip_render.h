@@ -57,6 +57,10 @@ class ClipRenderer {
   /// it; nullopt: nothing then), at the times the framing samples; reframes at once. When the
   /// asset has no mesh, these bounds replace its joints' (a skeleton that only carries them).
   void set_extra_bounds(std::function<std::optional<Bounds3f>(double t)> bounds);
+  /// Meshes (indices in asset.meshes) the framing leaves out, with the joints they hang from:
+  /// still props such as the stairs a walk climbs are drawn, and the camera frames the rest.
+  /// Reframes at once; out-of-range indices are ignored.
+  void set_unframed_meshes(std::span<const int> meshes);
   double duration() const;
   /// The clip's frames per second (its sample rate, else 30).
   double frame_rate() const;
@@ -92,6 +96,7 @@ class ClipRenderer {
   /// morph-weight tracks, else the mesh's default weights) and hands them to the renderer.
   void apply_morphs(double t) const;
   std::vector<char> morphed_;  // per uploaded mesh: its vertices differ from the upload
+  std::vector<char> unframed_mesh_, unframed_joint_;  // left out of the framing
 };
 
 /// Tiles equally sized images left to right, top to bottom, `columns` per row (0: ⌈√n⌉);
