@@ -66,6 +66,7 @@ class Demo {
   void cape();
   void bodies();
   void crowd();
+  void gaits();
   void compression();
   void render();
 
@@ -456,6 +457,35 @@ void Demo::crowd() {
   report(DemoEvent::Phase::Done, step);
 }
 
+/// Procedural gaits up the stairs: the spider, then the character when it has humanoid legs.
+void Demo::gaits() {
+  DemoGait step;
+  const std::string stairs = bundled_file("stairs.obj").string();
+  std::error_code ec;
+  if (!fs::is_regular_file(stairs, ec)) {
+    step.skipped_folder = rq_.bundled_data;
+    return report(DemoEvent::Phase::Done, step);
+  }
+  GaitRequest spider;
+  spider.creature = "spider";
+  spider.ground = stairs;
+  spider.out = output("gait_spider.glb");
+  spider.progress = progress_;
+  step.requests.push_back(spider);
+  if (!rq_.character.empty() && character_ && humanoid_of(*character_)) {
+    GaitRequest walker = spider;
+    walker.creature = rq_.character;
+    walker.out = output("gait_character.glb");
+    step.requests.push_back(walker);
+  }
+  report(DemoEvent::Phase::Started, step);
+  for (const GaitRequest& request : step.requests) {
+    step.results.push_back(run_gait(request));
+    produced(request.out);
+  }
+  report(DemoEvent::Phase::Done, step);
+}
+
 /// The motion within 0.01 cm (a guaranteed bound at virtual vertices 3 cm from every joint),
 /// written as a .kmc.
 void Demo::compression() {
@@ -548,7 +578,8 @@ void Demo::render() {
     if (const fs::path rigid = out_dir_ / "bodies_rigid.glb"; written(rigid))
       bodies.push_back(rigid.string());  // the crates and the ball
   }
-  if (!sheets.empty() || !bodies.empty() || written(out_dir_ / "crowd.pc2"))
+  if (!sheets.empty() || !bodies.empty() || written(out_dir_ / "crowd.pc2") ||
+      written(out_dir_ / "gait_spider.glb"))
     report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
@@ -584,6 +615,30 @@ void Demo::render() {
     } catch (const Error& e) {
       step.skipped = e.what();
       step.png = "crowd.png";
+    }
+    report(DemoEvent::Phase::Done, step);
+  }
+  for (const char* name : {"gait_spider", "gait_character"}) {
+    const fs::path walk = out_dir_ / (std::string(name) + ".glb");
+    if (!written(walk)) continue;
+    RenderRequest request;
+    request.in = walk.string();
+    request.with = {bundled_file("stairs.obj").string()};
+    request.out = output(std::string(name) + ".png");
+    request.contact_sheet = 6;
+    request.options.target.width = 320;
+    request.options.target.height = 240;
+    DemoSheet step{request.out,
+                   std::string(name) == "gait_spider"
+                       ? "the spider climbing the stairs by a procedural gait"
+                       : "the character climbing the stairs by a procedural gait, no clip",
+                   "", ""};
+    try {
+      step.gl_renderer = render_file(request).gl_renderer;
+      produced(step.png);
+    } catch (const Error& e) {
+      step.skipped = e.what();
+      step.png = std::string(name) + ".png";
     }
     report(DemoEvent::Phase::Done, step);
   }
@@ -637,6 +692,7 @@ std::vector<std::string> Demo::run() {
     cape();
     bodies();
     crowd();
+    gaits();
   }
   compression();
   render();

@@ -505,6 +505,16 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_EQ(kinema::read_pc2(out + "/crowd.pc2").points, 1000);
   EXPECT_TRUE(fs::exists(out + "/crowd.kpa")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/crowd.png")) << r.out;
+  // Procedural gaits: the spider and Godette climb the stairs with no clip, drawn on them.
+  EXPECT_NE(r.out.find("== procedural gaits:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spider (8 legs) walked 4 m"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("planted feet moved at most 0 mm"), std::string::npos) << r.out;
+  for (const char* name : {"gait_spider", "gait_character"}) {
+    const kinema::Asset walk = kinema::load_asset(out + "/" + name + ".glb");
+    ASSERT_EQ(walk.clips.size(), 1u) << name;
+    EXPECT_EQ(walk.clips[0].name, "gait");
+    EXPECT_TRUE(fs::exists(out + "/" + name + ".png")) << r.out;
+  }
 }
 
 TEST_F(Cli, DemoOnUserFiles) {

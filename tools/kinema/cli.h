@@ -21,6 +21,7 @@
 #include "kinema/pipeline/crowd.h"
 #include "kinema/pipeline/demo.h"
 #include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/gait.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/match.h"
@@ -90,6 +91,10 @@ void print_demo_event(const pipeline::DemoEvent& event, std::ostream& out);
 /// The summary `kinema crowd` prints (verb_crowd.cpp): its first line continues what the caller
 /// wrote, the others start with `indent`; `kinema demo` prints it too.
 void print_crowd(const pipeline::CrowdReport& report, const std::string& indent, std::ostream& out);
+
+/// The summary `kinema gait` prints (verb_gait.cpp): its first line continues what the caller
+/// wrote, the others start with `indent`; `kinema demo` prints it too.
+void print_gait(const pipeline::GaitReport& report, const std::string& indent, std::ostream& out);
 
 /// The line `kinema play` prints (verb_play.cpp); `kinema demo` prints it too.
 void print_play(const pipeline::PlayRequest& request, const pipeline::PlayResult& result,

@@ -201,6 +201,22 @@ struct DemoPrinter {
     out << "  ";
     print_crowd(s.result, "  ", out);
   }
+  void operator()(Phase phase, const pipeline::DemoGait& s) const {
+    if (!s.skipped_folder.empty()) {
+      out << "\n== procedural gaits: skipped (no stairs.obj in " << s.skipped_folder << ")\n";
+      return;
+    }
+    if (phase == Phase::Started) {
+      out << "\n== procedural gaits: up " << s.requests.front().ground
+          << "\n  no clip: footsteps planned from the velocity, swings over the treads, legs by "
+             "IK\n";
+      return;
+    }
+    for (const pipeline::GaitReport& r : s.results) {
+      out << "  ";
+      print_gait(r, "  ", out);
+    }
+  }
   void operator()(Phase phase, const pipeline::DemoCompression& s) const {
     if (phase == Phase::Started) {
       out << "\n== compression: " << s.motion

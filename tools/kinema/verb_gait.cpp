@@ -91,20 +91,25 @@ int run_gait(GaitArgs& a, const GlobalOptions& global) {
     j["body_above_feet_m"] = {report.body_low, report.body_high};
     std::cout << j.dump(2) << '\n';
   } else if (!global.quiet) {
-    std::cout << "kinema gait: " << report.creature << " walked " << format_number(report.distance)
-              << " m at " << format_number(report.speed, 3) << " m/s on " << report.ground << '\n'
-              << "  " << report.steps << " steps; planted feet moved at most "
-              << format_number(1e3 * report.planted_slide, 3) << " mm a frame; soles kept "
-              << format_number(1e3 * report.lowest_clearance, 3) << " mm or more above the ground\n"
-              << "  body " << format_number(report.body_low, 3) << " … "
-              << format_number(report.body_high, 3) << " m above its feet\n"
-              << "  " << report.out << " (" << report.frames << " frames, "
-              << format_number(report.duration) << " s)\n";
+    std::cout << "kinema gait: ";
+    print_gait(report, "  ", std::cout);
   }
   return kExitOk;
 }
 
 }  // namespace
+
+void print_gait(const pipeline::GaitReport& report, const std::string& indent, std::ostream& out) {
+  out << report.creature << " walked " << format_number(report.distance) << " m at "
+      << format_number(report.speed, 3) << " m/s on " << report.ground << '\n'
+      << indent << report.steps << " steps; planted feet moved at most "
+      << format_number(1e3 * report.planted_slide, 3) << " mm a frame; soles kept "
+      << format_number(1e3 * report.lowest_clearance, 3) << " mm or more above the ground\n"
+      << indent << "body " << format_number(report.body_low, 3) << " … "
+      << format_number(report.body_high, 3) << " m above its feet\n"
+      << indent << report.out << " (" << report.frames << " frames, "
+      << format_number(report.duration) << " s)\n";
+}
 
 VerbRun register_gait(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<GaitArgs>();

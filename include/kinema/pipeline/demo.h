@@ -25,6 +25,7 @@
 #include "kinema/pipeline/clean.h"
 #include "kinema/pipeline/crowd.h"
 #include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/gait.h"
 #include "kinema/pipeline/match.h"
 #include "kinema/pipeline/play.h"
 #include "kinema/pipeline/ragdoll.h"
@@ -136,6 +137,13 @@ struct DemoCrowd {
   CrowdRequest request;
   CrowdReport result;  ///< when done
 };
+/// Procedural gaits up the bundled stairs (`kinema gait`): a spider and the character (when it
+/// has humanoid legs) walk by themselves, no clip; each drawn on the stairs.
+struct DemoGait {
+  std::string skipped_folder;  ///< stairs.obj is missing from this folder: skipped
+  std::vector<GaitRequest> requests;
+  std::vector<GaitReport> results;  ///< when done, one per request
+};
 /// One contact sheet (6 frames, 320×240 each): written, or skipped without OpenGL.
 struct DemoSheet {
   std::string png, what;
@@ -154,7 +162,7 @@ struct DemoEvent {
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
                DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoRagdoll,
-               DemoCrowd, DemoCompression, DemoSheet, DemoProduced>
+               DemoCrowd, DemoGait, DemoCompression, DemoSheet, DemoProduced>
       step;
 };
 
