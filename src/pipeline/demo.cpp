@@ -525,16 +525,11 @@ void Demo::render() {
   const auto written = [&](const fs::path& p) {
     return std::find(produced_.begin(), produced_.end(), p.string()) != produced_.end();
   };
-  std::optional<Asset> matched, stairs;
+  std::optional<Asset> matched;
   if (const fs::path p = out_dir_ / "motion_matching.glb"; written(p)) {
     matched = load_asset(p.string());
     sheets.push_back({&*matched, "motion_matching.png", SkinningMethod::Lbs,
                       "the motion-matched walk and run, bones as capsules"});
-  }
-  if (const fs::path p = out_dir_ / "walk_stairs.glb"; written(p)) {
-    stairs = load_asset(p.string());
-    sheets.push_back({&*stairs, "walk_stairs.png", SkinningMethod::Lbs,
-                      "the walk after foot placement on the stairs, bones as capsules"});
   }
   std::optional<Asset> springs;
   if (retargeted_file_.size()) {
@@ -579,7 +574,7 @@ void Demo::render() {
       bodies.push_back(rigid.string());  // the crates and the ball
   }
   if (!sheets.empty() || !bodies.empty() || written(out_dir_ / "crowd.pc2") ||
-      written(out_dir_ / "gait_spider.glb"))
+      written(out_dir_ / "walk_stairs.glb") || written(out_dir_ / "gait_spider.glb"))
     report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
@@ -618,27 +613,32 @@ void Demo::render() {
     }
     report(DemoEvent::Phase::Done, step);
   }
-  for (const char* name : {"gait_spider", "gait_character"}) {
-    const fs::path walk = out_dir_ / (std::string(name) + ".glb");
-    if (!written(walk)) continue;
+  // Walks on the stairs, drawn with the stairs: the clip placed by foot IK, then the gaits.
+  struct OnStairs {
+    const char* name;
+    const char* what;
+  };
+  for (const OnStairs& walk :
+       {OnStairs{"walk_stairs", "the walk after foot placement on the stairs, bones as capsules"},
+        OnStairs{"gait_spider", "the spider climbing the stairs by a procedural gait"},
+        OnStairs{"gait_character",
+                 "the character climbing the stairs by a procedural gait, no clip"}}) {
+    const fs::path file = out_dir_ / (std::string(walk.name) + ".glb");
+    if (!written(file)) continue;
     RenderRequest request;
-    request.in = walk.string();
+    request.in = file.string();
     request.with = {bundled_file("stairs.obj").string()};
-    request.out = output(std::string(name) + ".png");
+    request.out = output(std::string(walk.name) + ".png");
     request.contact_sheet = 6;
     request.options.target.width = 320;
     request.options.target.height = 240;
-    DemoSheet step{request.out,
-                   std::string(name) == "gait_spider"
-                       ? "the spider climbing the stairs by a procedural gait"
-                       : "the character climbing the stairs by a procedural gait, no clip",
-                   "", ""};
+    DemoSheet step{request.out, walk.what, "", ""};
     try {
       step.gl_renderer = render_file(request).gl_renderer;
       produced(step.png);
     } catch (const Error& e) {
       step.skipped = e.what();
-      step.png = std::string(name) + ".png";
+      step.png = std::string(walk.name) + ".png";
     }
     report(DemoEvent::Phase::Done, step);
   }

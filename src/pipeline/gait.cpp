@@ -131,6 +131,9 @@ GaitReport run_gait(const GaitRequest& request) {
   gait.reset(Vec3{path[0].x, 0, path[0].y}, heading);
 
   const double duration = path_length / speed + request.settle;
+  if (!(duration <= 3600))  // also catches an overflowing path
+    throw UsageError("gait: the walk would last " + std::to_string(duration) +
+                     " s (the path's length over the speed, and the settle); at most 3600 s");
   const int frames = static_cast<int>(std::ceil(duration * request.fps - 1e-9)) + 1;
   const double dt = 1 / (request.fps * kStepsPerFrame);
   const std::size_t joints = static_cast<std::size_t>(rig.skeleton.joint_count());

@@ -185,6 +185,28 @@ TEST(Gait, BodyFollowsTheVelocityAndTurnsAtTheTurnRate) {
   EXPECT_LT(std::hypot(centre.x - 1.25, centre.z), 0.25);
 }
 
+TEST(Gait, TurningOnTheSpotStepsTheFeetRoundTheBody) {
+  const GaitRig rig = make_gait_creature(GaitCreature::kQuadruped);
+  Gait gait(rig.skeleton, rig.body, rig.legs, rig.settings, nullptr);
+  gait.reset({0, 0, 0}, 0);
+  std::vector<Transform> local(static_cast<size_t>(rig.skeleton.joint_count()));
+  bool stepped = false;
+  for (int f = 0; f < 240; ++f) {
+    ASSERT_TRUE(gait.update(kDt, {0, 0, 0}, kPi / 2, {}, local));
+    for (size_t i = 0; i < gait.leg_count(); ++i) stepped |= gait.foot(i).swinging;
+  }
+  EXPECT_TRUE(stepped);
+  EXPECT_NEAR(gait.heading(), kPi / 2, 1e-12);
+  // Each foot ends within a step's slack of its neutral spot turned a quarter: (x, z) → (z, −x).
+  const auto rest = model_of(rig.skeleton, rig.skeleton.rest_pose());
+  for (size_t i = 0; i < gait.leg_count(); ++i) {
+    const Vec3 neutral = rest[static_cast<size_t>(rig.legs[i].foot)].translation;
+    const Vec3 turned{neutral.z, 0, -neutral.x};
+    EXPECT_LT(std::hypot(gait.foot(i).sole.x - turned.x, gait.foot(i).sole.z - turned.z), 0.03)
+        << rig.leg_names[i];
+  }
+}
+
 TEST(Gait, FastWalkingShortensTheCycleToKeepStridesShort) {
   const GaitRig rig = make_gait_creature(GaitCreature::kBiped);
   const Gait gait(rig.skeleton, rig.body, rig.legs, rig.settings, nullptr);

@@ -49,8 +49,9 @@ struct GaitReport {
 /// Checks OUT, loads the ground and the creature, walks the path and writes OUT atomically (the
 /// character's meshes and skins come along; built-in creatures have a skeleton only). Progress
 /// stage: "walking" (frames). Throws UsageError for a bad OUT or ground extension, a path with a
-/// non-finite point, a speed or fps that is not finite and > 0; kinema::Error for unreadable
-/// files, a character without humanoid legs, a path point with no ground under it (naming it).
+/// non-finite point, a speed or fps that is not finite and > 0, a walk longer than an hour;
+/// kinema::Error for unreadable files, a character without humanoid legs, a path point with no
+/// ground under it (naming it).
 GaitReport run_gait(const GaitRequest& request);
 
 }  // namespace kinema::pipeline
