@@ -115,6 +115,9 @@ const CrowdGait& pab_gait() {
     g.walk = walk.clips.at(0);
     g.run = run.clips.at(0);
     g.root_joint = walk.skeleton.find("Hips");
+    for (const std::string side : {"Left", "Right"})  // foot locking in the near tier
+      g.legs.push_back({walk.skeleton.find(side + "UpLeg"), walk.skeleton.find(side + "Leg"),
+                        walk.skeleton.find(side + "Foot")});
     return g;
   }();
   return gait;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "kinema/blend/pose_ops.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/core/error.h"
+#include "kinema/ik/two_bone.h"
 
 namespace kinema {
 namespace {
@@ -112,6 +114,23 @@ Clip reduce(const Clip& clip, std::span<const int> joints) {
   return result;
 }
 
+// A leg of the full runtime skeleton for foot locking: its chain and the joints that move with
+// each of its three joints (each joint of the hip's subtree, with the nearest of hip, knee and
+// ankle at or above it: 0, 1 or 2).
+struct LockLeg {
+  int hip = -1, knee = -1, ankle = -1;
+  float floor[2] = {0, 0};  // the ankle's lowest height in the walk and the run (root at origin)
+  std::vector<std::pair<int, std::uint8_t>> moved;
+};
+
+// What foot locking keeps per agent and leg between frames.
+struct LockState {
+  Vec3f animated{0, 0, 0};  // last frame's animated ankle (world)
+  Vec3f pinned{0, 0, 0};    // where the locked ankle stays
+  float weight = 0;         // IK weight: 1 while locked, falling to 0 after
+  bool locked = false, seen = false;
+};
+
 // One skeleton's runtime data: what a tier samples, blends and poses.
 struct TierRig {
   RuntimeSkeleton skeleton;
@@ -132,6 +151,8 @@ struct CrowdAnimator::Impl {
   std::vector<Mat4f> poses;                // agents × full joint count
   std::vector<std::uint16_t> pose_joints;  // joints agent i's pose holds (0: none yet)
   std::vector<SoaTransform> scratch;       // 3 local poses per block of agents
+  std::vector<LockLeg> legs;               // foot locking (empty: off)
+  std::vector<LockState> locks;            // agents × legs
   tbb::task_arena arena;
 
   Impl(const CrowdAnimationSettings& s, std::size_t agents)
@@ -162,6 +183,62 @@ struct CrowdAnimator::Impl {
       local_to_model(rig.skeleton, b, out, placed);
     } else {
       local_to_model(rig.skeleton, w, out, placed);
+    }
+  }
+
+  void prepare_foot_locking(const CrowdGait& gait, const Clip& walk, const Clip& run);
+
+  // Foot locking on agent i's full pose `out` (world space), standing at height `ground`.
+  void lock_feet(std::size_t i, float ground, float run_weight, float dt, std::span<Mat4f> out) {
+    const Vec3 forward{std::sin(double(heading[i])), 0, std::cos(double(heading[i]))};
+    for (std::size_t l = 0; l < legs.size(); ++l) {
+      const LockLeg& leg = legs[l];
+      LockState& state = locks[i * legs.size() + l];
+      const Vec3f ankle = out[std::size_t(leg.ankle)].translation_part();
+      const float moved =
+          state.seen ? std::hypot(ankle.x - state.animated.x, ankle.z - state.animated.z) : 1e9f;
+      const float floor = (1 - run_weight) * leg.floor[0] + run_weight * leg.floor[1];
+      const bool contact = ankle.y - ground - floor < settings.lock_contact_height &&
+                           moved < settings.lock_contact_speed * dt;
+      state.animated = ankle;
+      state.seen = true;
+      if (contact && !state.locked) {  // touch-down: pin the ankle where it is
+        state.locked = true;
+        state.pinned = ankle;
+        state.weight = 1;
+      } else if (!contact && state.locked) {
+        state.locked = false;
+      }
+      if (!state.locked) {
+        state.weight = settings.lock_release > 0
+                           ? std::max(0.0f, state.weight - dt / settings.lock_release)
+                           : 0.0f;
+      }
+      if (!(state.weight > 0)) continue;
+      TwoBoneInput in;
+      in.root = Vec3(out[std::size_t(leg.hip)].translation_part());
+      in.mid = Vec3(out[std::size_t(leg.knee)].translation_part());
+      in.end = Vec3(ankle);
+      in.target = Vec3(state.pinned);
+      in.pole = in.mid + forward;
+      in.weight = double(state.weight);
+      const TwoBoneResult r = solve_two_bone(in);
+      if (r.status == TwoBoneStatus::kDegenerate || r.status == TwoBoneStatus::kInvalidInput)
+        continue;
+      // Each joint of the leg turns with its chain joint about where that joint was, and goes
+      // where the chain joint went.
+      const Quat deltas[3] = {r.root_delta, r.mid_delta, r.end_delta};
+      const Vec3 from[3] = {in.root, in.mid, in.end};
+      const Vec3 to[3] = {in.root, r.mid_position, r.end_position};
+      Mat4f moves[3];
+      for (int k = 0; k < 3; ++k) {
+        const Quat& q = deltas[k];
+        moves[k] = Mat4f::translation(Vec3f(to[k])) *
+                   Mat4f::rotation(Quatf{float(q.x), float(q.y), float(q.z), float(q.w)}) *
+                   Mat4f::translation(Vec3f(-from[k]));
+      }
+      for (const auto& [joint, by] : leg.moved)
+        out[std::size_t(joint)] = moves[by] * out[std::size_t(joint)];
     }
   }
 };
@@ -222,7 +299,67 @@ CrowdAnimator::CrowdAnimator(const CrowdGait& gait, const CrowdAnimationSettings
   m.walk_duration = m.full.walk.duration();
   m.run_duration = has_run ? m.full.run.duration() : 1.0f;
   m.poses.resize(agents * std::size_t(m.full.skeleton.joint_count()));
+  if (settings.foot_locking && !gait.legs.empty()) m.prepare_foot_locking(gait, walk, run);
   m.scratch.resize((agents + kBlock - 1) / kBlock * 3 * std::size_t(m.full.skeleton.soa_count()));
+}
+
+// The legs on the full runtime skeleton (found by name), their floors and moved joints.
+void CrowdAnimator::Impl::prepare_foot_locking(const CrowdGait& gait, const Clip& walk,
+                                               const Clip& run) {
+  Impl& m = *this;
+  const Skeleton& skeleton = gait.skeleton;
+  const RuntimeSkeleton& rt = m.full.skeleton;
+  const int n = skeleton.joint_count();
+  const auto below = [&](int joint, int ancestor) {
+    for (int j = skeleton.parent(joint); j != kNoParent; j = skeleton.parent(j))
+      if (j == ancestor) return true;
+    return false;
+  };
+  for (std::size_t l = 0; l < gait.legs.size(); ++l) {
+    const FootPlacementJoints& g = gait.legs[l];
+    const bool in_range =
+        g.hip >= 0 && g.hip < n && g.knee >= 0 && g.knee < n && g.ankle >= 0 && g.ankle < n;
+    if (!in_range || !below(g.knee, g.hip) || !below(g.ankle, g.knee)) {
+      throw Error("", "crowd gait",
+                  "leg " + std::to_string(l) +
+                      ": hip, knee and ankle must be joints of the skeleton, each below the last");
+    }
+    LockLeg leg;
+    leg.hip = rt.find(skeleton.joint(g.hip).name);
+    leg.knee = rt.find(skeleton.joint(g.knee).name);
+    leg.ankle = rt.find(skeleton.joint(g.ankle).name);
+    // The floor: the ankle's lowest height over 64 samples of each clip.
+    for (int c = 0; c < 2; ++c) {
+      const Clip* clip = c == 0 ? &walk : &run;
+      float& floor = leg.floor[c];
+      floor = c == 0 ? std::numeric_limits<float>::infinity() : leg.floor[0];
+      if (!(clip->duration > 0)) continue;
+      floor = std::numeric_limits<float>::infinity();
+      for (int k = 0; k < 64; ++k) {
+        const double t = clip->duration * k / 63;
+        floor = std::min(
+            floor,
+            float(
+                sample_model_pose(*clip, skeleton, t)[std::size_t(g.ankle)].translation_part().y));
+      }
+    }
+    // Runtime joints are parents-first: one pass finds each joint's nearest chain joint.
+    std::vector<int> by(std::size_t(rt.joint_count()), -1);
+    const std::span<const int16_t> parents = rt.parents();
+    for (int j = 0; j < rt.joint_count(); ++j) {
+      if (j == leg.hip)
+        by[std::size_t(j)] = 0;
+      else if (j == leg.knee)
+        by[std::size_t(j)] = 1;
+      else if (j == leg.ankle)
+        by[std::size_t(j)] = 2;
+      else if (parents[std::size_t(j)] >= 0)
+        by[std::size_t(j)] = by[std::size_t(parents[std::size_t(j)])];
+      if (by[std::size_t(j)] >= 0) leg.moved.emplace_back(j, std::uint8_t(by[std::size_t(j)]));
+    }
+    m.legs.push_back(std::move(leg));
+  }
+  m.locks.assign(m.phase.size() * m.legs.size(), LockState{});
 }
 
 CrowdAnimator::~CrowdAnimator() = default;
@@ -278,6 +415,13 @@ void CrowdAnimator::update(float dt, std::span<const Vec2f> positions,
                                  std::size_t(rig.skeleton.joint_count()));
       m.pose_agent(rig, i, root, walk, run, blended, out, run_weight);
       m.pose_joints[i] = std::uint16_t(rig.skeleton.joint_count());
+      if (!m.legs.empty()) {
+        if (tier == CrowdTier::Near) {
+          m.lock_feet(i, root.y, run_weight, dt, out);
+        } else {  // out of the near tier: forget the locks
+          for (std::size_t l = 0; l < m.legs.size(); ++l) m.locks[i * m.legs.size() + l] = {};
+        }
+      }
     }
   };
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
@@ -307,5 +451,10 @@ float CrowdAnimator::cycle_time(std::size_t agent) const noexcept {
 float CrowdAnimator::heading(std::size_t agent) const noexcept { return impl_->heading[agent]; }
 float CrowdAnimator::walk_speed() const noexcept { return impl_->walk_speed; }
 float CrowdAnimator::run_speed() const noexcept { return impl_->run_speed; }
+bool CrowdAnimator::foot_locked(std::size_t agent, std::size_t leg) const noexcept {
+  const Impl& m = *impl_;
+  if (leg >= m.legs.size() || agent >= m.phase.size()) return false;
+  return m.locks[agent * m.legs.size() + leg].locked;
+}
 
 }  // namespace kinema

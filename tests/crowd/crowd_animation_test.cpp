@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <vector>
 
@@ -28,7 +29,22 @@ CrowdGait pab_gait() {
   gait.walk = walk.clips.at(0);
   gait.run = run.clips.at(0);
   gait.root_joint = walk.skeleton.find("Hips");
+  for (const char* side : {"Left", "Right"}) {
+    const std::string s = side;
+    gait.legs.push_back({walk.skeleton.find(s + "UpLeg"), walk.skeleton.find(s + "Leg"),
+                         walk.skeleton.find(s + "Foot")});
+  }
   return gait;
+}
+
+// The same gait without legs: no foot locking.
+const CrowdGait& unlocked_gait() {
+  static const CrowdGait g = [] {
+    CrowdGait u = pab_gait();
+    u.legs.clear();
+    return u;
+  }();
+  return g;
 }
 
 const CrowdGait& gait() {
@@ -109,11 +125,64 @@ TEST(CrowdAnimation, NearAgentsFeetStayPlantedAtWalkingSpeeds) {
 
 TEST(CrowdAnimation, RunningAddsNoSkateToTheRunClipsOwn) {
   // The pab run skates by itself (16 cm/s median, looped with its root motion): a running agent
-  // shows that and no more.
-  CrowdAnimator animator(gait(), {}, 1);
+  // without foot locking shows that and no more.
+  CrowdAnimator animator(unlocked_gait(), {}, 1);
   const SkateSpeeds own = source_skate(gait().run);
   const SkateSpeeds played = skate(animator, animator.run_speed(), 6.0f);
+  EXPECT_GT(own.median, 10.0);
   EXPECT_LE(played.median, own.median + 2.0) << "own " << own.median << " cm/s";
+}
+
+TEST(CrowdAnimation, FootLockingKeepsNearFeetPlantedAtEverySpeed) {
+  // The run, and the walk–run blend whose stances differ in length, skate 12–17 cm/s unlocked;
+  // near agents pin their planted feet by IK: the median skate stays within 2 cm/s.
+  CrowdAnimator probe(gait(), {}, 1);
+  const float walk = probe.walk_speed(), run = probe.run_speed();
+  for (float speed : {0.6f * walk, walk, 0.5f * (walk + run), 0.75f * walk + 0.25f * run, run}) {
+    CrowdAnimator unlocked(unlocked_gait(), {}, 1), locked(gait(), {}, 1);
+    const SkateSpeeds before = skate(unlocked, speed, 6.0f);
+    const SkateSpeeds after = skate(locked, speed, 6.0f);
+    EXPECT_LE(after.median, 2.0) << "at " << speed << " m/s: " << before.median << " unlocked";
+    std::printf("foot locking at %.2f m/s: skate median %.2f → %.2f cm/s, p90 %.2f → %.2f\n", speed,
+                before.median, after.median, before.p90, after.p90);
+    EXPECT_LE(after.median, before.median + 1e-9) << "at " << speed << " m/s";
+  }
+}
+
+TEST(CrowdAnimation, FootLockingKeepsTheLegsAndOnlyActsNear) {
+  CrowdAnimationSettings settings;
+  settings.lod.fade_seconds = 0;
+  CrowdAnimator animator(gait(), settings, 2);
+  const RuntimeSkeleton& sk = animator.full_skeleton();
+  const int chain[] = {sk.find("LeftUpLeg"), sk.find("LeftLeg"), sk.find("LeftFoot"),
+                       sk.find("LeftFootThumb1")};
+  const Skeleton& rest = gait().skeleton;
+  const std::vector<Mat4> bind = sample_model_pose(gait().walk, rest, 0);
+  double bone[3];
+  for (int b = 0; b < 3; ++b)
+    bone[b] = distance(bind[std::size_t(rest.find(sk.name(chain[b])))].translation_part(),
+                       bind[std::size_t(rest.find(sk.name(chain[b + 1])))].translation_part());
+  const float dt = 1.0f / 60;
+  const float speed = animator.run_speed();
+  Vec2f positions[2] = {{0, 0}, {0, 200}};  // one beside the camera, one 200 m away (mid or far)
+  const Vec2f velocities[2] = {{0, speed}, {0, speed}};
+  int locked_frames = 0;
+  double worst = 0;
+  for (int frame = 0; frame < 240; ++frame) {
+    for (Vec2f& p : positions) p += velocities[0] * dt;
+    animator.update(dt, positions, velocities, {}, {positions[0].x, 1.7f, positions[0].y});
+    locked_frames += animator.foot_locked(0, 0) ? 1 : 0;
+    EXPECT_FALSE(animator.foot_locked(1, 0));
+    EXPECT_FALSE(animator.foot_locked(1, 1));
+    const auto pose = animator.pose(0);
+    for (int b = 0; b < 3; ++b)
+      worst = std::max(worst,
+                       std::abs(distance(Vec3(pose[std::size_t(chain[b])].translation_part()),
+                                         Vec3(pose[std::size_t(chain[b + 1])].translation_part())) -
+                                bone[b]));
+  }
+  EXPECT_GT(locked_frames, 24);  // the run: its left foot pinned through every stance (~6 frames)
+  EXPECT_LT(worst, 1e-4);        // the IK bends the leg; no bone stretches (float poses)
 }
 
 TEST(CrowdAnimation, TiersEvaluateTheFullTheReducedOrNoSkeleton) {

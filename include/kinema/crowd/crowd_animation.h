@@ -14,7 +14,12 @@
 // A skeleton update samples the walk and the run at the same normalized phase (RuntimeClip),
 // blends them by speed (kinema/blend/pose_ops.h) and runs local → model with the agent's root
 // transform. Between the walk's and the run's speeds the blend's feet slide (their stances differ
-// in length): foot locking by IK is the fix, not done here (docs/crowds.md).
+// in length), and the run clip slides by itself: near agents therefore lock their feet. A foot
+// whose animated ankle is within lock_contact_height of its lowest height in the clips and moves
+// slower than lock_contact_speed is pinned where it touched down, its leg solved by two-bone IK
+// (kinema/ik/two_bone.h) with the knee toward the agent's heading; when the ankle lifts, the IK's
+// weight falls to 0 over lock_release seconds and the foot rejoins the animation. Mid agents do
+// no IK (the tier's rule).
 //
 // The clips are played in place: their root joint's horizontal travel is taken out (the agent
 // moves the character) and measures their speed unless the gait gives it.
@@ -30,6 +35,7 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/crowd/crowd_lod.h"
+#include "kinema/ik/foot_placement.h"
 #include "kinema/math/mat4.h"
 #include "kinema/math/vec2.h"
 #include "kinema/math/vec3.h"
@@ -46,6 +52,9 @@ struct CrowdGait {
   int root_joint = 0;       ///< the joint whose horizontal travel is root motion
   float walk_speed = 0.0f;  ///< m/s of the walk's feet; 0: the root's travel over the cycle
   float run_speed = 0.0f;   ///< likewise for the run
+  /// Hip, knee and ankle of each leg (skeleton indices, each below the last), for foot locking
+  /// near the camera; empty: no locking.
+  std::vector<FootPlacementJoints> legs;
 };
 
 struct CrowdAnimationSettings {
@@ -58,12 +67,21 @@ struct CrowdAnimationSettings {
   float mid_min_reach = 0.1f;
   float turn_rate = 6.0f;  ///< rad/s
   int threads = 0;         ///< 0: all cores; the result does not depend on it
+  /// Foot locking of near agents (CrowdGait::legs): a foot is planted while its ankle is within
+  /// lock_contact_height (m) of the lowest it gets in the clips and moves slower than
+  /// lock_contact_speed (m/s, horizontal); once it lifts, the lock is released over lock_release
+  /// seconds.
+  bool foot_locking = true;
+  float lock_contact_height = 0.05f;  // a run's heel lifts 3–4 cm while its toe is down
+  float lock_contact_speed = 0.5f;
+  float lock_release = 0.1f;
 };
 
 class CrowdAnimator {
  public:
   /// Validates and prepares the runtime clips of both skeletons. Throws kinema::Error for a
-  /// walk that is empty or does not fit the skeleton, a root joint out of range, a clip whose
+  /// walk that is empty or does not fit the skeleton, a root joint out of range, a leg whose
+  /// joints are out of range or not a chain, a clip whose
   /// speed is neither given nor measurable (its root does not travel), a run no faster than the
   /// walk, settings out of range, or the LOD settings CrowdLod refuses.
   CrowdAnimator(const CrowdGait& gait, const CrowdAnimationSettings& settings, std::size_t agents);
@@ -93,6 +111,8 @@ class CrowdAnimator {
   float heading(std::size_t agent) const noexcept;  ///< yaw, rad (0: +Z)
   float walk_speed() const noexcept;
   float run_speed() const noexcept;  ///< 0 without a run
+  /// True while leg `leg` of agent i is pinned by foot locking (near agents only).
+  bool foot_locked(std::size_t agent, std::size_t leg) const noexcept;
 
  private:
   struct Impl;
