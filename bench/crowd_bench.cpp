@@ -124,12 +124,14 @@ const CrowdGait& pab_gait() {
 }
 
 // Agents on a 2 m grid walking at assorted speeds; `tier` forces every one into that tier
-// (0 near, 1 mid, 2 far: no skeleton) by where the tiers start.
+// (0 near, 1 mid, 2 far: no skeleton) by where the tiers start; `locking` 0 turns the near tier's
+// foot locking off (to see what it costs).
 void BM_CrowdAnimate(benchmark::State& state) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
   const int tier = static_cast<int>(state.range(1));
   CrowdAnimationSettings settings;
   settings.threads = static_cast<int>(state.range(2));
+  settings.foot_locking = state.range(3) != 0;
   settings.lod.fade_seconds = 0;
   for (int t = 1; t < kCrowdTierCount; ++t)
     settings.lod.tiers[t].min_distance = t <= tier ? 0 : 1e6f;
@@ -151,15 +153,17 @@ void BM_CrowdAnimate(benchmark::State& state) {
 }
 BENCHMARK(BM_CrowdAnimate)
     ->Name("Crowd/Animate")
-    ->ArgNames({"agents", "tier", "threads"})
-    ->Args({1000, 0, 1})
-    ->Args({1000, 1, 1})
-    ->Args({1000, 2, 1})
-    ->Args({10000, 0, 1})
-    ->Args({10000, 1, 1})
-    ->Args({10000, 2, 1})
-    ->Args({10000, 0, 2})
-    ->Args({10000, 1, 2})
+    ->ArgNames({"agents", "tier", "threads", "locking"})
+    ->Args({1000, 0, 1, 1})
+    ->Args({1000, 0, 1, 0})
+    ->Args({1000, 1, 1, 1})
+    ->Args({1000, 2, 1, 1})
+    ->Args({10000, 0, 1, 1})
+    ->Args({10000, 0, 1, 0})
+    ->Args({10000, 1, 1, 1})
+    ->Args({10000, 2, 1, 1})
+    ->Args({10000, 0, 2, 1})
+    ->Args({10000, 1, 2, 1})
     ->Unit(benchmark::kMillisecond);
 
 // The goal: 10,000 agents with avoidance and animation LOD in one frame (the crowd's step
