@@ -147,6 +147,12 @@ GaitReport run_gait(const GaitRequest& request) {
   result.lowest_clearance = std::numeric_limits<double>::infinity();
   result.body_low = std::numeric_limits<double>::infinity();
   result.body_high = -std::numeric_limits<double>::infinity();
+  // Only the joints the gait moves get keys: the rest keep their rest pose (and a skinned mesh's
+  // node, a joint in kinema's skeleton, is never animated: glTF ignores its transform).
+  std::vector<char> keyed(joints, 0);
+  keyed[static_cast<std::size_t>(rig.body)] = 1;
+  for (const GaitLeg& leg : rig.legs)
+    for (const int j : {leg.hip, leg.knee, leg.foot}) keyed[static_cast<std::size_t>(j)] = 1;
   std::size_t target = 1;
   for (int frame = 0; frame < frames; ++frame) {
     if (frame == 0) {
@@ -172,7 +178,8 @@ GaitReport run_gait(const GaitRequest& request) {
       }
     }
     const double t = frame / request.fps;
-    for (std::size_t j = 0; j < joints; ++j) append_key(clip.tracks[j], t, local[j]);
+    for (std::size_t j = 0; j < joints; ++j)
+      if (keyed[j]) append_key(clip.tracks[j], t, local[j]);
 
     // What the walk did: planted feet stay put, soles stay on or above the ground.
     model_pose(rig.skeleton, local, model);
