@@ -121,6 +121,7 @@
 #include "kinema/procedural/clip_driver.h"
 #include "kinema/procedural/driver.h"
 #include "kinema/procedural/gait.h"
+#include "kinema/procedural/graph_drivers.h"
 #include "kinema/procedural/lsystem.h"
 #include "kinema/procedural/motion_functions.h"
 #include "kinema/render/clip_render.h"

@@ -78,14 +78,15 @@ nlohmann::json read_json(std::string_view text, const std::string& file) {
 void GraphBuilder::run(std::string_view text) {
   const nlohmann::json doc = read_json(text, g_.file_);
   const Json top{doc, ""};
-  check_members(top, {"version", "description", "parameters", "clips", "root_motion", "compression",
-                      "nodes", "root"});
+  check_members(top, {"version", "description", "parameters", "drivers", "clips", "root_motion",
+                      "compression", "nodes", "root"});
   if (top.has("version")) {
     const Json v = top.at("version");
     if (get_int(v) != 1) fail(v.ptr, "unsupported graph version (this kinema reads version 1)");
   }
   if (top.has("description")) get_string(top.at("description"));
   if (top.has("parameters")) parse_parameters(top.at("parameters"));
+  if (top.has("drivers")) parse_drivers(top.at("drivers"));
   parse_clips(require(top, "clips"));
   // Clips are built once root motion is known (it decides how they are built).
   if (top.has("root_motion")) parse_root_motion(top.at("root_motion"));
@@ -129,6 +130,30 @@ void GraphBuilder::parse_parameters(const Json& j) {
     }
     param_ptr_[param.name] = p.ptr;
     g_.parameters_.push_back(std::move(param));
+  }
+}
+
+// "drivers": [{"parameter": NAME, "expression": TEXT}, …]: the text is checked where it is
+// compiled (kinema/procedural/graph_drivers.h); here the parameter it sets.
+void GraphBuilder::parse_drivers(const Json& j) {
+  expect_array(j);
+  std::vector<std::string> driven(g_.parameters_.size());
+  for (size_t i = 0; i < j.v.size(); ++i) {
+    const Json d = j.at(i);
+    check_members(d, {"parameter", "expression"});
+    const Json name = require(d, "parameter");
+    GraphDriver driver;
+    driver.parameter = parameter_ref(name);
+    const GraphParameter& param = g_.parameters_[static_cast<size_t>(driver.parameter)];
+    if (param.type == ParamType::Trigger)
+      fail(name.ptr, "'" + param.name + "' is a trigger; a driver sets a float or a bool");
+    std::string& first = driven[static_cast<size_t>(driver.parameter)];
+    if (!first.empty()) fail(name.ptr, "'" + param.name + "' is already driven (at " + first + ")");
+    first = name.ptr;
+    const Json expression = require(d, "expression");
+    driver.expression = get_name(expression);
+    driver.pointer = expression.ptr;
+    g_.drivers_.push_back(std::move(driver));
   }
 }
 

@@ -84,6 +84,7 @@ class GraphBuilder {
   // ---- the steps ----------------------------------------------------------------------------
   // graph_builder.cpp
   void parse_parameters(const Json& j);
+  void parse_drivers(const Json& j);
   void parse_root_motion(const Json& j);
   void parse_compression(const Json& j);
 

@@ -231,6 +231,7 @@ Asset play_graph(const BuiltGraph& built, const PlayOptions& options, PlayReport
         instance.set_float(b.handle, curve_value(*b.curve, b.type, t));
       }
     }
+    if (options.before_update) options.before_update(t, instance);
     instance.update(f == 0 ? 0.0f : static_cast<float>(t - previous_time));
     previous_time = t;
     visit();

@@ -5,6 +5,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/io/graph_file.h"
+#include "kinema/procedural/graph_drivers.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/metrics.h"
 
@@ -30,6 +31,18 @@ PlayResult play_graph_file(const PlayRequest& request, const Progress& progress)
     if (same_file(clip.path, request.out))
       throw UsageError("OUT is a clip file of the graph (" + request.out + "); choose another OUT");
 
+  // The graph's drivers set their parameters every frame, after the curves: a curve on a driven
+  // parameter would be overwritten, so it is refused.
+  GraphDrivers drivers(built.graph);
+  for (const GraphDriver& d : built.graph.drivers())
+    for (const ParamCurve& curve : options.params)
+      if (built.graph.find_parameter(curve.name) == d.parameter)
+        throw UsageError("--param " + curve.spec + ": the graph drives '" + curve.name + "' (" +
+                         d.pointer + ": " + d.expression + "); drop the --param");
+  if (!drivers.empty())
+    options.before_update = [&drivers](double t, GraphInstance& instance) {
+      drivers.apply(instance, t);
+    };
   const std::string stage = "playing " + fs::path(request.graph).filename().string();
   options.progress = [&](int done, int total) { report(progress, stage, done, total); };
   PlayResult result;

@@ -49,6 +49,16 @@ struct GraphParameter {
   float default_value = 0;  ///< bool: 0 or 1; trigger: 0 (not set)
 };
 
+/// A driver: a float or bool parameter set before every update from an expression over the
+/// graph's float and bool parameters and `t` (seconds since the instance started) — a lean from
+/// the turn rate, a speed that follows a curve. The graph keeps the text;
+/// kinema/procedural/graph_drivers.h compiles it (muparser) and applies it to an instance.
+struct GraphDriver {
+  int parameter = -1;      ///< index in AnimGraph::parameters(): what the driver sets
+  std::string expression;  ///< the expression's text
+  std::string pointer;     ///< JSON pointer of the expression in the graph file (for errors)
+};
+
 /// A weight or similar input: a named float parameter, or a constant when parameter < 0.
 struct GraphValue {
   int parameter = -1;
@@ -242,6 +252,8 @@ class AnimGraph {
   const RootMotionConfig& root_motion() const { return root_motion_; }
   /// Indices of the state-machine nodes (in nodes() order).
   std::span<const int> machines() const { return machines_; }
+  /// The file's drivers, in its order (each parameter driven at most once).
+  std::span<const GraphDriver> drivers() const { return drivers_; }
 
  private:
   friend class GraphBuilder;
@@ -253,6 +265,7 @@ class AnimGraph {
   int root_ = -1;
   RootMotionConfig root_motion_;
   std::vector<int> machines_;
+  std::vector<GraphDriver> drivers_;
 };
 
 }  // namespace kinema

@@ -11,6 +11,7 @@
 #include "kinema/character/asset.h"
 #include "kinema/graph/graph.h"
 #include "kinema/graph/graph_builder.h"
+#include "kinema/graph/graph_instance.h"
 
 namespace kinema {
 
@@ -49,6 +50,10 @@ struct PlayOptions {
   std::vector<ParamCurve> params;
   /// Called after each frame with (frames done, frame count); may be empty.
   std::function<void(int, int)> progress;
+  /// Called before each update with the frame's time (seconds) and the instance, after the
+  /// curves are applied: what sets driven parameters (kinema/procedural/graph_drivers.h). May be
+  /// empty.
+  std::function<void(double, GraphInstance&)> before_update;
 };
 
 struct PlayReport {
