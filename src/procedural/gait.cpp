@@ -219,10 +219,13 @@ void Gait::reset(const Vec3& position, double heading) noexcept {
   yaw_rate_ = 0;
   phase_ = 0;
   cycle_ = settings_.cycle_duration;
-  // Feet first (their rays start high above the ground at the body's place), then the body.
+  // The ground under the body first: the highest surface below 1 km above position.y (the rays of
+  // the feet then start from the body's height), then the feet, then the body over them.
   GroundHit under;
-  body_y_ = (ground_at(position_.x, position_.z, position.y + 1e3, under) ? under.point.y : 0) +
-            body_rest_height_;
+  const bool found =
+      ground_ ? ground_->ray_down(Vec3{position_.x, position.y + 1e3, position_.z}, 2e3, under)
+              : ground_at(position_.x, position_.z, 0, under);
+  body_y_ = (found ? under.point.y : 0) + body_rest_height_;
   for (std::size_t i = 0; i < legs_.size(); ++i) {
     GaitFoot& f = feet_[i];
     f = GaitFoot{};

@@ -285,6 +285,17 @@ TEST(Gait, QuadrupedPitchesWithTheSlopeAndTheBipedStaysUpright) {
   }
 }
 
+TEST(Gait, StartsOnAGroundFarAboveTheOrigin) {
+  // A plateau 25 m up: the gait finds it from wherever it is reset (y = 0 given).
+  const HeightField plateau(-10, -10, 1, 21, 21, std::vector<double>(21 * 21, 25.0));
+  const GaitRig rig = make_gait_creature(GaitCreature::kQuadruped);
+  double lowest = 1e9;
+  walk(rig, &plateau, {0, 0, -3}, {0, 0, 0.5}, 3, [&](const Gait& gait, const auto&) {
+    for (size_t i = 0; i < gait.leg_count(); ++i) lowest = std::min(lowest, gait.foot(i).sole.y);
+  });
+  EXPECT_NEAR(lowest, 25.0, 1e-9);
+}
+
 TEST(Gait, RejectsBadRigsAndBadUpdates) {
   const GaitRig rig = make_gait_creature(GaitCreature::kBiped);
   auto message = [&](int body, std::vector<GaitLeg> legs, GaitSettings settings) {

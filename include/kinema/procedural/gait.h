@@ -117,14 +117,16 @@ struct GaitFoot {
 class Gait {
  public:
   /// `body` is the joint whose model transform the gait drives (its ancestors keep their base
-  /// pose); legs hang below it. The ground may be null (then the plane y = 0); it must outlive
-  /// the Gait. Throws kinema::Error for an out-of-range or misordered leg joint, a leg outside the
-  /// body, no legs, a zero-length bone, settings out of range (named in the message).
+  /// pose); legs hang below it. The ground may be null (then the plane y = 0); it and the
+  /// skeleton must outlive the Gait. Throws kinema::Error for an out-of-range or misordered leg
+  /// joint, a leg outside the body, no legs, a zero-length bone, settings out of range (named in
+  /// the message).
   Gait(const Skeleton& skeleton, int body, std::vector<GaitLeg> legs, GaitSettings settings,
        const Ground* ground);
 
   /// Stands still at (x, z) of `position` facing `heading`: feet on the ground at their neutral
-  /// spots, body at its height over them, phase 0.
+  /// spots, body at its height over them, phase 0. The ground is the highest surface under (x, z)
+  /// below position.y + 1 km.
   void reset(const Vec3& position, double heading) noexcept;
 
   /// Advances dt seconds (> 0) with the body's horizontal velocity `velocity` (world, m/s; y is
