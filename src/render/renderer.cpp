@@ -2,28 +2,14 @@
 // and the transform-feedback readback of the skinning shader.
 #include "kinema/render/renderer.h"
 
-#define GL_GLEXT_PROTOTYPES
-#include <GL/gl.h>
-#include <GL/glext.h>
-
-#include <algorithm>
-#include <array>
-#include <cmath>
-#include <numbers>
-#include <string>
-#include <vector>
-
-#include "gl_context.h"
 #include "kinema/character/asset.h"
-#include "kinema/core/error.h"
 #include "kinema/skeleton/skeleton.h"
-#include "kinema/skin/skinning.h"
-#include "render_mesh.h"
+#include "renderer_impl.h"
 #include "shaders.h"
 
 namespace kinema {
 
-using render_detail::MeshData;
+namespace render_detail {
 
 namespace {
 
@@ -41,6 +27,8 @@ GLuint compile(GLenum type, const char* source, const char* what) {
   }
   return shader;
 }
+
+}  // namespace
 
 GLuint link(const char* vs, const char* fs, const char* what, bool capture) {
   const GLuint v = compile(GL_VERTEX_SHADER, vs, what);
@@ -66,21 +54,11 @@ GLuint link(const char* vs, const char* fs, const char* what, bool capture) {
   return program;
 }
 
-struct GpuMesh {
-  MeshData data;
-  GLuint vao = 0, positions = 0, normals = 0, joints = 0, weights = 0, indices = 0;
-};
+}  // namespace render_detail
 
-// Linear-space albedo per mesh index: muted clay, cloth and skin tones.
-constexpr std::array<std::array<float, 3>, 6> kAlbedo{{{0.80f, 0.55f, 0.42f},
-                                                       {0.35f, 0.45f, 0.70f},
-                                                       {0.75f, 0.72f, 0.62f},
-                                                       {0.45f, 0.62f, 0.40f},
-                                                       {0.70f, 0.40f, 0.50f},
-                                                       {0.55f, 0.55f, 0.58f}}};
-constexpr std::array<float, 3> kBackground{0.80f, 0.84f, 0.89f};  // sRGB
+using render_detail::link;
 
-void check_billboards(std::span<const Billboard> billboards) {
+void render_detail::check_billboards(std::span<const Billboard> billboards) {
   auto finite = [](const Vec3f& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
   };
@@ -97,7 +75,7 @@ void check_billboards(std::span<const Billboard> billboards) {
   }
 }
 
-void check_strands(const Strands& strands) {
+void render_detail::check_strands(const Strands& strands) {
   const auto finite = [](const Vec3f& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
   };
@@ -129,174 +107,6 @@ void check_strands(const Strands& strands) {
                     "vertex index " + std::to_string(v) + " is out of range (" +
                         std::to_string(strands.positions.size()) + " vertices)");
 }
-
-}  // namespace
-
-struct Renderer::Impl {
-  render_detail::GlContext context;
-  int width = 0, height = 0, samples = 1;
-  bool software = false;
-  GLuint msaa_fbo = 0, msaa_color = 0, msaa_depth = 0, resolve_fbo = 0, resolve_color = 0;
-  GLuint skin_program = 0, ground_program = 0, ground_vao = 0;
-  GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
-  GLuint strand_program = 0, strand_vao = 0;
-  std::array<GLuint, 3> strand_buffers{};  // positions, colours, segments (bindings 3, 4, 5)
-  GLuint lbs_buffer = 0, dq_buffer = 0, prescale_buffer = 0, feedback_buffer = 0;
-  std::vector<GpuMesh> meshes;
-  int joint_count = 0;
-  bool capsules = false;
-  // Per-frame scratch.
-  std::vector<Affine3x4f> palette, prescale;
-  std::vector<DualQuatf> dual_quats;
-  std::vector<float> upload;
-  std::vector<Billboard> sorted;  // billboards back to front (alpha blending)
-  std::vector<float> billboard_depth;
-  std::vector<uint32_t> order;
-
-  explicit Impl(const RendererOptions& o) : context(o.prefer_gpu) {}
-
-  void free_meshes() {
-    for (GpuMesh& m : meshes) {
-      glDeleteVertexArrays(1, &m.vao);
-      const GLuint buffers[] = {m.positions, m.normals, m.joints, m.weights, m.indices};
-      glDeleteBuffers(5, buffers);
-    }
-    meshes.clear();
-  }
-
-  // Computes the palette of mesh `m` for `model` and uploads it for `method`.
-  void upload_palette(const GpuMesh& m, std::span<const Mat4> model, SkinningMethod method,
-                      bool& use_prescale) {
-    const MeshData& d = m.data;
-    if (d.skin_joints.empty()) {
-      palette.assign(1, Affine3x4f::identity());  // a rigid mesh on no node
-    } else if (palette.resize(d.skin_joints.size());
-               !skinning_palette(model, d.skin_joints, d.inverse_bind, palette))
-      throw Error("OpenGL", "mesh " + d.name, "the pose does not match the mesh's skin joints");
-    use_prescale = false;
-    if (method == SkinningMethod::Lbs) {
-      glNamedBufferData(lbs_buffer, GLsizeiptr(palette.size() * sizeof(Affine3x4f)), palette.data(),
-                        GL_STREAM_DRAW);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, lbs_buffer);
-      return;
-    }
-    dual_quats.resize(palette.size());
-    prescale.resize(palette.size());
-    dual_quat_palette(palette, dual_quats, prescale, &use_prescale);
-    upload.resize(palette.size() * 8);
-    for (size_t j = 0; j < palette.size(); ++j) {
-      const DualQuatf& q = dual_quats[j];
-      const float v[8] = {q.real.x, q.real.y, q.real.z, q.real.w,
-                          q.dual.x, q.dual.y, q.dual.z, q.dual.w};
-      std::copy(v, v + 8, upload.begin() + std::ptrdiff_t(j * 8));
-    }
-    glNamedBufferData(dq_buffer, GLsizeiptr(upload.size() * sizeof(float)), upload.data(),
-                      GL_STREAM_DRAW);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, dq_buffer);
-    if (use_prescale) {
-      glNamedBufferData(prescale_buffer, GLsizeiptr(prescale.size() * sizeof(Affine3x4f)),
-                        prescale.data(), GL_STREAM_DRAW);
-    } else {
-      const Affine3x4f id;  // keep binding 2 valid
-      glNamedBufferData(prescale_buffer, sizeof id, &id, GL_STREAM_DRAW);
-    }
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, prescale_buffer);
-  }
-
-  void set_skin_uniforms(SkinningMethod method, bool use_prescale, const Mat4f& view_proj) {
-    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uMethod"),
-                       method == SkinningMethod::Dqs ? 1 : 0);
-    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uPrescale"),
-                       use_prescale ? 1 : 0);
-    glProgramUniformMatrix4fv(skin_program, glGetUniformLocation(skin_program, "uViewProjection"),
-                              1, GL_FALSE, view_proj.m.data());
-  }
-
-  // Draws the billboards over what is in the target: depth-tested, no depth writes, blended.
-  void draw_billboards(std::span<const Billboard> billboards, BillboardBlend blend,
-                       const Camera& camera, const Mat4f& view_proj) {
-    const Vec3f forward = normalize(camera.target - camera.eye, Vec3f{0, 0, -1});
-    const Vec3f right = normalize(cross(forward, camera.up), Vec3f{1, 0, 0});
-    const Vec3f up = cross(right, forward);
-    std::span<const Billboard> drawn = billboards;
-    if (blend == BillboardBlend::Alpha) {  // "over" needs the farthest first
-      billboard_depth.resize(billboards.size());
-      order.resize(billboards.size());
-      for (size_t i = 0; i < billboards.size(); ++i) {
-        billboard_depth[i] = dot(billboards[i].position - camera.eye, forward);
-        order[i] = uint32_t(i);
-      }
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        return billboard_depth[a] > billboard_depth[b];
-      });
-      sorted.resize(billboards.size());
-      for (size_t i = 0; i < order.size(); ++i) sorted[i] = billboards[order[i]];
-      drawn = sorted;
-    }
-    glNamedBufferData(billboard_buffer, GLsizeiptr(drawn.size_bytes()), drawn.data(),
-                      GL_STREAM_DRAW);
-    const GLuint p = billboard_program;
-    glUseProgram(p);
-    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
-                              view_proj.m.data());
-    glProgramUniform3f(p, glGetUniformLocation(p, "uRight"), right.x, right.y, right.z);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uUp"), up.x, up.y, up.z);
-    glEnable(GL_BLEND);
-    // Premultiplied colour; the target's alpha stays opaque.
-    glBlendFuncSeparate(GL_ONE, blend == BillboardBlend::Additive ? GL_ONE : GL_ONE_MINUS_SRC_ALPHA,
-                        GL_ZERO, GL_ONE);
-    glDepthMask(GL_FALSE);
-    glBindVertexArray(billboard_vao);
-    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(drawn.size()));
-    glDepthMask(GL_TRUE);
-    glDisable(GL_BLEND);
-  }
-
-  // Draws the strands as camera-facing ribbons: depth-tested and depth-writing, opaque.
-  void draw_strands(const Strands& strands, const Camera& camera, const Mat4f& view_proj,
-                    const Vec3f& sun) {
-    const Vec3f forward = normalize(camera.target - camera.eye, Vec3f{0, 0, -1});
-    const auto upload_to = [](GLuint buffer, const void* data, size_t bytes) {
-      // An empty storage block is not valid to bind: keep at least one vec3's worth.
-      const float zero[3] = {0, 0, 0};
-      glNamedBufferData(buffer, GLsizeiptr(std::max(bytes, sizeof zero)), bytes ? data : zero,
-                        GL_STREAM_DRAW);
-    };
-    upload_to(strand_buffers[0], strands.positions.data(), strands.positions.size_bytes());
-    upload_to(strand_buffers[1], strands.colours.data(), strands.colours.size_bytes());
-    upload_to(strand_buffers[2], strands.segments.data(), strands.segments.size_bytes());
-    for (GLuint b = 0; b < 3; ++b)
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3 + b, strand_buffers[b]);
-    const GLuint p = strand_program;
-    glUseProgram(p);
-    const float metres_per_pixel =  // at 1 m in front of the camera
-        2.0f * std::tan(0.5f * camera.fov_y_degrees * std::numbers::pi_v<float> / 180.0f) /
-        float(height);
-    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
-                              view_proj.m.data());
-    glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y,
-                       camera.eye.z);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uForward"), forward.x, forward.y, forward.z);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uSunDirection"), sun.x, sun.y, sun.z);
-    glProgramUniform1f(p, glGetUniformLocation(p, "uHalfWidth"), 0.5f * strands.width);
-    glProgramUniform1f(p, glGetUniformLocation(p, "uMinHalfWidth"),
-                       0.5f * strands.min_width_pixels * metres_per_pixel);
-    glProgramUniform1i(p, glGetUniformLocation(p, "uPerVertex"), strands.colours.empty() ? 0 : 1);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uColour"), strands.colour.x, strands.colour.y,
-                       strands.colour.z);
-    glBindVertexArray(strand_vao);  // no attributes: the shader pulls from the buffers
-    glDrawArrays(GL_TRIANGLES, 0, GLsizei(strands.segments.size() * 6));
-  }
-
-  void check_gl(const char* what) {
-    const GLenum e = glGetError();
-    if (e != GL_NO_ERROR) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "OpenGL error 0x%04X", static_cast<unsigned>(e));
-      throw Error("OpenGL", what, buf);
-    }
-  }
-};
 
 Renderer::Renderer(const RendererOptions& options) {
   if (options.width < 1 || options.height < 1 || options.width > 8192 || options.height > 8192)
@@ -365,6 +175,7 @@ Renderer::~Renderer() {
   } catch (...) {
     return;  // the context is gone; its objects went with it
   }
+  if (s.crowd) render_detail::free_crowd_gl(*s.crowd);
   s.free_meshes();
   const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
   glDeleteBuffers(4, buffers);
@@ -435,12 +246,15 @@ void Renderer::set_asset(const Asset& asset, const std::string& file) {
   }
   s.context.make_current();
   s.free_meshes();
+  if (s.crowd) render_detail::forget_crowd_bakes(*s.crowd);
   s.capsules = capsules;
   s.joint_count = asset.skeleton.joint_count();
   for (MeshData& d : data) {
     GpuMesh m;
     m.data = std::move(d);
     const MeshData& md = m.data;
+    for (const Mat4& ib : md.inverse_bind)
+      m.inverse_bind_f.push_back(Mat4f::from_column_major(ib.m.data()));
     glCreateVertexArrays(1, &m.vao);
     GLuint* buffers[] = {&m.positions, &m.normals, &m.joints, &m.weights, &m.indices};
     for (GLuint* b : buffers) glCreateBuffers(1, b);
@@ -476,6 +290,64 @@ void Renderer::set_asset(const Asset& asset, const std::string& file) {
   s.check_gl("mesh upload");
 }
 
+void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& options,
+                                 Mat4f& view_proj) {
+  context.make_current();
+  view_proj = camera_view_projection(camera, float(width) / float(height));
+  glBindFramebuffer(GL_FRAMEBUFFER, msaa_fbo);
+  glViewport(0, 0, width, height);
+  glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
+  glClearDepth(1.0);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDisable(GL_CULL_FACE);
+  if (samples > 1) glEnable(GL_MULTISAMPLE);
+  if (!options.ground) return;
+  const GLuint p = ground_program;
+  glUseProgram(p);
+  glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
+                            view_proj.m.data());
+  glProgramUniform3f(p, glGetUniformLocation(p, "uCenter"), options.ground_center_x, 0,
+                     options.ground_center_z);
+  glProgramUniform1f(p, glGetUniformLocation(p, "uHalfSize"), options.ground_half_size);
+  glProgramUniform1f(p, glGetUniformLocation(p, "uSpacing"), options.grid_spacing);
+  glProgramUniform3f(p, glGetUniformLocation(p, "uBackground"), kBackground[0], kBackground[1],
+                     kBackground[2]);
+  glBindVertexArray(ground_vao);
+  // Pull the ground back a little in depth so that feet touching y = 0 win.
+  glEnable(GL_POLYGON_OFFSET_FILL);
+  glPolygonOffset(1.0f, 1.0f);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glDisable(GL_POLYGON_OFFSET_FILL);
+}
+
+void Renderer::Impl::draw_extras(const DrawOptions& options, const Camera& camera,
+                                 const Mat4f& view_proj) {
+  if (!options.strands.segments.empty())
+    draw_strands(options.strands, camera, view_proj, sun_direction());
+  if (!options.billboards.empty())
+    draw_billboards(options.billboards, options.billboard_blend, camera, view_proj);
+}
+
+Image Renderer::Impl::finish_frame() {
+  glBindVertexArray(0);
+  glBlitNamedFramebuffer(msaa_fbo, resolve_fbo, 0, 0, width, height, 0, 0, width, height,
+                         GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  Image image(width, height);
+  std::vector<uint8_t> rows(image.rgba.size());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  check_gl("render");
+  const size_t stride = size_t(width) * 4;
+  for (int y = 0; y < height; ++y)  // OpenGL's rows run bottom to top
+    std::copy_n(rows.begin() + std::ptrdiff_t(size_t(height - 1 - y) * stride), stride,
+                image.rgba.begin() + std::ptrdiff_t(size_t(y) * stride));
+  return image;
+}
+
 Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                        const DrawOptions& options) {
   Impl& s = *impl_;
@@ -483,72 +355,28 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     throw Error("OpenGL", "render",
                 "the pose has " + std::to_string(model_pose.size()) + " joints, the skeleton " +
                     std::to_string(s.joint_count));
-  check_billboards(options.billboards);
-  check_strands(options.strands);
-  s.context.make_current();
-  const Mat4f view_proj = camera_view_projection(camera, float(s.width) / float(s.height));
-  glBindFramebuffer(GL_FRAMEBUFFER, s.msaa_fbo);
-  glViewport(0, 0, s.width, s.height);
-  glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
-  glClearDepth(1.0);
-  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  glDisable(GL_CULL_FACE);
-  if (s.samples > 1) glEnable(GL_MULTISAMPLE);
-
-  if (options.ground) {
-    const GLuint p = s.ground_program;
-    glUseProgram(p);
-    glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
-                              view_proj.m.data());
-    glProgramUniform3f(p, glGetUniformLocation(p, "uCenter"), options.ground_center_x, 0,
-                       options.ground_center_z);
-    glProgramUniform1f(p, glGetUniformLocation(p, "uHalfSize"), options.ground_half_size);
-    glProgramUniform1f(p, glGetUniformLocation(p, "uSpacing"), options.grid_spacing);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uBackground"), kBackground[0], kBackground[1],
-                       kBackground[2]);
-    glBindVertexArray(s.ground_vao);
-    // Pull the ground back a little in depth so that feet touching y = 0 win.
-    glEnable(GL_POLYGON_OFFSET_FILL);
-    glPolygonOffset(1.0f, 1.0f);
-    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-    glDisable(GL_POLYGON_OFFSET_FILL);
-  }
-
+  render_detail::check_billboards(options.billboards);
+  render_detail::check_strands(options.strands);
+  Mat4f view_proj;
+  s.begin_frame(camera, options, view_proj);
   const GLuint p = s.skin_program;
   glUseProgram(p);
-  const Vec3f sun = normalize(Vec3f{0.35f, 0.85f, 0.45f});
+  const Vec3f sun = Impl::sun_direction();
   glProgramUniform3f(p, glGetUniformLocation(p, "uSunDirection"), sun.x, sun.y, sun.z);
   glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y, camera.eye.z);
+  glProgramUniform1ui(p, glGetUniformLocation(p, "uPaletteStride"), 0);
   for (size_t i = 0; i < s.meshes.size(); ++i) {
     const GpuMesh& m = s.meshes[i];
     bool use_prescale = false;
     s.upload_palette(m, model_pose, options.skinning, use_prescale);
     s.set_skin_uniforms(options.skinning, use_prescale, view_proj);
-    const auto& albedo = m.data.source_mesh < 0 ? kAlbedo[2] : kAlbedo[i % kAlbedo.size()];
+    const auto albedo = s.albedo(i);
     glProgramUniform3f(p, glGetUniformLocation(p, "uAlbedo"), albedo[0], albedo[1], albedo[2]);
     glBindVertexArray(m.vao);
     glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);
   }
-  if (!options.strands.segments.empty()) s.draw_strands(options.strands, camera, view_proj, sun);
-  if (!options.billboards.empty())
-    s.draw_billboards(options.billboards, options.billboard_blend, camera, view_proj);
-  glBindVertexArray(0);
-  glBlitNamedFramebuffer(s.msaa_fbo, s.resolve_fbo, 0, 0, s.width, s.height, 0, 0, s.width,
-                         s.height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-  Image image(s.width, s.height);
-  std::vector<uint8_t> rows(image.rgba.size());
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, s.resolve_fbo);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, s.width, s.height, GL_RGBA, GL_UNSIGNED_BYTE, rows.data());
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  s.check_gl("render");
-  const size_t stride = size_t(s.width) * 4;
-  for (int y = 0; y < s.height; ++y)  // OpenGL's rows run bottom to top
-    std::copy_n(rows.begin() + std::ptrdiff_t(size_t(s.height - 1 - y) * stride), stride,
-                image.rgba.begin() + std::ptrdiff_t(size_t(y) * stride));
-  return image;
+  s.draw_extras(options, camera, view_proj);
+  return s.finish_frame();
 }
 
 bool Renderer::gpu_skin(size_t mesh, std::span<const Mat4> model_pose, SkinningMethod method,
@@ -564,6 +392,7 @@ bool Renderer::gpu_skin(size_t mesh, std::span<const Mat4> model_pose, SkinningM
   s.upload_palette(m, model_pose, method, use_prescale);
   glUseProgram(s.skin_program);
   s.set_skin_uniforms(method, use_prescale, Mat4f::identity());
+  glProgramUniform1ui(s.skin_program, glGetUniformLocation(s.skin_program, "uPaletteStride"), 0);
   glNamedBufferData(s.feedback_buffer, GLsizeiptr(n * 6 * sizeof(float)), nullptr, GL_STREAM_READ);
   glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, s.feedback_buffer);
   // Draws need a complete framebuffer even with rasterization off (surfaceless has none).

@@ -5,6 +5,8 @@
 // skin_dqs (src/skin/skinning.cpp) operation for operation.
 #include "shaders.h"
 
+#include <string>
+
 #include "kinema/render/renderer.h"
 
 namespace kinema::render_detail {
@@ -27,9 +29,12 @@ layout(std430, binding = 2) readonly buffer PrescalePalette { vec4 prescaleRows[
 uniform int uMethod;       // 0: LBS, 1: DQS
 uniform bool uPrescale;    // DQS: apply the blended pre-scale first
 uniform mat4 uViewProjection;
+// Crowds (LBS): instance i's palette starts at joint i * uPaletteStride (0 for one character).
+uniform uint uPaletteStride;
 
 out vec3 vPosition;  // skinned, model space
 out vec3 vNormal;    // skinned, unit length
+flat out int vInstance;
 
 uint jointOf(int k) { return k < 4 ? aJoints0[k] : aJoints1[k - 4]; }
 float weightOf(int k) { return k < 4 ? aWeights0[k] : aWeights1[k - 4]; }
@@ -62,7 +67,7 @@ void skinLbs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
   for (int k = 0; k < 8; ++k) {
     float w = weightOf(k);
     if (w == 0.0) continue;
-    uint j = 3u * jointOf(k);
+    uint j = 3u * (jointOf(k) + uint(gl_InstanceID) * uPaletteStride);
     r0 += w * lbsRows[j];
     r1 += w * lbsRows[j + 1u];
     r2 += w * lbsRows[j + 2u];
@@ -121,6 +126,7 @@ void main() {
     skinDqs(aPosition, aNormal, vPosition, vNormal);
   else
     skinLbs(aPosition, aNormal, vPosition, vNormal);
+  vInstance = gl_InstanceID;
   gl_Position = uViewProjection * vec4(vPosition, 1.0);
 }
 )GLSL";
@@ -273,6 +279,146 @@ void main() {
   fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
 }
 )GLSL";
+
+// Crowds. A screen-door dither for LOD cross-fades: a 4x4 ordered (Bayer) threshold per pixel;
+// a fading-in tier keeps the pixels under its coverage, the tier fading out (complement) the rest.
+// Per-instance style at binding 6, two vec4 each: (tint rgb, coverage), (complement, 0, 0, 0); a
+// negative tint means "the mesh's own albedo".
+namespace {
+const char* const kCrowdStyleGlsl = R"GLSL(
+layout(std430, binding = 6) readonly buffer CrowdStyle { vec4 style[]; };
+bool ditherKeeps(float coverage, bool complement) {
+  const float bayer[16] = float[16](0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0,
+                                    3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+  ivec2 q = ivec2(gl_FragCoord.xy) & 3;
+  float threshold = (bayer[q.y * 4 + q.x] + 0.5) / 16.0;
+  return complement ? threshold >= 1.0 - coverage : threshold < coverage;
+}
+)GLSL";
+std::string with_crowd_style(const char* body) {
+  return std::string("#version 450 core\n") + kCrowdStyleGlsl + body;
+}
+}  // namespace
+
+const std::string kCrowdFragmentText = with_crowd_style(R"GLSL(
+in vec3 vPosition;  // world space
+in vec3 vNormal;
+flat in int vInstance;
+uniform int uInstanceBase;  // this draw's first instance in the style buffer
+uniform vec3 uAlbedo;       // linear, the mesh's
+uniform vec3 uEye;
+uniform vec3 uSunDirection;
+uniform bool uFlatNormals;  // VAT: no normals stored, light the faces
+out vec4 fragColor;
+void main() {
+  int i = uInstanceBase + vInstance;
+  vec4 tintCoverage = style[2 * i];
+  if (!ditherKeeps(tintCoverage.w, style[2 * i + 1].x > 0.5)) discard;
+  vec3 n = uFlatNormals ? cross(dFdx(vPosition), dFdy(vPosition)) : vNormal;
+  float len = length(n);
+  n = len > 1e-30 ? n / len : vec3(0.0, 1.0, 0.0);
+  if (dot(n, uEye - vPosition) < 0.0) n = -n;  // two-sided
+  vec3 albedo = tintCoverage.x < 0.0 ? uAlbedo : tintCoverage.rgb;
+  float lambert = max(dot(n, uSunDirection), 0.0);
+  vec3 sky = vec3(0.55, 0.62, 0.75), ground = vec3(0.22, 0.19, 0.16);
+  vec3 ambient = mix(ground, sky, 0.5 * n.y + 0.5);
+  vec3 linear = albedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
+  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+}
+)GLSL");
+const char* const kCrowdFragmentShader = kCrowdFragmentText.c_str();
+
+const char* const kVatVertexShader = R"GLSL(#version 450 core
+// One texel per vertex per frame: (position - uOrigin, 1) as half floats, frame-major.
+uniform samplerBuffer uVat;
+uniform int uVertexCount;  // a frame's
+uniform int uFrameCount;
+uniform int uFirstVertex;  // this mesh's first vertex within a frame
+uniform float uFps;
+uniform vec3 uOrigin;
+uniform mat4 uViewProjection;
+uniform int uInstanceBase;
+// Per instance, two vec4: (position, yaw), (time, 0, 0, 0).
+layout(std430, binding = 7) readonly buffer BakedInstances { vec4 place[]; };
+out vec3 vPosition;
+out vec3 vNormal;
+flat out int vInstance;
+void main() {
+  int i = uInstanceBase + gl_InstanceID;
+  vec4 at = place[2 * i];
+  float f = place[2 * i + 1].x * uFps;
+  float f0 = floor(f);
+  float w = f - f0;
+  int i0 = int(f0 - float(uFrameCount) * floor(f0 / float(uFrameCount)));
+  i0 = clamp(i0, 0, uFrameCount - 1);
+  int i1 = i0 + 1 == uFrameCount ? 0 : i0 + 1;
+  int v = uFirstVertex + gl_VertexID;
+  vec3 p = mix(texelFetch(uVat, i0 * uVertexCount + v).xyz,
+               texelFetch(uVat, i1 * uVertexCount + v).xyz, w) + uOrigin;
+  float c = cos(at.w), s = sin(at.w);  // about +Y: +Z turns to (sin, 0, cos)
+  vPosition = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + at.xyz;
+  vNormal = vec3(0.0, 1.0, 0.0);
+  vInstance = gl_InstanceID;
+  gl_Position = uViewProjection * vec4(vPosition, 1.0);
+}
+)GLSL";
+
+const char* const kImpostorVertexShader = R"GLSL(#version 450 core
+uniform mat4 uViewProjection;
+uniform vec3 uEye;
+uniform float uHalfSize;      // metres
+uniform float uCentreHeight;  // metres above the origin
+uniform int uViews;
+uniform int uFrames;
+uniform float uFps;
+uniform float uInset;  // half a texel of a cell, as a fraction of the cell
+uniform int uInstanceBase;
+layout(std430, binding = 7) readonly buffer BakedInstances { vec4 place[]; };
+out vec2 vUv;
+flat out int vInstance;
+const float kTau = 6.28318530718;
+void main() {
+  int i = uInstanceBase + gl_InstanceID;
+  vec4 at = place[2 * i];
+  float t = place[2 * i + 1].x;
+  vec2 d = (uEye - at.xyz).xz;  // towards the eye, on the ground
+  d = dot(d, d) > 1e-12 ? normalize(d) : vec2(sin(at.w), cos(at.w));
+  vec3 right = vec3(d.y, 0.0, -d.x);  // the camera's right, seen from the eye
+  // The eye's azimuth about the character (0: in front), to the nearest baked view.
+  float azimuth = atan(d.x, d.y) - at.w;
+  float views = float(uViews), frames = float(uFrames);
+  float view = mod(floor(azimuth / kTau * views + 0.5), views);
+  float frame = mod(floor(t * uFps + 0.5), frames);
+  vec2 corner = vec2((gl_VertexID & 1) != 0 ? 1.0 : -1.0, (gl_VertexID & 2) != 0 ? 1.0 : -1.0);
+  vec3 p = at.xyz + right * (corner.x * uHalfSize) +
+           vec3(0.0, uCentreHeight + corner.y * uHalfSize, 0.0);
+  vUv = (vec2(view, frame) + 0.5 + 0.5 * (1.0 - 2.0 * uInset) * corner) / vec2(views, frames);
+  vInstance = gl_InstanceID;
+  gl_Position = uViewProjection * vec4(p, 1.0);
+}
+)GLSL";
+
+const std::string kImpostorFragmentText = with_crowd_style(R"GLSL(
+in vec2 vUv;
+flat in int vInstance;
+uniform int uInstanceBase;
+uniform sampler2D uAtlas;  // premultiplied, sRGB-encoded
+out vec4 fragColor;
+void main() {
+  int i = uInstanceBase + vInstance;
+  vec4 tintCoverage = style[2 * i];
+  if (!ditherKeeps(tintCoverage.w, style[2 * i + 1].x > 0.5)) discard;
+  vec4 c = texture(uAtlas, vUv);
+  if (c.a < 0.5) discard;  // cut out: opaque, depth-writing, order-free
+  vec3 rgb = c.rgb / c.a;
+  if (tintCoverage.x >= 0.0) {  // the debug colour, shaded by the baked light
+    float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
+    rgb = pow(tintCoverage.rgb, vec3(1.0 / 2.2)) * (0.45 + 0.75 * luma);
+  }
+  fragColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
+}
+)GLSL");
+const char* const kImpostorFragmentShader = kImpostorFragmentText.c_str();
 
 }  // namespace kinema::render_detail
 

@@ -19,5 +19,13 @@ extern const char* const kBillboardFragmentShader;
 /// (positions, colours, segments at bindings 3, 4, 5), lit as hair (Kajiya–Kay), opaque.
 extern const char* const kStrandVertexShader;
 extern const char* const kStrandFragmentShader;
+/// Crowds: the skinning shader above (instanced, uPaletteStride) or the VAT vertex shader
+/// (positions from a texture buffer by vertex index and time, instances placed and turned about
+/// +Y), both with the crowd fragment shader (per-instance tint and dithered coverage at binding
+/// 6; flat normals for the VAT); impostors: camera-facing quads cut from a flipbook atlas.
+extern const char* const kCrowdFragmentShader;
+extern const char* const kVatVertexShader;
+extern const char* const kImpostorVertexShader;
+extern const char* const kImpostorFragmentShader;
 
 }  // namespace kinema::render_detail

@@ -125,6 +125,70 @@ struct DrawOptions {
   Strands strands;
 };
 
+// ---- Crowds
+// --------------------------------------------------------------------------------------
+// Renderer::render_crowd draws many characters of the current asset at once, each in one of three
+// forms — the LOD tiers of a crowd (kinema/crowd/crowd_lod.h): skinned from its own skeleton pose
+// (near, mid), played from a baked vertex-animation texture (far) or shown as an impostor, a
+// camera-facing quad cut from a baked flipbook of views × frames (farthest). Every form is one
+// instanced draw call per mesh (per bake); the CPU only writes per-instance data.
+
+/// A crowd character's share of the pixels it covers, for switching LOD tiers without popping:
+/// a screen-door dither (a 4×4 ordered pattern fixed to the screen) keeps `coverage` of them. The
+/// tier fading out draws with `complement` and coverage 1 − f while the tier fading in draws with
+/// coverage f: together they cover every pixel once, and nothing is blended or sorted.
+struct CrowdFade {
+  float coverage = 1;  ///< 0…1
+  bool complement = false;
+};
+
+/// A crowd character drawn from its skeleton: the current asset's meshes skinned (linear blend)
+/// by `pose`.
+struct CrowdSkeletonInstance {
+  /// World-space matrices of every joint of the asset's skeleton (float: what a crowd animates).
+  std::span<const Mat4f> pose;
+  /// Linear RGB albedo for all its meshes (the LOD tiers' debug colours); any component < 0:
+  /// the meshes' own.
+  Vec3f tint{-1, -1, -1};
+  CrowdFade fade;
+};
+
+/// A crowd character played from a bake (add_crowd_vat, add_crowd_impostor).
+struct CrowdBakedInstance {
+  Vec3f position{0, 0, 0};  ///< the character's origin, world metres (on the ground)
+  float yaw = 0;            ///< radians about +Y; 0 faces +Z
+  float time = 0;           ///< seconds into the baked loop (any value: it wraps)
+  int bake = 0;             ///< which VAT / impostor: the index its add_* call returned
+  Vec3f tint{-1, -1, -1};   ///< as CrowdSkeletonInstance::tint
+  CrowdFade fade;
+};
+
+struct CrowdFrame {
+  std::span<const CrowdSkeletonInstance> skeletons;
+  std::span<const CrowdBakedInstance> vats;
+  std::span<const CrowdBakedInstance> impostors;
+};
+
+/// What a crowd bake holds.
+struct CrowdBakeInfo {
+  int index = 0;        ///< for CrowdBakedInstance::bake
+  int frames = 0;       ///< poses baked: frame i is shown at i / fps, the loop wraps after the last
+  float fps = 0;        ///< frames per second
+  size_t vertices = 0;  ///< VAT: vertices a frame (every uploaded mesh's, in upload order)
+  size_t bytes = 0;     ///< GPU memory of the texture
+  double max_error_m = 0;          ///< VAT: the largest half-float rounding error of a position
+  int views = 0, cell_pixels = 0;  ///< impostor: directions around +Y, pixels a cell side
+  /// Impostor: the quad drawn, a square `half_size` metres either side of the character's
+  /// vertical axis, centred `centre_height` metres above its origin: it holds every frame from
+  /// every direction.
+  float half_size = 0, centre_height = 0;
+};
+
+struct ImpostorOptions {
+  int views = 8;         ///< directions around +Y, 1…64: view v is seen from azimuth 2πv/views
+  int cell_pixels = 96;  ///< 8…1024
+};
+
 /// An OpenGL context with an offscreen target, the skinning/drawing programs and one asset's
 /// meshes on the GPU. Not copyable; one thread at a time.
 class Renderer {
@@ -178,6 +242,35 @@ class Renderer {
   /// on a size mismatch.
   bool gpu_skin(size_t mesh, std::span<const Mat4> model_pose, SkinningMethod method,
                 std::span<Vec3f> positions, std::span<Vec3f> normals);
+
+  // ---- Crowds (see CrowdFrame). Bakes belong to the asset: set_asset drops them. ----
+
+  /// Bakes a vertex-animation texture of the current asset for the far tier: its uploaded meshes
+  /// skinned (linear blend, by the draw shader through transform feedback) in each pose of a loop
+  /// — `poses[i]`: model-space matrices of every joint, the character at the origin facing +Z —
+  /// stored as half floats about the centre of their bounds (an RGBA16F texture buffer, texel
+  /// frame · vertices + vertex; 8 bytes a vertex a frame). Drawing interpolates linearly between
+  /// the two frames around an instance's time and lights the faces flat (no normals stored).
+  /// Throws kinema::Error for no poses, a pose of the wrong size, fps ≤ 0 or not finite, a
+  /// non-finite skinned position or a texture past the driver's limit.
+  CrowdBakeInfo add_crowd_vat(std::span<const std::vector<Mat4>> poses, float fps);
+  /// Bakes an impostor flipbook of the current asset for the farthest tier: each pose seen from
+  /// `views` directions around +Y by an orthographic camera level with the character, lit as
+  /// render() lights it, into an RGBA8 atlas (premultiplied alpha, sRGB) of views columns ×
+  /// frames rows of square cells. Drawing picks the view nearest the direction from the
+  /// character to the eye and the frame nearest the instance's time. Throws as add_crowd_vat,
+  /// and for options out of range or an atlas past the driver's texture size.
+  CrowdBakeInfo add_crowd_impostor(std::span<const std::vector<Mat4>> poses, float fps,
+                                   const ImpostorOptions& options = {});
+  /// The atlas of impostor `index`, read back (cell (view v, frame f) at column v, row f from the
+  /// top), for checks and pictures. Throws kinema::Error for an unknown index.
+  Image crowd_impostor_atlas(int index);
+  /// Draws a crowd of the current asset on the ground (options.ground), then options' strands and
+  /// billboards. options.skinning is ignored: crowds skin by linear blend. Throws kinema::Error
+  /// naming the instance for a pose of the wrong size, a bake index no add_* returned, a
+  /// coverage outside 0…1 or a non-finite position, yaw or time.
+  Image render_crowd(const CrowdFrame& frame, const Camera& camera,
+                     const DrawOptions& options = {});
 
  private:
   struct Impl;
