@@ -143,6 +143,11 @@ struct CrowdAnimator::Impl {
   CrowdAnimationSettings settings;
   TierRig full, mid;
   std::vector<int> mid_joints;
+  // Drawing a mid pose on the full skeleton: each full joint's mid index (-1: dropped), and for
+  // a dropped joint the kept joint it follows (its nearest kept ancestor, else the root) with its
+  // rest-pose offset from it.
+  std::vector<int> mid_index, follows;
+  std::vector<Mat4f> follow_offset;
   float walk_speed = 0, run_speed = 0, walk_duration = 1, run_duration = 1;
   bool has_run = false;
   PhaseSync sync;  // walk (and run): the shared phase → each clip's own time
@@ -165,17 +170,17 @@ struct CrowdAnimator::Impl {
         arena(s.threads > 0 ? s.threads : tbb::task_arena::automatic) {}
 
   // Samples, blends and poses one agent on one rig into `out`.
-  void pose_agent(const TierRig& rig, std::size_t i, Vec3f root, std::span<SoaTransform> walk,
-                  std::span<SoaTransform> run, std::span<SoaTransform> blended,
-                  std::span<Mat4f> out, float run_weight) const {
+  void pose_agent(const TierRig& rig, float agent_phase, float agent_heading, Vec3f root,
+                  std::span<SoaTransform> walk, std::span<SoaTransform> run,
+                  std::span<SoaTransform> blended, std::span<Mat4f> out, float run_weight) const {
     const int soa = rig.skeleton.soa_count();
     const auto w = walk.first(std::size_t(soa)), r = run.first(std::size_t(soa)),
                b = blended.first(std::size_t(soa));
-    std::array<float, 2> local{phase[i], phase[i]};
-    sync.local_times(phase[i], std::span(local).first(sync.clip_count()));
+    std::array<float, 2> local{agent_phase, agent_phase};
+    sync.local_times(agent_phase, std::span(local).first(sync.clip_count()));
     sample(rig.walk, local[0] * rig.walk.duration(), w);
-    const Mat4f placed =
-        Mat4f::translation(root) * Mat4f::rotation(Quatf::from_axis_angle({0, 1, 0}, heading[i]));
+    const Mat4f placed = Mat4f::translation(root) *
+                         Mat4f::rotation(Quatf::from_axis_angle({0, 1, 0}, agent_heading));
     if (has_run && run_weight > 0) {
       sample(rig.run, local[1] * rig.run.duration(), r);
       const BlendLayer layers[] = {{w, 1 - run_weight}, {r, run_weight}};
@@ -187,6 +192,29 @@ struct CrowdAnimator::Impl {
   }
 
   void prepare_foot_locking(const CrowdGait& gait, const Clip& walk, const Clip& run);
+
+  void prepare_follows(const Skeleton& skeleton, int root) {
+    const std::size_t n = std::size_t(skeleton.joint_count());
+    mid_index.assign(n, -1);
+    follows.assign(n, root);
+    follow_offset.assign(n, Mat4f::identity());
+    for (std::size_t k = 0; k < mid_joints.size(); ++k)
+      mid_index[std::size_t(mid_joints[k])] = int(k);
+    std::vector<Mat4> rest(n);
+    const std::vector<Transform> local = skeleton.rest_pose();
+    local_to_model(skeleton.parents(), std::span<const Transform>(local), std::span<Mat4>(rest));
+    for (std::size_t j = 0; j < n; ++j) {
+      if (mid_index[j] >= 0) continue;
+      int a = skeleton.parent(int(j));
+      while (a != kNoParent && mid_index[std::size_t(a)] < 0) a = skeleton.parent(a);
+      if (a == kNoParent) a = mid_joints.empty() ? root : mid_joints[0];
+      follows[j] = a;
+      Mat4 to_a;
+      if (!inverse(rest[std::size_t(a)], to_a)) to_a = Mat4::identity();
+      const Mat4 offset = to_a * rest[j];
+      follow_offset[j] = Mat4f::from_column_major(offset.m.data());
+    }
+  }
 
   // Foot locking on agent i's full pose `out` (world space), standing at height `ground`.
   void lock_feet(std::size_t i, float ground, float run_weight, float dt, std::span<Mat4f> out) {
@@ -282,6 +310,7 @@ CrowdAnimator::CrowdAnimator(const CrowdGait& gait, const CrowdAnimationSettings
   if (has_run) m.full.run = RuntimeClip::build(run, skeleton);
   const Reduced reduced = reduce(skeleton, settings.mid_min_reach, root);
   m.mid_joints = reduced.joints;
+  m.prepare_follows(skeleton, root);
   m.mid.skeleton = RuntimeSkeleton::build(reduced.skeleton);
   m.mid.walk = RuntimeClip::build(reduce(walk, reduced.joints), reduced.skeleton);
   if (has_run) m.mid.run = RuntimeClip::build(reduce(run, reduced.joints), reduced.skeleton);
@@ -413,7 +442,7 @@ void CrowdAnimator::update(float dt, std::span<const Vec2f> positions,
       const Vec3f root{positions[i].x, i < heights.size() ? heights[i] : 0.0f, positions[i].y};
       const std::span<Mat4f> out(m.poses.data() + i * joints,
                                  std::size_t(rig.skeleton.joint_count()));
-      m.pose_agent(rig, i, root, walk, run, blended, out, run_weight);
+      m.pose_agent(rig, m.phase[i], m.heading[i], root, walk, run, blended, out, run_weight);
       m.pose_joints[i] = std::uint16_t(rig.skeleton.joint_count());
       if (!m.legs.empty()) {
         if (tier == CrowdTier::Near) {
@@ -449,8 +478,50 @@ float CrowdAnimator::cycle_time(std::size_t agent) const noexcept {
   return impl_->sync.local_time(0, impl_->phase[agent]).value_or(0.0f) * impl_->walk_duration;
 }
 float CrowdAnimator::heading(std::size_t agent) const noexcept { return impl_->heading[agent]; }
+float CrowdAnimator::walk_duration() const noexcept { return impl_->walk_duration; }
+float CrowdAnimator::run_duration() const noexcept {
+  return impl_->has_run ? impl_->run_duration : 0.0f;
+}
 float CrowdAnimator::walk_speed() const noexcept { return impl_->walk_speed; }
 float CrowdAnimator::run_speed() const noexcept { return impl_->run_speed; }
+bool CrowdAnimator::full_pose(std::size_t agent, std::span<Mat4f> out) const noexcept {
+  const Impl& m = *impl_;
+  const std::size_t joints = std::size_t(m.full.skeleton.joint_count());
+  if (agent >= m.phase.size() || out.size() != joints) return false;
+  const std::span<const Mat4f> held = pose(agent);
+  if (held.empty()) return false;
+  if (held.size() == joints) {
+    std::copy(held.begin(), held.end(), out.begin());
+    return true;
+  }
+  for (std::size_t j = 0; j < joints; ++j) {  // kept joints first: the followed ones
+    if (const int k = m.mid_index[j]; k >= 0) out[j] = held[std::size_t(k)];
+  }
+  for (std::size_t j = 0; j < joints; ++j) {
+    if (m.mid_index[j] >= 0) continue;
+    const std::size_t a = std::size_t(m.follows[j]);
+    out[j] =
+        (m.mid_index[a] >= 0 ? held[std::size_t(m.mid_index[a])] : out[a]) * m.follow_offset[j];
+  }
+  return true;
+}
+
+void CrowdAnimator::sample_in_place(float phase, float run_weight, std::span<Mat4f> out) const {
+  const Impl& m = *impl_;
+  const std::size_t soa = std::size_t(m.full.skeleton.soa_count());
+  if (out.size() != std::size_t(m.full.skeleton.joint_count())) {
+    throw Error("", "crowd pose",
+                "the output holds " + std::to_string(out.size()) + " joints, the skeleton " +
+                    std::to_string(m.full.skeleton.joint_count()));
+  }
+  std::vector<SoaTransform> scratch(3 * soa);
+  const std::span<SoaTransform> all(scratch);
+  const float p = phase - std::floor(phase);
+  m.pose_agent(m.full, p, 0.0f, {0, 0, 0}, all.subspan(0, soa), all.subspan(soa, soa),
+               all.subspan(2 * soa, soa), out,
+               m.has_run ? std::clamp(run_weight, 0.0f, 1.0f) : 0.0f);
+}
+
 bool CrowdAnimator::foot_locked(std::size_t agent, std::size_t leg) const noexcept {
   const Impl& m = *impl_;
   if (leg >= m.legs.size() || agent >= m.phase.size()) return false;

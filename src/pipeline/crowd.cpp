@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <unordered_map>
@@ -14,12 +15,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kinema/character/asset.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/crowd/crowd.h"
+#include "kinema/crowd/crowd_animation.h"
+#include "kinema/io/asset_file.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "kinema/io/terrain.h"
+#include "kinema/pipeline/crowd_draw.h"
+#include "kinema/render/clip_render.h"
+#include "mp4_writer.h"
 #include "sim_scene_reader.h"
 
 namespace kinema::pipeline {
@@ -248,18 +255,143 @@ void add_agents(const SceneReader& r, const json& entry, const std::string& p, C
   }
 }
 
+// The characters the crowd plays: "characters" {walk, run, root, legs, lod}.
+struct SceneCharacters {
+  Asset character;  // the walk's file: its skeleton and meshes are what is drawn
+  CrowdGait gait;
+  CrowdAnimationSettings animation;
+};
+
+SceneCharacters read_characters(const SceneReader& r, const json& j,
+                                const std::filesystem::path& folder) {
+  const std::string p = "/characters";
+  r.only(j, p, {"walk", "run", "root", "legs", "lod"});
+  if (!j.contains("walk"))
+    r.fail(p, "needs \"walk\" (a file with the walk cycle: .glb, .fbx, .bvh …)");
+  const auto load = [&](const char* key) {
+    std::filesystem::path file = r.text(j[key], p + "/" + key);
+    if (file.is_relative()) file = folder / file;
+    Asset asset = load_asset(file.string());  // its errors name the file
+    if (asset.clips.empty() || !(asset.clips[0].duration > 0))
+      r.fail(p + "/" + key, file.string() + " has no animation");
+    return asset;
+  };
+  SceneCharacters c;
+  c.character = load("walk");
+  const Skeleton& skeleton = c.character.skeleton;
+  c.gait.skeleton = skeleton;
+  c.gait.walk = c.character.clips[0];
+  if (j.contains("run")) {
+    const Asset run = load("run");
+    bool same = run.skeleton.joint_count() == skeleton.joint_count();
+    for (int k = 0; same && k < skeleton.joint_count(); ++k)
+      same = run.skeleton.joint(k).name == skeleton.joint(k).name;
+    if (!same) r.fail(p + "/run", "its skeleton is not the walk's (the same joints in order)");
+    c.gait.run = run.clips[0];
+  }
+  const auto joint = [&](const json& v, const std::string& q) {
+    const std::string name = r.text(v, q);
+    const int index = skeleton.find(name);
+    if (index < 0) r.fail(q, "the walk's skeleton has no joint \"" + name + "\"");
+    return index;
+  };
+  c.gait.root_joint =
+      j.contains("root") ? joint(j["root"], p + "/root") : std::max(0, skeleton.find("Hips"));
+  if (j.contains("legs")) {
+    const json& legs = j["legs"];
+    if (!legs.is_array()) r.fail(p + "/legs", "must be an array of [hip, knee, ankle] joint names");
+    for (std::size_t l = 0; l < legs.size(); ++l) {
+      const std::string q = p + "/legs/" + std::to_string(l);
+      if (!legs[l].is_array() || legs[l].size() != 3)
+        r.fail(q, "must be [hip, knee, ankle] joint names");
+      c.gait.legs.push_back(
+          {joint(legs[l][0], q + "/0"), joint(legs[l][1], q + "/1"), joint(legs[l][2], q + "/2")});
+    }
+  } else {  // a Mixamo / ProAnimationBank naming, when it is there
+    for (const std::string side : {"Left", "Right"}) {
+      const int hip = skeleton.find(side + "UpLeg"), knee = skeleton.find(side + "Leg"),
+                ankle = skeleton.find(side + "Foot");
+      if (hip >= 0 && knee >= 0 && ankle >= 0) c.gait.legs.push_back({hip, knee, ankle});
+    }
+  }
+  if (j.contains("lod")) {
+    const json& lod = j["lod"];
+    const std::string q = p + "/lod";
+    r.only(lod, q, {"mid", "far", "farthest", "mid_hz", "fade_seconds", "hysteresis"});
+    auto& tiers = c.animation.lod.tiers;
+    if (lod.contains("mid"))
+      tiers[1].min_distance = float(r.at_least(lod["mid"], q + "/mid", 0, false));
+    if (lod.contains("far"))
+      tiers[2].min_distance = float(r.at_least(lod["far"], q + "/far", 0, false));
+    if (lod.contains("farthest"))
+      tiers[3].min_distance = float(r.at_least(lod["farthest"], q + "/farthest", 0, false));
+    if (!(tiers[1].min_distance <= tiers[2].min_distance &&
+          tiers[2].min_distance <= tiers[3].min_distance))
+      r.fail(q, "the tiers' distances must not decrease: mid ≤ far ≤ farthest");
+    if (lod.contains("mid_hz"))
+      tiers[1].update_hz = float(r.at_least(lod["mid_hz"], q + "/mid_hz", 0, true));
+    if (lod.contains("fade_seconds"))
+      c.animation.lod.fade_seconds =
+          float(r.at_least(lod["fade_seconds"], q + "/fade_seconds", 0, false));
+    if (lod.contains("hysteresis"))
+      c.animation.lod.hysteresis =
+          float(r.at_least(lod["hysteresis"], q + "/hysteresis", 0, false));
+  }
+  return c;
+}
+
+// "camera" {eye, target, fov_degrees}; without it, a raised view of the whole ground from its
+// +z side.
+Camera read_camera(const SceneReader& r, const json& scene, Vec2 lo, Vec2 hi) {
+  Camera camera;
+  const Vec2 centre = (lo + hi) * 0.5;
+  const double extent = std::max({hi.x - lo.x, hi.y - lo.y, 2.0});
+  camera.target = {float(centre.x), 0, float(centre.y)};
+  camera.eye = camera.target + Vec3f{0, float(0.4 * extent), float(0.9 * extent)};
+  camera.far_plane = float(4 * extent + 100);
+  if (!scene.contains("camera")) return camera;
+  const json& c = scene["camera"];
+  r.only(c, "/camera", {"eye", "target", "fov_degrees"});
+  if (c.contains("eye")) camera.eye = Vec3f(r.vec3(c["eye"], "/camera/eye"));
+  if (c.contains("target")) camera.target = Vec3f(r.vec3(c["target"], "/camera/target"));
+  if (c.contains("fov_degrees")) {
+    const double fov = r.at_least(c["fov_degrees"], "/camera/fov_degrees", 0, true);
+    if (fov >= 170) r.fail("/camera/fov_degrees", "must be below 170");
+    camera.fov_y_degrees = float(fov);
+  }
+  if (length(camera.target - camera.eye) < 1e-3f)
+    r.fail("/camera", "the eye and the target are the same point");
+  return camera;
+}
+
+void check_picture_request(const CrowdRequest& rq, const std::string& ext) {
+  if (rq.width < 16 || rq.height < 16 || rq.width > 4096 || rq.height > 4096)
+    throw UsageError("crowd: --size must be 16…4096 pixels each way");
+  if (ext == "mp4" && (rq.width % 2 != 0 || rq.height % 2 != 0))
+    throw UsageError("crowd: an .mp4 (yuv420p) needs an even width and height");
+  if (!(rq.fps > 0 && rq.fps <= 240)) throw UsageError("crowd: --fps must be in (0, 240]");
+  if (rq.sheet_frames < 1 || rq.sheet_frames > 64)
+    throw UsageError("crowd: --contact-sheet must be 1…64 frames");
+}
+
 }  // namespace
 
 CrowdReport run_crowd(const CrowdRequest& request) {
-  static constexpr std::string_view kExtensions[] = {"pc2"};
+  static constexpr std::string_view kExtensions[] = {"pc2", "mp4", "png"};
   const NamedInput inputs[] = {{"SCENE", request.scene}};
-  check_output_file(request.out, inputs, kExtensions, "crowd writes .pc2");
+  check_output_file(request.out, inputs, kExtensions, "crowd writes .pc2 .mp4 .png");
   if (request.seconds < 0 || !std::isfinite(request.seconds))
     throw UsageError("crowd: --seconds must be positive");
+  const std::string ext = extension_of(request.out);
+  const bool pictures = ext != "pc2";
+  if (pictures) check_picture_request(request, ext);
+  const std::string ffmpeg = ext == "mp4" ? require_ffmpeg(request.out) : std::string();
 
   const SceneReader r{request.scene};
   const json scene = r.parse(read_file(request.scene));
-  r.only(scene, "", {"seconds", "step", "settings", "ground", "area", "obstacles", "agents"});
+  r.only(scene, "",
+         {"seconds", "step", "settings", "ground", "area", "obstacles", "agents", "characters",
+          "camera"});
   const double step = scene.contains("step") ? r.at_least(scene["step"], "/step", 0, true)
                                              : 1.0 / 60;  // ORCA overlaps near walls at 1/30
   if (step > 1) r.fail("/step", "must be at most 1 s");
@@ -282,9 +414,16 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     report(request.progress, "planning paths", long(i + 1), long(scene["agents"].size()));
   }
   const std::size_t n = crowd.size();
-  if (double(n) * double(steps + 1) > double(kMaxCachePoints))
+  if (!pictures && double(n) * double(steps + 1) > double(kMaxCachePoints))
     r.fail("/seconds",
            "agents × frames exceeds 400 million cached points: fewer seconds or agents");
+  std::optional<SceneCharacters> characters;
+  if (scene.contains("characters"))
+    characters = read_characters(r, scene["characters"], folder);
+  else if (pictures)
+    r.fail("/characters",
+           "a picture of the crowd (.mp4, .png) needs \"characters\": the walk (and run) they "
+           "play");
 
   CrowdReport result;
   result.agents = n;
@@ -298,14 +437,116 @@ CrowdReport run_crowd(const CrowdRequest& request) {
   PointCache cache;
   cache.points = int(n);
   cache.sample_rate = 1;
-  cache.positions.reserve(std::size_t(result.frames) * n);
-  auto record = [&] {
-    for (const Vec2f& p : crowd.positions()) {
-      const float y = nav ? float(nav->height(Vec2(p))) : 0.0f;
-      cache.positions.push_back({p.x, y, p.y});
-    }
+  if (!pictures) cache.positions.reserve(std::size_t(result.frames) * n);
+  std::vector<float> heights(n, 0.0f);
+  auto measure_heights = [&] {
+    if (!nav) return;
+    const auto positions = crowd.positions();
+    for (std::size_t i = 0; i < n; ++i) heights[i] = float(nav->height(Vec2(positions[i])));
   };
-  record();
+  auto record = [&] {
+    measure_heights();
+    const auto positions = crowd.positions();
+    for (std::size_t i = 0; i < n; ++i)
+      cache.positions.push_back({positions[i].x, heights[i], positions[i].y});
+  };
+
+  // Pictures: the characters animated every drawn frame, drawn on the frames written.
+  struct Drawing {
+    int every = 1;  // steps a frame
+    double frame_dt = 0;
+    Camera camera;
+    DrawOptions options;
+    std::optional<CrowdAnimator> animator;
+    std::optional<Renderer> renderer;
+    std::optional<CrowdDrawer> drawer;
+    std::optional<Mp4Writer> mp4;
+    std::vector<int> sheet_frames;  // frame indices of the sheet's tiles, increasing
+    std::vector<Image> tiles;
+    double animating = 0, drawing = 0;
+    std::array<double, 4> tier_agents{};
+    int animated = 0;
+  } draw;
+  if (pictures) {
+    draw.every = std::max(1, int(std::lround(1.0 / (request.fps * step))));
+    draw.frame_dt = draw.every * step;
+    const int frames = steps / draw.every + 1;
+    Vec2 lo{1e30, 1e30}, hi{-1e30, -1e30};
+    if (nav) {
+      lo = nav->origin();
+      hi = lo + Vec2{nav->width() * nav->cell_size(), nav->depth() * nav->cell_size()};
+    } else {
+      for (const Vec2f& q : crowd.positions()) {
+        lo = {std::min(lo.x, double(q.x)), std::min(lo.y, double(q.y))};
+        hi = {std::max(hi.x, double(q.x)), std::max(hi.y, double(q.y))};
+      }
+    }
+    draw.camera = read_camera(r, scene, lo, hi);
+    const Vec2 centre = (lo + hi) * 0.5;
+    draw.options.ground_center_x = float(centre.x);
+    draw.options.ground_center_z = float(centre.y);
+    draw.options.ground_half_size = float(0.75 * std::max(hi.x - lo.x, hi.y - lo.y) + 10);
+    draw.options.grid_spacing = 1.0f;
+    CrowdAnimationSettings animation = characters->animation;
+    animation.threads = request.threads;
+    animation.lod.frame_hz = float(1.0 / draw.frame_dt);
+    try {
+      draw.animator.emplace(characters->gait, animation, n);
+    } catch (const Error& e) {
+      r.fail("/characters", e.place() + ": " + e.reason());
+    }
+    RendererOptions target;
+    target.width = request.width;
+    target.height = request.height;
+    report(request.progress, "baking VATs and impostors", 0, 1);
+    draw.renderer.emplace(target);
+    CrowdDrawSettings settings;
+    settings.lod_colours = request.lod_colours;
+    draw.drawer.emplace(*draw.renderer, characters->character, *draw.animator, settings);
+    result.gl_renderer = draw.renderer->gl_renderer();
+    result.bake_seconds = draw.drawer->bake_seconds();
+    for (const CrowdBakeInfo& b : draw.drawer->vats()) result.vat_bytes += b.bytes;
+    for (const CrowdBakeInfo& b : draw.drawer->impostors()) result.impostor_bytes += b.bytes;
+    result.joints = std::size_t(draw.animator->full_skeleton().joint_count());
+    result.fps = 1.0 / draw.frame_dt;
+    if (ext == "mp4") {
+      draw.mp4.emplace(ffmpeg, request.out, request.width, request.height, result.fps);
+    } else {
+      const int tiles = std::min(request.sheet_frames, frames);
+      for (int i = 0; i < tiles; ++i)
+        draw.sheet_frames.push_back(
+            tiles == 1 ? 0 : int(std::lround(double(i) * (frames - 1) / (tiles - 1))));
+    }
+  }
+  auto display = [&](int frame) {
+    measure_heights();
+    auto t0 = std::chrono::steady_clock::now();
+    draw.animator->update(float(draw.frame_dt), crowd.positions(), crowd.velocities(), heights,
+                          draw.camera.eye);
+    auto t1 = std::chrono::steady_clock::now();
+    draw.animating += std::chrono::duration<double>(t1 - t0).count();
+    ++draw.animated;
+    const bool wanted =
+        draw.mp4 || std::binary_search(draw.sheet_frames.begin(), draw.sheet_frames.end(), frame);
+    if (!wanted) return;
+    t0 = std::chrono::steady_clock::now();
+    Image image = draw.drawer->draw(crowd.positions(), crowd.velocities(), heights, draw.camera,
+                                    draw.options);
+    t1 = std::chrono::steady_clock::now();
+    draw.drawing += std::chrono::duration<double>(t1 - t0).count();
+    ++result.frames_drawn;
+    const auto counts = draw.animator->lod().counts();
+    for (int t = 0; t < kCrowdTierCount; ++t)
+      draw.tier_agents[std::size_t(t)] += double(counts[std::size_t(t)]);
+    if (draw.mp4)
+      draw.mp4->write(image);
+    else
+      draw.tiles.push_back(std::move(image));
+  };
+  if (pictures)
+    display(0);
+  else
+    record();
   double stepping = 0;
   for (int s = 0; s < steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -314,12 +555,31 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     result.max_overlap = std::max(result.max_overlap, double(crowd.max_overlap()));
     if (result.seconds_all_arrived < 0 && crowd.arrived_count() == n)
       result.seconds_all_arrived = (s + 1) * step;
-    record();
-    if (s % 16 == 0 || s + 1 == steps) report(request.progress, "walking", s + 1, steps);
+    if (!pictures)
+      record();
+    else if ((s + 1) % draw.every == 0)
+      display((s + 1) / draw.every);
+    if (s % 16 == 0 || s + 1 == steps)
+      report(request.progress, pictures ? "walking and drawing" : "walking", s + 1, steps);
   }
   result.seconds_per_step = stepping / steps;
   result.arrived = crowd.arrived_count();
 
+  if (pictures) {
+    result.picture_path = request.out;
+    result.seconds_per_animate = draw.animating / std::max(1, draw.animated);
+    result.seconds_per_draw = draw.drawing / std::max(1, result.frames_drawn);
+    for (int t = 0; t < kCrowdTierCount; ++t)
+      result.mean_tier_agents[std::size_t(t)] =
+          draw.tier_agents[std::size_t(t)] / std::max(1, result.frames_drawn);
+    result.joint_updates_per_second = double(draw.animator->lod().joint_updates_total()) /
+                                      (std::max(1, draw.animated) * draw.frame_dt);
+    if (draw.mp4)
+      draw.mp4->finish();
+    else
+      write_png(contact_sheet(draw.tiles), request.out);
+    return result;
+  }
   result.cache_path = request.out;
   result.sidecar_path = particle_sidecar_path(request.out);
   write_particle_sidecar(result.sidecar_path, everlasting_particle_sidecar(n, result.frames, step));

@@ -18,6 +18,7 @@
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/terrain.h"
+#include "mp4_writer.h"
 
 namespace kinema::pipeline {
 
@@ -38,28 +39,6 @@ std::string frame_name(const std::string& pattern, int index) {
   std::vector<char> buf(pattern.size() + 32);
   std::snprintf(buf.data(), buf.size(), pattern.c_str(), index);
   return buf.data();
-}
-
-/// Path of a program on PATH, or "".
-std::string find_program(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  if (!path) return "";
-  std::string dirs = path;
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = dirs.substr(start, end - start);
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 double now() {
@@ -145,50 +124,6 @@ std::vector<double> frame_times(const RenderRequest& r, OutKind kind, double dur
   }
   return times;
 }
-
-/// An MP4 being written by ffmpeg into a temporary file beside OUT, renamed over OUT by finish();
-/// the temporary file is removed when the writer is dropped unfinished.
-class Mp4Writer {
- public:
-  Mp4Writer(const std::string& ffmpeg, const std::string& out, int width, int height, double rate)
-      : out_(out) {
-    const std::filesystem::path path(out);
-    partial_ = (path.parent_path() / ("." + path.filename().string() + ".partial-" +
-                                      std::to_string(::getpid()) + ".mp4"))
-                   .string();
-    const std::string cmd = shell_quote(ffmpeg) +
-                            " -nostdin -y -loglevel error -f rawvideo -pix_fmt rgba -s " +
-                            std::to_string(width) + "x" + std::to_string(height) + " -r " +
-                            number(rate, 6) + " -i - -pix_fmt yuv420p " + shell_quote(partial_);
-    pipe_ = ::popen(cmd.c_str(), "w");
-    if (!pipe_) throw Error(out, "ffmpeg", "cannot start " + ffmpeg);
-  }
-  Mp4Writer(const Mp4Writer&) = delete;
-  Mp4Writer& operator=(const Mp4Writer&) = delete;
-  ~Mp4Writer() {
-    if (pipe_) ::pclose(pipe_);
-    std::error_code ec;
-    if (!partial_.empty()) std::filesystem::remove(partial_, ec);
-  }
-  void write(const Image& image) {
-    if (std::fwrite(image.rgba.data(), 1, image.rgba.size(), pipe_) != image.rgba.size())
-      throw Error(out_, "ffmpeg", "ffmpeg stopped reading frames (see its message above)");
-  }
-  void finish() {
-    const int status = ::pclose(pipe_);
-    pipe_ = nullptr;
-    if (status != 0)
-      throw Error(out_, "ffmpeg",
-                  "ffmpeg failed (exit status " +
-                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) + ")");
-    std::filesystem::rename(partial_, out_);
-    partial_.clear();
-  }
-
- private:
-  std::string out_, partial_;
-  FILE* pipe_ = nullptr;
-};
 
 bool is_particle_cache(const std::string& path) { return extension_of(path) == "pc2"; }
 
@@ -354,11 +289,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   const OutKind kind = check_request(request);
   std::string ffmpeg;
   if (kind == OutKind::Mp4) {
-    ffmpeg = find_program("ffmpeg");
-    if (ffmpeg.empty())
-      throw Error(request.out, "",
-                  "writing .mp4 needs the ffmpeg program, which is not on PATH (install ffmpeg, "
-                  "or write PNG frames with -o out_%04d.png)");
+    ffmpeg = require_ffmpeg(request.out);
   }
 
   if (!(request.particle_size > 0) || !std::isfinite(request.particle_size))

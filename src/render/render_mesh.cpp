@@ -106,8 +106,10 @@ std::vector<MeshData> meshes_for_asset(const Asset& asset, const std::string& fi
 namespace {
 
 // Appends a capsule from a to b (radius r) bound to palette entry `joint`.
-void add_capsule(MeshData& d, const Vec3f& a, const Vec3f& b, float r, uint16_t joint) {
-  constexpr int kAround = 14, kCapRings = 5;
+void add_capsule(MeshData& d, const Vec3f& a, const Vec3f& b, float r, uint16_t joint,
+                 const CapsuleDetail& detail) {
+  const int kAround = std::clamp(detail.sides, 3, 64),
+            kCapRings = std::clamp(detail.cap_rings, 1, 32);
   const Vec3f axis_full = b - a;
   const float len = length(axis_full);
   const Vec3f axis = axis_full * (1.0f / len);
@@ -147,7 +149,7 @@ void add_capsule(MeshData& d, const Vec3f& a, const Vec3f& b, float r, uint16_t 
 
 }  // namespace
 
-MeshData capsule_mesh(const Asset& asset) {
+MeshData capsule_mesh(const Asset& asset, const CapsuleDetail& detail) {
   const Skeleton& skeleton = asset.skeleton;
   MeshData d;
   d.name = "capsules";
@@ -155,6 +157,16 @@ MeshData capsule_mesh(const Asset& asset) {
   const int n = skeleton.joint_count();
   d.skin_joints.resize(size_t(n));
   d.inverse_bind.resize(size_t(n));
+  // The character's size from its largest joint tree: helper nodes beside it (a glTF's camera and
+  // light nodes) would otherwise make every capsule fat.
+  std::vector<int> tree(size_t(n), 0), tree_size(size_t(n), 0);
+  for (int j = 0; j < n; ++j) {  // parents first
+    const int p = skeleton.parent(j);
+    tree[size_t(j)] = p >= 0 ? tree[size_t(p)] : j;
+    ++tree_size[size_t(tree[size_t(j)])];
+  }
+  const int largest =
+      n > 0 ? int(std::max_element(tree_size.begin(), tree_size.end()) - tree_size.begin()) : 0;
   Vec3f lo{1e30f, 1e30f, 1e30f}, hi{-1e30f, -1e30f, -1e30f};
   std::vector<Vec3f> at(static_cast<size_t>(n));
   for (int j = 0; j < n; ++j) {
@@ -162,6 +174,7 @@ MeshData capsule_mesh(const Asset& asset) {
     Mat4 inv;
     d.inverse_bind[size_t(j)] = inverse(rest[size_t(j)], inv) ? inv : Mat4::identity();
     at[size_t(j)] = Vec3f(rest[size_t(j)].translation_part());
+    if (tree[size_t(j)] != largest) continue;
     for (int c = 0; c < 3; ++c) {
       lo[c] = std::min(lo[c], at[size_t(j)][c]);
       hi[c] = std::max(hi[c], at[size_t(j)][c]);
@@ -171,9 +184,9 @@ MeshData capsule_mesh(const Asset& asset) {
   const float size = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, 0.1f});
   auto add_bone = [&](const Vec3f& a, const Vec3f& b, int joint) {
     const float len = length(b - a);
-    if (!(len > 1e-4f * size) || !std::isfinite(len)) return;
+    if (!(len > std::max(1e-4f, detail.min_bone_fraction) * size) || !std::isfinite(len)) return;
     const float r = std::clamp(0.2f * len, 0.006f * size, 0.025f * size);
-    add_capsule(d, a, b, r, uint16_t(joint));
+    add_capsule(d, a, b, r, uint16_t(joint), detail);
   };
   for (int j = 0; j < n; ++j) {
     const int p = skeleton.parent(j);

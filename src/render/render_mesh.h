@@ -8,6 +8,7 @@
 
 #include "kinema/math/mat4.h"
 #include "kinema/math/vec3.h"
+#include "kinema/render/renderer.h"
 
 namespace kinema {
 struct Asset;
@@ -36,7 +37,7 @@ std::vector<MeshData> meshes_for_asset(const Asset& asset, const std::string& fi
 
 /// One capsule per bone (parent → child joint in the rest pose, and joint → BVH End Site), bound
 /// to the parent joint.
-MeshData capsule_mesh(const Asset& asset);
+MeshData capsule_mesh(const Asset& asset, const CapsuleDetail& detail);
 
 /// Smooth per-vertex normals from triangles (area weighted); +Y where a vertex has none.
 std::vector<Vec3f> smooth_normals(const std::vector<Vec3f>& positions,

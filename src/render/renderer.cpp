@@ -230,7 +230,8 @@ std::span<const Vec3f> Renderer::bind_normals(size_t mesh) const {
   return impl_->meshes[mesh].data.normals;
 }
 
-void Renderer::set_asset(const Asset& asset, const std::string& file) {
+void Renderer::set_asset(const Asset& asset, const std::string& file,
+                         const CapsuleDetail& capsule_detail) {
   Impl& s = *impl_;
   // Build (and check) everything on the CPU first, so a bad asset leaves the renderer as it was.
   std::vector<MeshData> data = render_detail::meshes_for_asset(asset, file);
@@ -240,7 +241,7 @@ void Renderer::set_asset(const Asset& asset, const std::string& file) {
   for (const MeshData& d : data) skinned = skinned || asset.meshes[size_t(d.source_mesh)].skin >= 0;
   bool capsules = false;
   if (!skinned) {
-    MeshData bones = render_detail::capsule_mesh(asset);
+    MeshData bones = render_detail::capsule_mesh(asset, capsule_detail);
     capsules = !bones.indices.empty();
     if (capsules) data.push_back(std::move(bones));
   }

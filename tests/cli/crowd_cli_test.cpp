@@ -1,7 +1,8 @@
 // tests/cli/crowd_cli_test.cpp — `kinema crowd` run as a process: the demo square walked (agents
 // arrive, none overlap), the point cache and sidecar read back and drawn, a scene on the demo
 // stairs, and bad scenes (malformed JSON, values out of range, a goal off the navigation grid or in
-// a wall) refused with the JSON pointer, exit 2 and nothing written.
+// a wall) refused with the JSON pointer, exit 2 and nothing written; the characters drawn at their
+// LOD tiers into a contact sheet, and pictures of scenes without characters refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,8 +11,10 @@
 #include <string>
 
 #include "cli_process.h"
+#include "kinema/core/file.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
+#include "png_pixels.h"
 
 namespace fs = std::filesystem;
 
@@ -83,6 +86,93 @@ TEST_F(CrowdCli, AgentsClimbTheDemoStairsToTheLanding) {
   EXPECT_NE(refused.err.find("/agents/0"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("no path"), std::string::npos) << refused.err;
   EXPECT_FALSE(fs::exists(path("steep.pc2")));
+}
+
+// The demo square with the pab characters, a near camera and tiers close enough that all four
+// are on screen.
+std::string characters_scene(const std::string& extra = "") {
+  const std::string data = std::string(KINEMA_SOURCE_DIR) + "/data/demo/";
+  return R"({"step": 0.0166666667, "area": {"lo": [-20, -10], "hi": [40, 10]},
+    "agents": [{"block": {"origin": [-18, -6], "rows": 12, "columns": 12, "spacing": 1.0,
+                          "goal_offset": [30, 0]}}],
+    "characters": {"walk": ")" +
+         data + R"(pab_walk.glb", "run": ")" + data +
+         R"(pab_run.glb", "lod": {"mid": 7, "far": 11, "farthest": 15})" + extra + R"(},
+    "camera": {"eye": [-22, 7, 0], "target": [-8, 0, 0]}})";
+}
+
+TEST_F(CrowdCli, DrawsTheCharactersAtTheirLodTiersIntoAContactSheet) {
+  const std::string s = scene("characters.json", characters_scene());
+  const auto r = kinema("crowd " + sh_quote(s) + " --seconds 2 --size 160x96 --contact-sheet 3 " +
+                        "--lod-colours --json -o " + sh_quote(path("sheet.png")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("out"), path("sheet.png"));
+  EXPECT_EQ(j.at("frames_drawn"), 3);
+  EXPECT_NEAR(j.at("fps").get<double>(), 30, 1e-6);
+  const auto& tiers = j.at("mean_agents_per_tier");
+  for (const char* t : {"near", "mid", "far", "farthest"})
+    EXPECT_GT(tiers.at(t).get<double>(), 0) << t;
+  EXPECT_GT(j.at("vat_bytes").get<double>(), 0);
+  EXPECT_GT(j.at("impostor_bytes").get<double>(), 0);
+  const std::string png = kinema::read_file(path("sheet.png"));
+  int width = 0, height = 0;
+  ASSERT_TRUE(kinema::test::png_size(png, width, height));
+  EXPECT_EQ(width, 2 * 160);  // ⌈√3⌉ columns
+  EXPECT_EQ(height, 2 * 96);
+  const std::vector<uint8_t> rgba = kinema::test::png_rgba(png);
+  // Every tier's debug colour is on the first tile.
+  int green = 0, yellow = 0, orange = 0, red = 0;
+  for (int y = 0; y < 96; ++y)
+    for (int x = 0; x < 160; ++x) {
+      const uint8_t* p = &rgba[(size_t(y) * size_t(width) + size_t(x)) * 4];
+      const int r8 = p[0], g8 = p[1], b8 = p[2];
+      green += g8 > r8 + 40 && g8 > b8 + 40;
+      yellow += r8 > 150 && g8 > 130 && b8 < 90 && std::abs(r8 - g8) < 50;
+      orange += r8 > 150 && g8 > 70 && g8 < 130 && b8 < 70;
+      red += r8 > 120 && g8 < 70 && b8 < 80;
+    }
+  EXPECT_GT(green, 20);
+  EXPECT_GT(yellow, 20);
+  EXPECT_GT(orange, 5);
+  EXPECT_GT(red, 5);
+}
+
+TEST_F(CrowdCli, PicturesNeedCharactersThatLoadAndFit) {
+  const struct {
+    std::string text;
+    const char* where;
+  } cases[] = {
+      {R"({"agents": [{"position": [0, 0], "goal": [1, 1]}]})", "/characters"},
+      {characters_scene(R"(, "root": "Tail")"), "/characters/root"},
+      {characters_scene(R"(, "legs": [["LeftUpLeg", "LeftLeg"]])"), "/characters/legs/0"},
+      {characters_scene(R"(, "spin": 1)"), "/characters/spin"},
+      {R"({"agents": [{"position": [0, 0], "goal": [1, 1]}], "characters": {"run": "x.glb"}})",
+       "/characters"},
+  };
+  int k = 0;
+  for (const auto& c : cases) {
+    const std::string s = scene("pic" + std::to_string(k) + ".json", c.text);
+    const std::string out = path("pic" + std::to_string(k++) + ".png");
+    const auto r = kinema("crowd " + sh_quote(s) + " --seconds 1 --size 64x64 -o " + sh_quote(out));
+    EXPECT_EQ(r.code, 2) << c.text << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.where), std::string::npos) << c.where << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.text;
+  }
+  // A bad lod order names its pointer; an odd size for an .mp4 and a tiny size are usage errors.
+  std::string lod = characters_scene();
+  lod.replace(lod.find(R"("mid": 7)"), 8, R"("mid": 70)");
+  const auto r = kinema("crowd " + sh_quote(scene("lod.json", lod)) + " --seconds 1 -o " +
+                        sh_quote(path("lod.png")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/characters/lod"), std::string::npos) << r.err;
+  const std::string good = scene("good.json", characters_scene());
+  EXPECT_EQ(kinema("crowd " + sh_quote(good) + " --size 161x96 -o " + sh_quote(path("x.mp4"))).code,
+            1);
+  EXPECT_EQ(kinema("crowd " + sh_quote(good) + " --size 8x8 -o " + sh_quote(path("x.png"))).code,
+            1);
+  EXPECT_FALSE(fs::exists(path("x.mp4")));
+  EXPECT_FALSE(fs::exists(path("x.png")));
 }
 
 TEST_F(CrowdCli, BadScenesAreRefusedAtTheirJsonPointerAndWriteNothing) {

@@ -32,4 +32,11 @@ inline std::vector<uint8_t> png_rgba(const std::string& png) {
   return rgba;
 }
 
+/// Width and height of PNG bytes (false when they are not a PNG).
+inline bool png_size(const std::string& png, int& width, int& height) {
+  int c = 0;
+  return stbi_info_from_memory(reinterpret_cast<const unsigned char*>(png.data()), int(png.size()),
+                               &width, &height, &c) != 0;
+}
+
 }  // namespace kinema::test

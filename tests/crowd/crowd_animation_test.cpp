@@ -227,6 +227,65 @@ TEST(CrowdAnimation, TiersEvaluateTheFullTheReducedOrNoSkeleton) {
   }
 }
 
+TEST(CrowdAnimation, AMidPoseOnTheFullSkeletonKeepsItsJointsAndCarriesTheRest) {
+  CrowdAnimationSettings settings;
+  settings.lod.fade_seconds = 0;
+  CrowdAnimator animator(gait(), settings, 3);
+  const std::vector<Vec2f> positions{{0, 5}, {0, 25}, {0, 60}}, velocities(3, Vec2f{1, 0});
+  for (int frame = 0; frame < 4; ++frame) {
+    animator.update(1.0f / 60, positions, velocities, {}, {0, 1.7f, 0});
+  }
+  const RuntimeSkeleton& full = animator.full_skeleton();
+  std::vector<Mat4f> out(std::size_t(full.joint_count()));
+  ASSERT_TRUE(animator.full_pose(0, out));  // near: the pose itself
+  for (std::size_t j = 0; j < out.size(); ++j) EXPECT_EQ(out[j], animator.pose(0)[j]);
+  ASSERT_TRUE(animator.full_pose(1, out));  // mid: kept joints as they are
+  const auto mid = animator.pose(1);
+  for (std::size_t k = 0; k < mid.size(); ++k)
+    EXPECT_EQ(out[std::size_t(animator.mid_joints()[k])], mid[k]);
+  // A dropped finger rides on its hand at its rest distance (bone lengths kept).
+  const int finger = full.find("LeftHandIndex1"), hand = gait().skeleton.parent(finger);
+  ASSERT_GE(finger, 0);
+  ASSERT_EQ(gait().skeleton.find("LeftHandIndex1"), finger);  // the same joint order
+  const std::vector<Mat4> rest_model = rest_model_matrices(gait().skeleton);
+  const float rest = float(length(rest_model[std::size_t(finger)].translation_part() -
+                                  rest_model[std::size_t(hand)].translation_part()));
+  const float now = length(out[std::size_t(finger)].translation_part() -
+                           out[std::size_t(hand)].translation_part());
+  EXPECT_NEAR(now, rest, 1e-4f);
+  EXPECT_FALSE(animator.full_pose(2, out));  // far: no skeleton
+  std::vector<Mat4f> wrong(3);
+  EXPECT_FALSE(animator.full_pose(0, wrong));
+}
+
+TEST(CrowdAnimation, TheInPlaceCycleIsWhatAnAgentAtTheOriginPlays) {
+  CrowdAnimationSettings settings;
+  settings.foot_locking = false;
+  CrowdAnimator animator(unlocked_gait(), settings, 1);
+  const float speed = animator.walk_speed();
+  const Vec2f at{0, 0}, velocity{0, speed};  // heading 0: +Z
+  for (int frame = 0; frame < 7; ++frame)
+    animator.update(1.0f / 60, std::span(&at, 1), std::span(&velocity, 1), {}, {0, 1.7f, -2});
+  std::vector<Mat4f> baked(std::size_t(animator.full_skeleton().joint_count()));
+  animator.sample_in_place(animator.phase(0), 0, baked);
+  const auto pose = animator.pose(0);
+  for (std::size_t j = 0; j < baked.size(); ++j)
+    EXPECT_LT(length(baked[j].translation_part() - pose[j].translation_part()), 1e-5f);
+  // The phase wraps; the run blends in by weight.
+  std::vector<Mat4f> wrapped(baked.size()), run(baked.size());
+  animator.sample_in_place(animator.phase(0) + 2, 0, wrapped);
+  EXPECT_LT(length(wrapped[5].translation_part() - baked[5].translation_part()), 1e-5f);
+  animator.sample_in_place(animator.phase(0), 1, run);
+  float moved = 0;
+  for (std::size_t j = 0; j < run.size(); ++j)
+    moved = std::max(moved, length(run[j].translation_part() - baked[j].translation_part()));
+  EXPECT_GT(moved, 0.05f);
+  EXPECT_GT(animator.run_duration(), 0.0f);
+  EXPECT_NEAR(animator.walk_duration(), float(gait().walk.duration), 1e-4f);
+  std::vector<Mat4f> short_out(4);
+  EXPECT_THROW(animator.sample_in_place(0, 0, short_out), Error);
+}
+
 TEST(CrowdAnimation, SameBitsWhateverTheThreadCount) {
   CrowdAnimationSettings one, two;
   one.threads = 1;

@@ -165,6 +165,10 @@ void print_info(const Asset& asset, const std::string& file, std::ostream& out, 
 
 /// "2.86", "0.5": a number with up to `digits` decimals, trailing zeros removed.
 std::string format_number(double value, int digits = 3);
+/// A whole decimal number, all of `s`.
+bool parse_int(const std::string& s, int& v);
+/// "640x480" → (640, 480); throws UsageError.
+void parse_size(const std::string& s, int& w, int& h);
 
 /// "1.2 MB", "340 kB", "12 B".
 std::string format_bytes(unsigned long long bytes);

@@ -105,4 +105,16 @@ std::string describe_clip(const Clip& clip) {
   return s;
 }
 
+bool parse_int(const std::string& s, int& v) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+void parse_size(const std::string& s, int& w, int& h) {
+  const size_t x = s.find_first_of("xX");
+  if (x == std::string::npos || !parse_int(s.substr(0, x), w) || !parse_int(s.substr(x + 1), h) ||
+      w < 1 || h < 1 || w > 8192 || h > 8192)
+    throw UsageError("--size " + s + ": expected WxH with 1…8192 pixels each, e.g. 640x480");
+}
+
 }  // namespace kinema::cli

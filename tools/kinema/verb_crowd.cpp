@@ -1,14 +1,16 @@
-// tools/kinema/verb_crowd.cpp — `kinema crowd SCENE.json -o OUT.pc2 [--seconds S] [--threads N]
-// [--json]`.
+// tools/kinema/verb_crowd.cpp — `kinema crowd SCENE.json -o OUT.pc2|OUT.mp4|OUT.png
+// [--seconds S] [--threads N] [--size WxH] [--fps F] [--contact-sheet N] [--lod-colours] [--json]`.
 //
 // Parses the options and runs pipeline::run_crowd (kinema/pipeline/crowd.h, docs/crowds.md): the
 // scene's agents walk to their goals along A* paths, avoiding each other (ORCA), and are written as
-// a PC2 point cache with its particle sidecar (.kpa) — `kinema render OUT.pc2` draws them. Prints
-// how many arrived, the deepest overlap and the time a step took.
+// a PC2 point cache with its particle sidecar (.kpa) — `kinema render OUT.pc2` draws them — or,
+// with the scene's characters, drawn walking at their LOD tiers into an .mp4 or a .png contact
+// sheet. Prints how many arrived, the deepest overlap and the time a step (and a frame) took.
 //
-// Exit codes: 1 for a command line that makes no sense (OUT not .pc2, OUT the scene); 2 for a
-// scene that cannot be read or walked (malformed JSON, a value out of range, a goal off the
-// navigation grid), named by the scene's file and JSON pointer; nothing is written then.
+// Exit codes: 1 for a command line that makes no sense (OUT not .pc2/.mp4/.png, OUT the scene, a
+// size out of range); 2 for a scene that cannot be read or walked (malformed JSON, a value out of
+// range, a goal off the navigation grid, a picture without characters), named by the scene's file
+// and JSON pointer; nothing is written then.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -25,18 +27,37 @@ namespace {
 
 struct CrowdArgs {
   pipeline::CrowdRequest request;
+  std::string size = "960x540";
   bool json = false;
 };
 
 int run_crowd(CrowdArgs& a, const GlobalOptions& global) {
+  parse_size(a.size, a.request.width, a.request.height);
   JobProgress bars(global.progress_enabled());
   a.request.progress = bars.callback();
   const pipeline::CrowdReport report = pipeline::run_crowd(a.request);
   bars.done();
   if (a.json) {
     nlohmann::ordered_json j;
-    j["out"] = report.cache_path;
-    j["sidecar"] = report.sidecar_path;
+    if (!report.picture_path.empty()) {
+      j["out"] = report.picture_path;
+      j["gl_renderer"] = report.gl_renderer;
+      j["frames_drawn"] = report.frames_drawn;
+      j["fps"] = report.fps;
+      j["ms_per_draw"] = 1e3 * report.seconds_per_draw;
+      j["ms_per_animate"] = 1e3 * report.seconds_per_animate;
+      j["bake_s"] = report.bake_seconds;
+      j["vat_bytes"] = report.vat_bytes;
+      j["impostor_bytes"] = report.impostor_bytes;
+      j["mean_agents_per_tier"] = {{"near", report.mean_tier_agents[0]},
+                                   {"mid", report.mean_tier_agents[1]},
+                                   {"far", report.mean_tier_agents[2]},
+                                   {"farthest", report.mean_tier_agents[3]}};
+      j["joint_updates_per_s"] = report.joint_updates_per_second;
+    } else {
+      j["out"] = report.cache_path;
+      j["sidecar"] = report.sidecar_path;
+    }
     j["agents"] = report.agents;
     j["steps"] = report.steps;
     j["frames"] = report.frames;
@@ -68,6 +89,21 @@ void print_crowd(const pipeline::CrowdReport& report, const std::string& indent,
   if (report.cells > 0)
     out << indent << "navigation grid: " << report.open_cells << " of " << report.cells
         << " cells open\n";
+  if (!report.picture_path.empty()) {
+    const auto& t = report.mean_tier_agents;
+    out << indent << "characters (" << report.joints << " joints) at their LOD tiers, mean agents "
+        << "near " << format_number(t[0], 1) << ", mid " << format_number(t[1], 1) << ", far (VAT) "
+        << format_number(t[2], 1) << ", farthest (impostor) " << format_number(t[3], 1) << "; "
+        << format_number(report.joint_updates_per_second / 1e3, 1) << "k joint updates a second\n"
+        << indent << "bakes " << format_number(report.bake_seconds, 2) << " s (VATs "
+        << format_bytes(report.vat_bytes) << ", impostors " << format_bytes(report.impostor_bytes)
+        << "); a frame: animation " << format_number(1e3 * report.seconds_per_animate, 2)
+        << " ms, drawing " << format_number(1e3 * report.seconds_per_draw, 1) << " ms ("
+        << report.gl_renderer << ")\n"
+        << indent << report.picture_path << " (" << report.frames_drawn << " frames drawn at "
+        << format_number(report.fps, 2) << " fps)\n";
+    return;
+  }
   out << indent << report.cache_path << " (" << report.frames << " frames), " << report.sidecar_path
       << '\n';
 }
@@ -78,16 +114,28 @@ VerbRun register_crowd(CLI::App& app, const GlobalOptions& global) {
   CLI::App* crowd = app.add_subcommand(
       "crowd",
       "Walk a crowd scene (agents, goals, obstacles, a ground) with A* paths and ORCA avoidance, "
-      "and write it as a PC2 point cache that kinema render draws");
+      "and write it as a PC2 point cache that kinema render draws, or draw its characters at "
+      "their LOD tiers into an .mp4 or a .png contact sheet");
   crowd->add_option("scene", r.scene, "The crowd scene (.json; docs/crowds.md)")
       ->required()
       ->check(CLI::ExistingFile);
-  crowd->add_option("-o,--out", r.out, "The point cache to write (.pc2; its .kpa beside it)")
+  crowd
+      ->add_option("-o,--out", r.out,
+                   "What to write: a point cache (.pc2; its .kpa beside it), or the scene's "
+                   "characters drawn: .mp4 (every frame; needs ffmpeg) or .png (a contact sheet)")
       ->required();
   crowd->add_option("--seconds", r.seconds, "Seconds to walk (default: the scene's)")
       ->check(CLI::Range(0.001, 36000.0));
   crowd->add_option("--threads", r.threads, "Threads (0: all cores; same result)")
       ->capture_default_str();
+  crowd->add_option("--size", args->size, "Frame (tile) size of a picture, WxH")
+      ->capture_default_str();
+  crowd->add_option("--fps", r.fps, "Frames a second drawn and animated")->capture_default_str();
+  crowd->add_option("--contact-sheet", r.sheet_frames, "Tiles of a .png contact sheet")
+      ->capture_default_str();
+  crowd->add_flag("--lod-colours", r.lod_colours,
+                  "Colour the characters by LOD tier: near green, mid yellow, far (VAT) orange, "
+                  "farthest (impostor) red");
   crowd->add_flag("--json", args->json, "Print the summary as one JSON object");
   return [args, &global]() { return run_crowd(*args, global); };
 }

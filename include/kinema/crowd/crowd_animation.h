@@ -111,6 +111,18 @@ class CrowdAnimator {
   float heading(std::size_t agent) const noexcept;  ///< yaw, rad (0: +Z)
   float walk_speed() const noexcept;
   float run_speed() const noexcept;  ///< 0 without a run
+  /// Agent i's last skeleton pose on the full skeleton (world space), for drawing: a mid pose's
+  /// dropped joints follow the joint they hang from rigidly, at their rest offsets. Returns false
+  /// (writing nothing) when it has none yet or `out` is not full_skeleton()'s size.
+  bool full_pose(std::size_t agent, std::span<Mat4f> out) const noexcept;
+  /// The full skeleton played in place at `phase` (wrapped into [0, 1)) with the run blended in
+  /// by `run_weight` (0: the walk): model space, the character's root over the origin facing +Z
+  /// — what pose() holds for an agent at the origin with heading 0, without foot locking. For
+  /// baking the far tiers (kinema/render: vertex-animation textures, impostors). Allocates.
+  /// Throws kinema::Error when `out` is not full_skeleton()'s size.
+  void sample_in_place(float phase, float run_weight, std::span<Mat4f> out) const;
+  float walk_duration() const noexcept;  ///< s, the walk cycle's
+  float run_duration() const noexcept;   ///< s, the run cycle's (0 without a run)
   /// True while leg `leg` of agent i is pinned by foot locking (near agents only).
   bool foot_locked(std::size_t agent, std::size_t leg) const noexcept;
 

@@ -189,6 +189,18 @@ struct ImpostorOptions {
   int cell_pixels = 96;  ///< 8…1024
 };
 
+/// How finely set_asset builds the capsule skeleton of an asset without a skinned mesh. The
+/// default suits one character filling the image; a crowd wants a coarse one (crowd_capsules()).
+struct CapsuleDetail {
+  int sides = 14;     ///< around each capsule, 3…64
+  int cap_rings = 5;  ///< latitude rings of each rounded end, 1…32
+  /// Bones shorter than this fraction of the skeleton's rest size get no capsule (≥ 1e-4).
+  float min_bone_fraction = 1e-4f;
+};
+/// Six sides, one ring a cap, no bone shorter than 3 % of the skeleton (finger and toe segments):
+/// about 24 vertices a bone instead of 168.
+constexpr CapsuleDetail crowd_capsules() { return {6, 1, 0.03f}; }
+
 /// An OpenGL context with an offscreen target, the skinning/drawing programs and one asset's
 /// meshes on the GPU. Not copyable; one thread at a time.
 class Renderer {
@@ -211,10 +223,11 @@ class Renderer {
   /// Uploads the asset's triangle meshes (skinned ones with their skin; rigid ones hang from
   /// their node) after checking them with validate_skin_mesh (throws kinema::Error naming `file`,
   /// the mesh and the vertex). When no mesh is skinned (a BVH, props or gizmos on joints), also
-  /// builds one capsule per bone (parent → child, in the rest pose) bound rigidly to the parent
-  /// joint, uploaded last. Meshes without normals get smooth normals from their triangles.
-  /// Morph targets are not applied.
-  void set_asset(const Asset& asset, const std::string& file = {});
+  /// builds one capsule per bone (parent → child, in the rest pose; as fine as `capsules`) bound
+  /// rigidly to the parent joint, uploaded last. Meshes without normals get smooth normals from
+  /// their triangles. Morph targets are not applied.
+  void set_asset(const Asset& asset, const std::string& file = {},
+                 const CapsuleDetail& capsules = {});
   /// True when set_asset added the skeleton as capsules (the last uploaded mesh).
   bool draws_capsules() const;
   /// Number of meshes uploaded (the capsule set counts as one).
