@@ -101,6 +101,7 @@
 #include "kinema/pipeline/compress.h"
 #include "kinema/pipeline/convert.h"
 #include "kinema/pipeline/crowd.h"
+#include "kinema/pipeline/crowd_draw.h"
 #include "kinema/pipeline/demo.h"
 #include "kinema/pipeline/drive.h"
 #include "kinema/pipeline/feet.h"

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <string>
 
@@ -40,6 +41,15 @@ Vec3f CrowdDrawer::tier_colour(CrowdTier tier) noexcept {
       break;
   }
   return {0.70f, 0.10f, 0.12f};
+}
+
+Vec3f CrowdDrawer::agent_colour(std::size_t agent) noexcept {
+  static constexpr Vec3f kClothes[8] = {{0.55f, 0.20f, 0.16f}, {0.18f, 0.30f, 0.55f},
+                                        {0.62f, 0.55f, 0.38f}, {0.22f, 0.42f, 0.28f},
+                                        {0.45f, 0.45f, 0.48f}, {0.60f, 0.38f, 0.18f},
+                                        {0.38f, 0.22f, 0.45f}, {0.75f, 0.72f, 0.66f}};
+  // A multiplicative hash, so that neighbours in a block differ.
+  return kClothes[(std::uint64_t(agent) * 0x9E3779B97F4A7C15ull) >> 61];
 }
 
 CrowdDrawer::CrowdDrawer(Renderer& renderer, const Asset& character, const CrowdAnimator& animator,
@@ -89,7 +99,9 @@ Image CrowdDrawer::draw(std::span<const Vec2f> positions, std::span<const Vec2f>
   baked_impostors_.clear();
   std::size_t used = 0;
   const auto add = [&](std::size_t i, CrowdTier tier, CrowdFade fade) {
-    const Vec3f tint = settings_.lod_colours ? tier_colour(tier) : Vec3f{-1, -1, -1};
+    const Vec3f tint = settings_.lod_colours ? tier_colour(tier)
+                       : settings_.variety   ? agent_colour(i)
+                                             : Vec3f{-1, -1, -1};
     if (tier == CrowdTier::Near || tier == CrowdTier::Mid) {
       const std::span<Mat4f> pose(poses_.data() + used * joints, joints);
       if (a.full_pose(i, pose)) {

@@ -613,6 +613,36 @@ void Demo::render() {
     }
     report(DemoEvent::Phase::Done, step);
   }
+  // The crowd's characters: a contact sheet of them crossing, and the same with each LOD tier in
+  // its colour (near green, mid yellow, far orange, farthest red).
+  if (written(out_dir_ / "crowd.pc2")) {
+    for (const bool colours : {false, true}) {
+      CrowdRequest request;
+      request.scene = bundled_file("crowd_square.json").string();
+      const std::string name = colours ? "crowd_lod.png" : "crowd_characters.png";
+      request.out = output(name);
+      request.seconds = 60;
+      request.width = 480;
+      request.height = 270;
+      request.sheet_frames = 6;
+      request.lod_colours = colours;
+      request.progress = progress_;
+      DemoSheet step{request.out,
+                     colours ? "the crowd's LOD tiers: near green, mid yellow, far (VAT) orange, "
+                               "farthest (impostor) red"
+                             : "1,000 characters crossing the square (skinned, VAT and impostor "
+                               "tiers cross-faded)",
+                     "", ""};
+      try {
+        step.gl_renderer = run_crowd(request).gl_renderer;
+        produced(step.png);
+      } catch (const Error& e) {
+        step.skipped = e.what();
+        step.png = name;
+      }
+      report(DemoEvent::Phase::Done, step);
+    }
+  }
   // Walks on the stairs, drawn with the stairs: the clip placed by foot IK, then the gaits.
   struct OnStairs {
     const char* name;

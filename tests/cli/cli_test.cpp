@@ -505,6 +505,9 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_EQ(kinema::read_pc2(out + "/crowd.pc2").points, 1000);
   EXPECT_TRUE(fs::exists(out + "/crowd.kpa")) << r.out;
   EXPECT_TRUE(fs::exists(out + "/crowd.png")) << r.out;
+  // Its characters at their LOD tiers: a contact sheet, and one in the tiers' colours.
+  EXPECT_TRUE(fs::exists(out + "/crowd_characters.png")) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/crowd_lod.png")) << r.out;
   // Procedural gaits: the spider and Godette climb the stairs with no clip, drawn on them.
   EXPECT_NE(r.out.find("== procedural gaits:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("spider (8 legs) walked 4 m"), std::string::npos) << r.out;

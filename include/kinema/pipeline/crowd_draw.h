@@ -31,6 +31,9 @@ namespace kinema::pipeline {
 
 struct CrowdDrawSettings {
   bool lod_colours = false;  ///< draw each tier in its debug colour
+  /// Without lod_colours: dress each agent in one of eight muted colours (by its index), as a
+  /// real crowd varies; false: the character's own colours.
+  bool variety = true;
   float vat_fps = 30;        ///< VAT frames a second of cycle
   int impostor_frames = 16;  ///< flipbook frames over a cycle
   ImpostorOptions impostor;  ///< views around the character, pixels a cell
@@ -66,6 +69,8 @@ class CrowdDrawer {
 
   /// The tier's debug colour (linear RGB).
   static Vec3f tier_colour(CrowdTier tier) noexcept;
+  /// Agent i's colour with `variety` (linear RGB).
+  static Vec3f agent_colour(std::size_t agent) noexcept;
 
  private:
   Renderer& renderer_;
