@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <string>
 
 #include "kinema/blend/blend_space.h"
@@ -151,6 +152,8 @@ struct CrowdAnimator::Impl {
   float walk_speed = 0, run_speed = 0, walk_duration = 1, run_duration = 1;
   bool has_run = false;
   PhaseSync sync;  // walk (and run): the shared phase → each clip's own time
+  // Walk and run on a speed axis: the weights a speed selects, and the blend's stride.
+  std::optional<BlendSpace1D> locomotion;
   CrowdLod lod;
   std::vector<float> phase, heading, distance;
   std::vector<Mat4f> poses;                // agents × full joint count
@@ -320,6 +323,10 @@ CrowdAnimator::CrowdAnimator(const CrowdGait& gait, const CrowdAnimationSettings
   std::vector<ClipCycle> cycles{ClipCycle{float(gait.walk.duration), {}}};
   if (has_run) cycles.push_back(ClipCycle{float(gait.run.duration), {}});
   m.sync = PhaseSync(cycles);
+  if (has_run) {
+    m.locomotion.emplace(std::vector<BlendSample1D>{{"walk", m.walk_speed, cycles[0], m.walk_speed},
+                                                    {"run", m.run_speed, cycles[1], m.run_speed}});
+  }
   // The LOD accounting counts the joints the tiers really evaluate.
   CrowdLodSettings lod = settings.lod;
   lod.tiers[0].joints = m.full.skeleton.joint_count();
@@ -415,16 +422,17 @@ void CrowdAnimator::update(float dt, std::span<const Vec2f> positions,
     const std::size_t end = std::min(n, (block + 1) * kBlock);
     for (std::size_t i = block * kBlock; i < end; ++i) {
       const float speed = length(velocities[i]);
-      const float run_weight =
-          m.has_run ? std::clamp((speed - m.walk_speed) / (m.run_speed - m.walk_speed), 0.0f, 1.0f)
-                    : 0.0f;
+      // The clips the speed selects: walk and run on a 1-D blend space (linear between their
+      // speeds, the nearer one alone outside).
+      std::array<float, 2> weights{1, 0};
+      if (m.locomotion) m.locomotion->weights(speed, weights);
+      const float run_weight = weights[1];
       if (speed > kStanding) {
-        // Stride matching: one cycle per stride of the blended gait. PhaseSync plays a cycle in
-        // T = Σ wᵢTᵢ seconds (segment by segment between foot-downs); the agent covers a stride
-        // in stride/speed, so the blend's clock runs T·speed/stride times as fast as ours.
-        const float stride = (1 - run_weight) * m.walk_speed * m.walk_duration +
-                             run_weight * m.run_speed * m.run_duration;
-        const std::array<float, 2> weights{1 - run_weight, run_weight};
+        // Stride matching: one cycle per stride of the blended gait, Σ wᵢ·speedᵢ·Tᵢ. PhaseSync
+        // plays a cycle in T = Σ wᵢTᵢ seconds (segment by segment between foot-downs); the agent
+        // covers a stride in stride/speed, so the blend's clock runs T·speed/stride times as fast.
+        const float stride = m.locomotion ? m.locomotion->stride(weights).value_or(1.0f)
+                                          : m.walk_speed * m.walk_duration;
         const float cycle = (1 - run_weight) * m.walk_duration + run_weight * m.run_duration;
         m.sync.advance(std::span(weights).first(m.sync.clip_count()), dt * cycle * speed / stride,
                        m.phase[i]);

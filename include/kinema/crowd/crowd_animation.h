@@ -2,10 +2,12 @@
 // step with the ground, at the level of detail its distance from the camera allows.
 //
 // Every frame, each agent
+//   - picks its clips from its speed through a 1-D blend space (kinema/blend/blend_space.h):
+//     walk and run at their speeds, weights linear between them, the nearer alone outside;
 //   - advances its gait phase by the distance it walked over the gait's stride: the cycle's
-//     length is the distance its feet cover in one cycle (speed × duration, blended between walk
-//     and run by the agent's speed), so a planted foot stays planted whatever speed the crowd
-//     gives it (stride matching);
+//     length is the distance its feet cover in one cycle (the blend space's stride,
+//     Σ wᵢ·speedᵢ·durationᵢ), so a planted foot stays planted whatever speed the crowd gives it
+//     (stride matching);
 //   - turns its body toward its velocity at most `turn_rate` radians a second (+Z forward);
 //   - is placed in a LOD tier by CrowdLod (kinema/crowd/crowd_lod.h): near agents evaluate the
 //     whole skeleton every frame, mid agents a reduced skeleton (no fingers, toes or end sites:
