@@ -15,12 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "crowd_layout.h"
 #include "kinema/character/asset.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/crowd/crowd.h"
 #include "kinema/crowd/crowd_animation.h"
 #include "kinema/io/asset_file.h"
+#include "kinema/io/gltf.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "kinema/io/terrain.h"
@@ -86,7 +88,8 @@ CrowdSettings read_settings(const SceneReader& r, const json& j, const std::stri
 
 // The navigation grid: sampled from a ground file, or flat over an area; obstacles closed.
 std::shared_ptr<NavGrid> read_navigation(const SceneReader& r, const json& scene,
-                                         const std::filesystem::path& folder, float radius) {
+                                         const std::filesystem::path& folder, float radius,
+                                         std::vector<CrowdObstacle>& shapes) {
   const bool has_ground = scene.contains("ground"), has_area = scene.contains("area");
   if (has_ground && has_area) r.fail("/area", "give either \"ground\" or \"area\", not both");
   if (!has_ground && !has_area) {
@@ -144,12 +147,20 @@ std::shared_ptr<NavGrid> read_navigation(const SceneReader& r, const json& scene
       if (o.contains("box")) {
         const Rectangle box = read_rectangle(r, o["box"], p + "/box");
         grid->close_rectangle(box.lo, box.hi);
+        CrowdObstacle shape;
+        shape.disc = false;
+        shape.lo = box.lo;
+        shape.hi = box.hi;
+        shapes.push_back(shape);
       } else if (o.contains("disc")) {
         r.only(o["disc"], p + "/disc", {"centre", "radius"});
         if (!o["disc"].contains("centre") || !o["disc"].contains("radius"))
           r.fail(p + "/disc", "needs \"centre\" and \"radius\"");
-        grid->close_disc(read_vec2(r, o["disc"]["centre"], p + "/disc/centre"),
-                         r.at_least(o["disc"]["radius"], p + "/disc/radius", 0, true));
+        CrowdObstacle shape;
+        shape.centre = read_vec2(r, o["disc"]["centre"], p + "/disc/centre");
+        shape.radius = r.at_least(o["disc"]["radius"], p + "/disc/radius", 0, true);
+        grid->close_disc(shape.centre, shape.radius);
+        shapes.push_back(shape);
       } else {
         r.fail(p, "needs \"box\" or \"disc\"");
       }
@@ -377,14 +388,17 @@ void check_picture_request(const CrowdRequest& rq, const std::string& ext) {
 }  // namespace
 
 CrowdReport run_crowd(const CrowdRequest& request) {
-  static constexpr std::string_view kExtensions[] = {"pc2", "mp4", "png"};
+  static constexpr std::string_view kExtensions[] = {"pc2", "mp4", "png", "glb", "gltf"};
   const NamedInput inputs[] = {{"SCENE", request.scene}};
-  check_output_file(request.out, inputs, kExtensions, "crowd writes .pc2 .mp4 .png");
+  check_output_file(request.out, inputs, kExtensions, "crowd writes .pc2 .mp4 .png .glb .gltf");
   if (request.seconds < 0 || !std::isfinite(request.seconds))
     throw UsageError("crowd: --seconds must be positive");
   const std::string ext = extension_of(request.out);
-  const bool pictures = ext != "pc2";
+  const bool layout = ext == "glb" || ext == "gltf";
+  const bool pictures = ext == "mp4" || ext == "png";
   if (pictures) check_picture_request(request, ext);
+  if (layout && !(request.fps > 0 && request.fps <= 240))
+    throw UsageError("crowd: --fps must be in (0, 240]");
   const std::string ffmpeg = ext == "mp4" ? require_ffmpeg(request.out) : std::string();
 
   const SceneReader r{request.scene};
@@ -405,7 +419,9 @@ CrowdReport run_crowd(const CrowdRequest& request) {
                                : CrowdSettings{};
   settings.threads = request.threads;
   const std::filesystem::path folder = std::filesystem::path(request.scene).parent_path();
-  std::shared_ptr<const NavGrid> nav = read_navigation(r, scene, folder, settings.radius);
+  std::vector<CrowdObstacle> obstacles;
+  std::shared_ptr<const NavGrid> nav =
+      read_navigation(r, scene, folder, settings.radius, obstacles);
   Crowd crowd(settings, nav);
   if (!scene.contains("agents") || !scene["agents"].is_array() || scene["agents"].empty())
     r.fail("/agents", "needs a non-empty array of agents");
@@ -414,7 +430,7 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     report(request.progress, "planning paths", long(i + 1), long(scene["agents"].size()));
   }
   const std::size_t n = crowd.size();
-  if (!pictures && double(n) * double(steps + 1) > double(kMaxCachePoints))
+  if (ext == "pc2" && double(n) * double(steps + 1) > double(kMaxCachePoints))
     r.fail("/seconds",
            "agents × frames exceeds 400 million cached points: fewer seconds or agents");
   std::optional<SceneCharacters> characters;
@@ -518,6 +534,41 @@ CrowdReport run_crowd(const CrowdRequest& request) {
             tiles == 1 ? 0 : int(std::lround(double(i) * (frames - 1) / (tiles - 1))));
     }
   }
+  // A glTF scene: every agent's place and heading keyed at --fps.
+  CrowdRecording recording;
+  int layout_every = 1;
+  std::vector<float> headings(n, 0.0f);
+  if (layout) {
+    layout_every = std::max(1, int(std::lround(1.0 / (request.fps * step))));
+    recording.agents = n;
+    recording.fps = 1.0 / (layout_every * step);
+    const double keys = double(n) * double(steps / layout_every + 1);
+    if (keys > 2e7)
+      r.fail("/seconds",
+             "agents × keyed frames exceeds 20 million for a glTF scene: fewer "
+             "seconds or agents, or a lower --fps");
+    recording.radii.assign(crowd.radii().begin(), crowd.radii().end());
+    for (std::size_t i = 0; i < n; ++i) {
+      recording.goals.push_back(crowd.goal(i));
+      const Vec2f to_goal = crowd.goal(i) - crowd.positions()[i];
+      headings[i] = length(to_goal) > 1e-3f ? std::atan2(to_goal.x, to_goal.y) : 0.0f;
+    }
+  }
+  auto key_layout = [&] {
+    measure_heights();
+    const auto positions = crowd.positions(), velocities = crowd.velocities();
+    const float most = 6.0f * float(layout_every * step);  // the characters' turn rate, rad/s
+    for (std::size_t i = 0; i < n; ++i) {
+      if (length(velocities[i]) > 0.05f) {  // turn toward the velocity, as a body would
+        const float target = std::atan2(velocities[i].x, velocities[i].y);
+        const float turn = std::remainder(target - headings[i], 2 * std::numbers::pi_v<float>);
+        headings[i] = std::remainder(headings[i] + std::clamp(turn, -most, most),
+                                     2 * std::numbers::pi_v<float>);
+      }
+      recording.positions.push_back({positions[i].x, heights[i], positions[i].y});
+      recording.headings.push_back(headings[i]);
+    }
+  };
   auto display = [&](int frame) {
     measure_heights();
     auto t0 = std::chrono::steady_clock::now();
@@ -545,6 +596,8 @@ CrowdReport run_crowd(const CrowdRequest& request) {
   };
   if (pictures)
     display(0);
+  else if (layout)
+    key_layout();
   else
     record();
   double stepping = 0;
@@ -555,10 +608,13 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     result.max_overlap = std::max(result.max_overlap, double(crowd.max_overlap()));
     if (result.seconds_all_arrived < 0 && crowd.arrived_count() == n)
       result.seconds_all_arrived = (s + 1) * step;
-    if (!pictures)
+    if (pictures) {
+      if ((s + 1) % draw.every == 0) display((s + 1) / draw.every);
+    } else if (layout) {
+      if ((s + 1) % layout_every == 0) key_layout();
+    } else {
       record();
-    else if ((s + 1) % draw.every == 0)
-      display((s + 1) / draw.every);
+    }
     if (s % 16 == 0 || s + 1 == steps)
       report(request.progress, pictures ? "walking and drawing" : "walking", s + 1, steps);
   }
@@ -578,6 +634,26 @@ CrowdReport run_crowd(const CrowdRequest& request) {
       draw.mp4->finish();
     else
       write_png(contact_sheet(draw.tiles), request.out);
+    return result;
+  }
+  if (layout) {
+    Vec2 lo{1e30, 1e30}, hi{-1e30, -1e30};
+    if (nav) {
+      lo = nav->origin();
+      hi = lo + Vec2{nav->width() * nav->cell_size(), nav->depth() * nav->cell_size()};
+    } else {
+      for (const Vec3f& q : recording.positions) {
+        lo = {std::min(lo.x, double(q.x) - 2), std::min(lo.y, double(q.z) - 2)};
+        hi = {std::max(hi.x, double(q.x) + 2), std::max(hi.y, double(q.z) + 2)};
+      }
+    }
+    const Asset scene_asset = crowd_layout_asset(recording, obstacles, lo, hi);
+    GltfWriteOptions options;
+    options.binary = ext == "glb";
+    write_gltf(scene_asset, request.out, options);
+    result.layout_path = request.out;
+    result.fps = recording.fps;
+    result.frames_keyed = int(recording.positions.size() / std::max<std::size_t>(1, n));
     return result;
   }
   result.cache_path = request.out;

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "kinema/character/asset.h"
@@ -44,10 +44,9 @@ Vec3f CrowdDrawer::tier_colour(CrowdTier tier) noexcept {
 }
 
 Vec3f CrowdDrawer::agent_colour(std::size_t agent) noexcept {
-  static constexpr Vec3f kClothes[8] = {{0.55f, 0.20f, 0.16f}, {0.18f, 0.30f, 0.55f},
-                                        {0.62f, 0.55f, 0.38f}, {0.22f, 0.42f, 0.28f},
-                                        {0.45f, 0.45f, 0.48f}, {0.60f, 0.38f, 0.18f},
-                                        {0.38f, 0.22f, 0.45f}, {0.75f, 0.72f, 0.66f}};
+  static constexpr Vec3f kClothes[8] = {
+      {0.55f, 0.20f, 0.16f}, {0.18f, 0.30f, 0.55f}, {0.62f, 0.55f, 0.38f}, {0.22f, 0.42f, 0.28f},
+      {0.45f, 0.45f, 0.48f}, {0.60f, 0.38f, 0.18f}, {0.38f, 0.22f, 0.45f}, {0.75f, 0.72f, 0.66f}};
   // A multiplicative hash, so that neighbours in a block differ.
   return kClothes[(std::uint64_t(agent) * 0x9E3779B97F4A7C15ull) >> 61];
 }

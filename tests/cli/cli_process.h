@@ -58,9 +58,12 @@ class CliProcessTest : public ::testing::Test {
   }
 
   /// Runs `kinema ARGS` (ARGS as the shell reads them) with no stdin.
-  CliRun kinema(const std::string& args) {
+  CliRun kinema(const std::string& args) { return kinema_env("", args); }
+  /// The same with environment settings `env` ("NAME=value …", through /usr/bin/env).
+  CliRun kinema_env(const std::string& env, const std::string& args) {
     const std::filesystem::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = sh_quote(KINEMA_CLI_PATH) + " " + args + " >" + sh_quote(out.string()) +
+    const std::string cmd = (env.empty() ? std::string() : "/usr/bin/env " + env + " ") +
+                            sh_quote(KINEMA_CLI_PATH) + " " + args + " >" + sh_quote(out.string()) +
                             " 2>" + sh_quote(err.string()) + " </dev/null";
     const int status = std::system(cmd.c_str());
     CliRun r;

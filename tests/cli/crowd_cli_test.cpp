@@ -12,6 +12,7 @@
 
 #include "cli_process.h"
 #include "kinema/core/file.h"
+#include "kinema/io/gltf.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "png_pixels.h"
@@ -173,6 +174,64 @@ TEST_F(CrowdCli, PicturesNeedCharactersThatLoadAndFit) {
             1);
   EXPECT_FALSE(fs::exists(path("x.mp4")));
   EXPECT_FALSE(fs::exists(path("x.png")));
+}
+
+TEST_F(CrowdCli, WritesTheWalkAsAGltfSceneOfKeyedPawns) {
+  const std::string s = scene("layout.json", R"({"area": {"lo": [-10, -5], "hi": [10, 5]},
+    "obstacles": [{"disc": {"centre": [0, 0], "radius": 1}}, {"box": {"lo": [4, 3], "hi": [5, 4]}}],
+    "agents": [{"position": [-8, 0.5], "goal": [8, 0.5]}, {"position": [8, -0.5], "goal": [-8, -0.5]}]})");
+  const auto r =
+      kinema("crowd " + sh_quote(s) + " --seconds 4 --fps 10 --json -o " + sh_quote(path("l.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("frames_keyed"), 41);
+  const kinema::Asset a = kinema::read_gltf(path("l.glb"));
+  for (const char* node : {"ground", "obstacles", "goals", "agent_00000", "agent_00001"})
+    EXPECT_GE(a.skeleton.find(node), 0) << node;
+  const int agent = a.skeleton.find("agent_00000");
+  ASSERT_GE(agent, 0);
+  ASSERT_EQ(a.clips.size(), 1u);
+  const kinema::JointTrack& t = a.clips[0].tracks.at(std::size_t(agent));
+  ASSERT_EQ(t.translation.key_count(), 41u);
+  EXPECT_NEAR(t.translation.values.front().x, -8, 1e-5);
+  EXPECT_GT(t.translation.values.back().x, -8 + 3);  // it walked east, round the fountain
+  EXPECT_NEAR(a.clips[0].duration, 4.0, 1e-6);
+  // Heading east: +Z turned toward +X.
+  const kinema::Vec3 forward = kinema::rotate(t.rotation.values.back(), kinema::Vec3{0, 0, 1});
+  EXPECT_GT(forward.x, 0.5);
+  // Meshes: the ground, the obstacles, the goals and a pawn each, all on their nodes.
+  EXPECT_EQ(a.meshes.size(), 5u);
+  for (const kinema::Mesh& m : a.meshes) EXPECT_GE(m.node, 0) << m.name;
+  // .gltf too; an fps out of range is a usage error.
+  EXPECT_EQ(kinema("crowd " + sh_quote(s) + " --seconds 1 -o " + sh_quote(path("l.gltf"))).code, 0);
+  EXPECT_EQ(kinema("crowd " + sh_quote(s) + " --fps 0 -o " + sh_quote(path("z.glb"))).code, 1);
+  EXPECT_FALSE(fs::exists(path("z.glb")));
+}
+
+TEST_F(CrowdCli, AnMp4GetsEveryFrameThroughFfmpeg) {
+  // A stand-in ffmpeg that keeps the raw frames it is given: their count and size are checked,
+  // and the file moves into place only when it exits cleanly.
+  const std::string bin = path("bin");
+  fs::create_directories(bin);
+  {
+    std::ofstream f(bin + "/ffmpeg");
+    f << "#!/bin/sh\nfor a; do out=\"$a\"; done\ncat > \"$out\"\n";
+  }
+  fs::permissions(bin + "/ffmpeg", fs::perms::owner_all);
+  const std::string s = scene("mp4.json", characters_scene());
+  const auto r = kinema_env("PATH=" + bin + ":/usr/bin:/bin",
+                            "crowd " + sh_quote(s) + " --seconds 0.5 --fps 20 --size 64x48 -o " +
+                                sh_quote(path("walk.mp4")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(fs::file_size(path("walk.mp4")), 11u * 64u * 48u * 4u);  // frames 0 … 10
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
+  const auto none =
+      kinema_env("PATH=/nonexistent-kinema-bin",
+                 "crowd " + sh_quote(s) + " --size 64x48 -o " + sh_quote(path("n.mp4")));
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("ffmpeg"), std::string::npos) << none.err;
+  EXPECT_FALSE(fs::exists(path("n.mp4")));
 }
 
 TEST_F(CrowdCli, BadScenesAreRefusedAtTheirJsonPointerAndWriteNothing) {

@@ -54,20 +54,6 @@ class RenderCli : public kinema::test::CliProcessTest {
   RenderCli() : CliProcessTest("kinema_render_") {}
 
   /// `kinema ARGS` with extra environment settings (NAME=VALUE …) through /usr/bin/env.
-  kinema::test::CliRun kinema_env(const std::string& env, const std::string& args) {
-    const fs::path out = dir_ / "o.txt", err = dir_ / "e.txt";
-    const std::string cmd = "/usr/bin/env " + env + " " + sh_quote(KINEMA_CLI_PATH) + " " + args +
-                            " >" + sh_quote(out.string()) + " 2>" + sh_quote(err.string()) +
-                            " </dev/null";
-    const int status = std::system(cmd.c_str());
-    kinema::test::CliRun r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = read_all(out);
-    r.err = read_all(err);
-    fs::remove(out);
-    fs::remove(err);
-    return r;
-  }
   /// Files in the scratch folder.
   size_t file_count() const {
     size_t n = 0;

@@ -1,11 +1,12 @@
-// tools/kinema/verb_crowd.cpp — `kinema crowd SCENE.json -o OUT.pc2|OUT.mp4|OUT.png
+// tools/kinema/verb_crowd.cpp — `kinema crowd SCENE.json -o OUT.pc2|OUT.mp4|OUT.png|OUT.glb
 // [--seconds S] [--threads N] [--size WxH] [--fps F] [--contact-sheet N] [--lod-colours] [--json]`.
 //
 // Parses the options and runs pipeline::run_crowd (kinema/pipeline/crowd.h, docs/crowds.md): the
 // scene's agents walk to their goals along A* paths, avoiding each other (ORCA), and are written as
 // a PC2 point cache with its particle sidecar (.kpa) — `kinema render OUT.pc2` draws them — or,
 // with the scene's characters, drawn walking at their LOD tiers into an .mp4 or a .png contact
-// sheet. Prints how many arrived, the deepest overlap and the time a step (and a frame) took.
+// sheet, or as a glTF scene of keyed pawns. Prints how many arrived, the deepest overlap and the
+// time a step (and a frame) took.
 //
 // Exit codes: 1 for a command line that makes no sense (OUT not .pc2/.mp4/.png, OUT the scene, a
 // size out of range); 2 for a scene that cannot be read or walked (malformed JSON, a value out of
@@ -39,7 +40,11 @@ int run_crowd(CrowdArgs& a, const GlobalOptions& global) {
   bars.done();
   if (a.json) {
     nlohmann::ordered_json j;
-    if (!report.picture_path.empty()) {
+    if (!report.layout_path.empty()) {
+      j["out"] = report.layout_path;
+      j["frames_keyed"] = report.frames_keyed;
+      j["fps"] = report.fps;
+    } else if (!report.picture_path.empty()) {
       j["out"] = report.picture_path;
       j["gl_renderer"] = report.gl_renderer;
       j["frames_drawn"] = report.frames_drawn;
@@ -89,6 +94,12 @@ void print_crowd(const pipeline::CrowdReport& report, const std::string& indent,
   if (report.cells > 0)
     out << indent << "navigation grid: " << report.open_cells << " of " << report.cells
         << " cells open\n";
+  if (!report.layout_path.empty()) {
+    out << indent << report.layout_path << ": " << report.agents << " agents as pawns keyed "
+        << report.frames_keyed << " times at " << format_number(report.fps, 2)
+        << " fps, with the obstacles, the goals and the ground\n";
+    return;
+  }
   if (!report.picture_path.empty()) {
     const auto& t = report.mean_tier_agents;
     out << indent << "characters (" << report.joints << " joints) at their LOD tiers, mean agents "
@@ -130,7 +141,8 @@ VerbRun register_crowd(CLI::App& app, const GlobalOptions& global) {
       ->capture_default_str();
   crowd->add_option("--size", args->size, "Frame (tile) size of a picture, WxH")
       ->capture_default_str();
-  crowd->add_option("--fps", r.fps, "Frames a second drawn and animated")->capture_default_str();
+  crowd->add_option("--fps", r.fps, "Frames a second drawn and animated, or keyed in a glTF scene")
+      ->capture_default_str();
   crowd->add_option("--contact-sheet", r.sheet_frames, "Tiles of a .png contact sheet")
       ->capture_default_str();
   crowd->add_flag("--lod-colours", r.lod_colours,
