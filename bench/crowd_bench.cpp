@@ -125,6 +125,18 @@ const CrowdGait& pab_gait() {
   return gait;
 }
 
+// n agents on a 2 m grid (returns the agents a row) walking at assorted speeds.
+int walking_grid(std::size_t n, std::vector<Vec2f>& positions, std::vector<Vec2f>& velocities) {
+  positions.resize(n);
+  velocities.resize(n);
+  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  for (std::size_t i = 0; i < n; ++i) {
+    positions[i] = {2.0f * float(i % per_row), 2.0f * float(i / per_row)};
+    velocities[i] = {0.3f * std::sin(float(i)), 0.8f + 0.5f * float(i % 7) / 7};
+  }
+  return per_row;
+}
+
 // Agents on a 2 m grid walking at assorted speeds; `tier` forces every one into that tier
 // (0 near, 1 mid, 2 far: no skeleton) by where the tiers start; `locking` 0 turns the near tier's
 // foot locking off (to see what it costs).
@@ -138,12 +150,8 @@ void BM_CrowdAnimate(benchmark::State& state) {
   for (int t = 1; t < kCrowdTierCount; ++t)
     settings.lod.tiers[t].min_distance = t <= tier ? 0 : 1e6f;
   CrowdAnimator animator(pab_gait(), settings, n);
-  std::vector<Vec2f> positions(n), velocities(n);
-  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
-  for (std::size_t i = 0; i < n; ++i) {
-    positions[i] = {2.0f * float(i % per_row), 2.0f * float(i / per_row)};
-    velocities[i] = {0.3f * std::sin(float(i)), 0.8f + 0.5f * float(i % 7) / 7};
-  }
+  std::vector<Vec2f> positions, velocities;
+  walking_grid(n, positions, velocities);
   const Vec3f camera{0, 1.7f, 0};
   for (auto _ : state) {
     animator.update(1.0f / 60, positions, velocities, {}, camera);
@@ -227,12 +235,8 @@ void BM_CrowdDraw(benchmark::State& state) {
     return a;
   }();
   CrowdAnimator animator(pab_gait(), settings, n);
-  std::vector<Vec2f> positions(n), velocities(n);
-  const int per_row = static_cast<int>(std::ceil(std::sqrt(double(n))));
-  for (std::size_t i = 0; i < n; ++i) {
-    positions[i] = {2.0f * float(i % per_row), 2.0f * float(i / per_row)};
-    velocities[i] = {0.3f * std::sin(float(i)), 0.8f + 0.5f * float(i % 7) / 7};
-  }
+  std::vector<Vec2f> positions, velocities;
+  const int per_row = walking_grid(n, positions, velocities);
   Camera camera;
   camera.eye = {-8, 9, -8};
   camera.target = {0.8f * float(per_row), 0, 0.8f * float(per_row)};

@@ -113,7 +113,7 @@ bool left_right_pair(const Asset& asset, int& left, int& right) {
 
 // ---- cameras ---------------------------------------------------------------------------------
 
-Mat4f camera_view_projection(const Camera& camera, float aspect) {
+Mat4f camera_view(const Camera& camera) {
   const Vec3f f = normalize(camera.target - camera.eye, Vec3f{0, 0, -1});
   const Vec3f s = normalize(cross(f, camera.up), Vec3f{1, 0, 0});
   const Vec3f u = cross(s, f);
@@ -125,6 +125,11 @@ Mat4f camera_view_projection(const Camera& camera, float aspect) {
     view(r, 2) = rows[r].z;
     view(r, 3) = -dot(rows[r], camera.eye);
   }
+  return view;
+}
+
+Mat4f camera_view_projection(const Camera& camera, float aspect) {
+  const Mat4f view = camera_view(camera);
   const float g = 1.0f / std::tan(0.5f * camera.fov_y_degrees * kDeg);
   const float n = camera.near_plane, fa = camera.far_plane;
   Mat4f proj;

@@ -70,23 +70,15 @@ bool finite3(const Vec3f& v) {
 // ±half metres each way; depth over [near, far] metres from the eye.
 Mat4f orthographic_view_projection(const Vec3f& eye, const Vec3f& target, float half, float near,
                                    float far) {
-  const Vec3f f = normalize(target - eye, Vec3f{0, 0, -1});
-  const Vec3f s = normalize(cross(f, Vec3f{0, 1, 0}), Vec3f{1, 0, 0});
-  const Vec3f u = cross(s, f);
-  Mat4f view;
-  const Vec3f rows[3] = {s, u, -f};
-  for (int r = 0; r < 3; ++r) {
-    view(r, 0) = rows[r].x;
-    view(r, 1) = rows[r].y;
-    view(r, 2) = rows[r].z;
-    view(r, 3) = -dot(rows[r], eye);
-  }
+  Camera camera;
+  camera.eye = eye;
+  camera.target = target;
   Mat4f proj;
   proj(0, 0) = 1 / half;
   proj(1, 1) = 1 / half;
   proj(2, 2) = -2 / (far - near);
   proj(2, 3) = -(far + near) / (far - near);
-  return proj * view;
+  return proj * camera_view(camera);
 }
 
 void set_float(GLuint p, const char* name, float v) {

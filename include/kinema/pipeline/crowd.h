@@ -45,8 +45,8 @@ struct CrowdReport {
   double seconds_all_arrived = -1;  ///< simulated time when the last agent arrived (−1: never)
   std::size_t open_cells = 0, cells = 0;  ///< of the navigation grid (0 without one)
   std::string cache_path, sidecar_path;   ///< .pc2 output
-  std::string layout_path;  ///< .glb / .gltf output
-  int frames_keyed = 0;     ///< of the glTF scene
+  std::string layout_path;                ///< .glb / .gltf output
+  int frames_keyed = 0;                   ///< of the glTF scene
   // Pictures:
   std::string picture_path;  ///< the .mp4 or .png written
   std::string gl_renderer;   ///< e.g. "llvmpipe (LLVM 15.0.6, 256 bits)"

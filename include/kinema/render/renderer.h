@@ -53,6 +53,8 @@ struct Camera {
   float far_plane = 200;     ///< metres
 };
 
+/// The view matrix (world → camera: x right, y up, looking down −z; column vectors).
+Mat4f camera_view(const Camera& camera);
 /// Projection · view (OpenGL clip space, column vectors) for an image of aspect width/height.
 Mat4f camera_view_projection(const Camera& camera, float aspect);
 
