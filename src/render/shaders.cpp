@@ -5,6 +5,7 @@
 // skin_dqs (src/skin/skinning.cpp) operation for operation.
 #include "shaders.h"
 
+#include <initializer_list>
 #include <string>
 
 #include "kinema/render/renderer.h"
@@ -131,23 +132,54 @@ void main() {
 }
 )GLSL";
 
-const char* const kLitFragmentShader = R"GLSL(#version 450 core
-in vec3 vPosition;
-in vec3 vNormal;
-uniform vec3 uAlbedo;  // linear
+namespace {
+
+// Lambert + hemisphere ambient, two-sided, sRGB-encoded: the one lighting of every mesh drawn.
+const char* const kShadeGlsl = R"GLSL(
 uniform vec3 uEye;
 uniform vec3 uSunDirection;  // towards the sun, unit
-out vec4 fragColor;
-void main() {
-  vec3 n = normalize(vNormal);
-  if (dot(n, uEye - vPosition) < 0.0) n = -n;  // two-sided
+vec4 shade(vec3 albedo, vec3 n, vec3 position) {
+  if (dot(n, uEye - position) < 0.0) n = -n;  // two-sided
   float lambert = max(dot(n, uSunDirection), 0.0);
   vec3 sky = vec3(0.55, 0.62, 0.75), ground = vec3(0.22, 0.19, 0.16);
   vec3 ambient = mix(ground, sky, 0.5 * n.y + 0.5);
-  vec3 linear = uAlbedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
-  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+  vec3 linear = albedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
+  return vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
 }
 )GLSL";
+
+// Crowds. A screen-door dither for LOD cross-fades: a 4x4 ordered (Bayer) threshold per pixel;
+// a fading-in tier keeps the pixels under its coverage, the tier fading out (complement) the rest.
+// Per-instance style at binding 6, two vec4 each: (tint rgb, coverage), (complement, 0, 0, 0); a
+// negative tint means "the mesh's own albedo".
+const char* const kCrowdStyleGlsl = R"GLSL(
+layout(std430, binding = 6) readonly buffer CrowdStyle { vec4 style[]; };
+bool ditherKeeps(float coverage, bool complement) {
+  const float bayer[16] = float[16](0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0,
+                                    3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
+  ivec2 q = ivec2(gl_FragCoord.xy) & 3;
+  float threshold = (bayer[q.y * 4 + q.x] + 0.5) / 16.0;
+  return complement ? threshold >= 1.0 - coverage : threshold < coverage;
+}
+)GLSL";
+
+// A fragment shader from its snippets and body.
+std::string fragment(std::initializer_list<const char*> parts) {
+  std::string source = "#version 450 core\n";
+  for (const char* part : parts) source += part;
+  return source;
+}
+
+}  // namespace
+
+const std::string kLitFragmentText = fragment({kShadeGlsl, R"GLSL(
+in vec3 vPosition;
+in vec3 vNormal;
+uniform vec3 uAlbedo;  // linear
+out vec4 fragColor;
+void main() { fragColor = shade(uAlbedo, normalize(vNormal), vPosition); }
+)GLSL"});
+const char* const kLitFragmentShader = kLitFragmentText.c_str();
 
 const char* const kGroundVertexShader = R"GLSL(#version 450 core
 uniform mat4 uViewProjection;
@@ -280,34 +312,12 @@ void main() {
 }
 )GLSL";
 
-// Crowds. A screen-door dither for LOD cross-fades: a 4x4 ordered (Bayer) threshold per pixel;
-// a fading-in tier keeps the pixels under its coverage, the tier fading out (complement) the rest.
-// Per-instance style at binding 6, two vec4 each: (tint rgb, coverage), (complement, 0, 0, 0); a
-// negative tint means "the mesh's own albedo".
-namespace {
-const char* const kCrowdStyleGlsl = R"GLSL(
-layout(std430, binding = 6) readonly buffer CrowdStyle { vec4 style[]; };
-bool ditherKeeps(float coverage, bool complement) {
-  const float bayer[16] = float[16](0.0, 8.0, 2.0, 10.0, 12.0, 4.0, 14.0, 6.0,
-                                    3.0, 11.0, 1.0, 9.0, 15.0, 7.0, 13.0, 5.0);
-  ivec2 q = ivec2(gl_FragCoord.xy) & 3;
-  float threshold = (bayer[q.y * 4 + q.x] + 0.5) / 16.0;
-  return complement ? threshold >= 1.0 - coverage : threshold < coverage;
-}
-)GLSL";
-std::string with_crowd_style(const char* body) {
-  return std::string("#version 450 core\n") + kCrowdStyleGlsl + body;
-}
-}  // namespace
-
-const std::string kCrowdFragmentText = with_crowd_style(R"GLSL(
+const std::string kCrowdFragmentText = fragment({kShadeGlsl, kCrowdStyleGlsl, R"GLSL(
 in vec3 vPosition;  // world space
 in vec3 vNormal;
 flat in int vInstance;
 uniform int uInstanceBase;  // this draw's first instance in the style buffer
 uniform vec3 uAlbedo;       // linear, the mesh's
-uniform vec3 uEye;
-uniform vec3 uSunDirection;
 uniform bool uFlatNormals;  // VAT: no normals stored, light the faces
 out vec4 fragColor;
 void main() {
@@ -317,15 +327,9 @@ void main() {
   vec3 n = uFlatNormals ? cross(dFdx(vPosition), dFdy(vPosition)) : vNormal;
   float len = length(n);
   n = len > 1e-30 ? n / len : vec3(0.0, 1.0, 0.0);
-  if (dot(n, uEye - vPosition) < 0.0) n = -n;  // two-sided
-  vec3 albedo = tintCoverage.x < 0.0 ? uAlbedo : tintCoverage.rgb;
-  float lambert = max(dot(n, uSunDirection), 0.0);
-  vec3 sky = vec3(0.55, 0.62, 0.75), ground = vec3(0.22, 0.19, 0.16);
-  vec3 ambient = mix(ground, sky, 0.5 * n.y + 0.5);
-  vec3 linear = albedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
-  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+  fragColor = shade(tintCoverage.x < 0.0 ? uAlbedo : tintCoverage.rgb, n, vPosition);
 }
-)GLSL");
+)GLSL"});
 const char* const kCrowdFragmentShader = kCrowdFragmentText.c_str();
 
 const char* const kVatVertexShader = R"GLSL(#version 450 core
@@ -398,7 +402,7 @@ void main() {
 }
 )GLSL";
 
-const std::string kImpostorFragmentText = with_crowd_style(R"GLSL(
+const std::string kImpostorFragmentText = fragment({kCrowdStyleGlsl, R"GLSL(
 in vec2 vUv;
 flat in int vInstance;
 uniform int uInstanceBase;
@@ -417,7 +421,7 @@ void main() {
   }
   fragColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }
-)GLSL");
+)GLSL"});
 const char* const kImpostorFragmentShader = kImpostorFragmentText.c_str();
 
 }  // namespace kinema::render_detail
