@@ -150,10 +150,19 @@ TEST_F(CrowdCli, PicturesNeedCharactersThatLoadAndFit) {
       {characters_scene(R"(, "spin": 1)"), "/characters/spin"},
       {R"({"agents": [{"position": [0, 0], "goal": [1, 1]}], "characters": {"run": "x.glb"}})",
        "/characters"},
+      {R"({"agents": [{"position": [0, 0], "goal": [1, 1]}], "characters": {"walk": 5}})",
+       "/characters/walk"},
+      {R"({"agents": [{"position": [0, 0], "goal": [1, 1]}], "characters": {"walk": "none.glb"}})",
+       "none.glb"},                              // the missing file is named
+      {characters_scene() + R"( )", "/camera"},  // replaced below: eye on the target
+
   };
   int k = 0;
   for (const auto& c : cases) {
-    const std::string s = scene("pic" + std::to_string(k) + ".json", c.text);
+    std::string text = c.text;
+    if (std::string(c.where) == "/camera")
+      text.replace(text.find(R"("target": [-8, 0, 0])"), 20, R"("target": [-22, 7, 0])");
+    const std::string s = scene("pic" + std::to_string(k) + ".json", text);
     const std::string out = path("pic" + std::to_string(k++) + ".png");
     const auto r = kinema("crowd " + sh_quote(s) + " --seconds 1 --size 64x64 -o " + sh_quote(out));
     EXPECT_EQ(r.code, 2) << c.text << "\n" << r.err;
