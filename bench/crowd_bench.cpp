@@ -174,6 +174,12 @@ BENCHMARK(BM_CrowdAnimate)
     ->Args({10000, 2, 1, 1})
     ->Args({10000, 0, 2, 1})
     ->Args({10000, 1, 2, 1})
+    ->Args({100000, 0, 1, 1})
+    ->Args({100000, 1, 1, 1})
+    ->Args({100000, 2, 1, 1})
+    ->Args({100000, 0, 2, 1})
+    ->Args({100000, 1, 2, 1})
+    ->Args({100000, 2, 2, 1})
     ->Unit(benchmark::kMillisecond);
 
 // The goal: 10,000 agents with avoidance and animation LOD in one frame (the crowd's step

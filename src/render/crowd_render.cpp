@@ -382,6 +382,12 @@ Image Renderer::render_crowd(const CrowdFrame& frame, const Camera& camera,
       render_detail::check_fade(b.fade, place);
     }
   };
+  for (const GpuMesh& m : s.meshes)  // one buffer holds a mesh's palettes for every instance
+    if (m.data.skin_joints.size() * n_skel > (size_t(1) << 30) / sizeof(Affine3x4f))
+      throw Error("render", "crowd",
+                  std::to_string(n_skel) + " skinned instances of " +
+                      std::to_string(m.data.skin_joints.size()) +
+                      " joints need more than 1 GiB of palettes: draw the far ones as VATs");
   check_baked(frame.vats, vat_count, "VAT");
   check_baked(frame.impostors, impostor_count, "impostor");
 
