@@ -203,9 +203,7 @@ struct CrowdAnimator::Impl {
     follow_offset.assign(n, Mat4f::identity());
     for (std::size_t k = 0; k < mid_joints.size(); ++k)
       mid_index[std::size_t(mid_joints[k])] = int(k);
-    std::vector<Mat4> rest(n);
-    const std::vector<Transform> local = skeleton.rest_pose();
-    local_to_model(skeleton.parents(), std::span<const Transform>(local), std::span<Mat4>(rest));
+    const std::vector<Mat4> rest = rest_model_matrices(skeleton);
     for (std::size_t j = 0; j < n; ++j) {
       if (mid_index[j] >= 0) continue;
       int a = skeleton.parent(int(j));
@@ -502,14 +500,9 @@ bool CrowdAnimator::full_pose(std::size_t agent, std::span<Mat4f> out) const noe
     std::copy(held.begin(), held.end(), out.begin());
     return true;
   }
-  for (std::size_t j = 0; j < joints; ++j) {  // kept joints first: the followed ones
-    if (const int k = m.mid_index[j]; k >= 0) out[j] = held[std::size_t(k)];
-  }
-  for (std::size_t j = 0; j < joints; ++j) {
-    if (m.mid_index[j] >= 0) continue;
-    const std::size_t a = std::size_t(m.follows[j]);
-    out[j] =
-        (m.mid_index[a] >= 0 ? held[std::size_t(m.mid_index[a])] : out[a]) * m.follow_offset[j];
+  for (std::size_t j = 0; j < joints; ++j) {  // parents first: a followed joint is set before
+    const int k = m.mid_index[j];
+    out[j] = k >= 0 ? held[std::size_t(k)] : out[std::size_t(m.follows[j])] * m.follow_offset[j];
   }
   return true;
 }

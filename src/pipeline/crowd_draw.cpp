@@ -85,8 +85,9 @@ Image CrowdDrawer::draw(std::span<const Vec2f> positions, std::span<const Vec2f>
   const std::size_t joints = std::size_t(a.full_skeleton().joint_count());
   const float walk = a.walk_speed(), run = a.run_speed();
   counts_ = {};
-  // Room for two skeleton poses an agent (both tiers of a near ↔ mid fade): the spans handed to
-  // the renderer point into poses_, which must not move once filled.
+  // Room for two reduced poses carried to the full skeleton an agent (both tiers of a near ↔ mid
+  // fade, at most): the spans handed to the renderer point into poses_, which must not move once
+  // filled.
   std::size_t skeletal = 0;
   for (std::size_t i = 0; i < n; ++i) {
     for (const CrowdTier t : {lod.tier(i), lod.fading_from(i)})
@@ -102,9 +103,15 @@ Image CrowdDrawer::draw(std::span<const Vec2f> positions, std::span<const Vec2f>
                        : settings_.variety   ? agent_colour(i)
                                              : Vec3f{-1, -1, -1};
     if (tier == CrowdTier::Near || tier == CrowdTier::Mid) {
-      const std::span<Mat4f> pose(poses_.data() + used * joints, joints);
-      if (a.full_pose(i, pose)) {
-        ++used;
+      // A full pose is drawn where the animator holds it; a reduced one is carried to the full
+      // skeleton in poses_.
+      std::span<const Mat4f> pose = a.pose(i);
+      if (!pose.empty() && pose.size() != joints) {
+        const std::span<Mat4f> full(poses_.data() + used * joints, joints);
+        pose = a.full_pose(i, full) ? std::span<const Mat4f>(full) : std::span<const Mat4f>();
+        if (!pose.empty()) ++used;
+      }
+      if (pose.size() == joints) {
         CrowdSkeletonInstance k;
         k.pose = pose;
         k.tint = tint;

@@ -33,7 +33,6 @@ struct CrowdGl {
   // Per-frame scratch.
   std::vector<float> styles, places;
   std::vector<Affine3x4f> palettes;
-  std::vector<uint32_t> order;
 };
 
 void forget_crowd_bakes(CrowdGl& crowd) {
@@ -94,12 +93,12 @@ void set_matrix(GLuint p, const char* name, const Mat4f& m) {
   glProgramUniformMatrix4fv(p, glGetUniformLocation(p, name), 1, GL_FALSE, m.m.data());
 }
 
-// Two vec4 per instance: (tint, coverage), (complement, 0, 0, 0).
-void push_style(std::vector<float>& styles, const Vec3f& tint, const CrowdFade& fade) {
+// Two vec4 an instance: (tint, coverage), (complement, 0, 0, 0).
+void write_style(float* style, const Vec3f& tint, const CrowdFade& fade) {
   const bool own = tint.x < 0 || tint.y < 0 || tint.z < 0;
   const float t[8] = {own ? -1.0f : tint.x,          tint.y, tint.z, fade.coverage,
                       fade.complement ? 1.0f : 0.0f, 0,      0,      0};
-  styles.insert(styles.end(), t, t + 8);
+  std::copy(t, t + 8, style);
 }
 
 void check_fade(const CrowdFade& fade, const std::string& place) {
@@ -396,38 +395,30 @@ Image Renderer::render_crowd(const CrowdFrame& frame, const Camera& camera,
   CrowdGl& c = s.crowd_gl();
   const Vec3f sun = Impl::sun_direction();
 
-  // One index space for the style and place buffers: skeletons, then VATs and impostors grouped
-  // by bake (one instanced draw per bake and mesh).
-  const auto by_bake = [&](std::span<const CrowdBakedInstance> instances, size_t bakes,
-                           std::vector<size_t>& starts) {
+  // One index space for the style and place buffers (8 floats an instance each): skeletons,
+  // then VATs and impostors grouped by bake by a counting sort, so that one instanced draw per
+  // bake and mesh covers [first + starts[b], first + starts[b + 1]).
+  const size_t total = std::max<size_t>(1, n_skel + frame.vats.size() + frame.impostors.size());
+  c.styles.assign(total * 8, 0.0f);  // at least one instance: an empty buffer cannot be bound
+  c.places.assign(total * 8, 0.0f);
+  for (size_t i = 0; i < n_skel; ++i)
+    render_detail::write_style(&c.styles[i * 8], frame.skeletons[i].tint, frame.skeletons[i].fade);
+  const auto group_by_bake = [&](std::span<const CrowdBakedInstance> instances, size_t bakes,
+                                 size_t first, std::vector<size_t>& starts) {
     starts.assign(bakes + 1, 0);
     for (const CrowdBakedInstance& b : instances) ++starts[size_t(b.bake) + 1];
     std::partial_sum(starts.begin(), starts.end(), starts.begin());
     std::vector<size_t> next(starts.begin(), starts.end() - 1);
-    std::vector<uint32_t> order(instances.size());
-    for (size_t i = 0; i < instances.size(); ++i) order[next[size_t(instances[i].bake)]++] = i;
-    return order;
+    for (const CrowdBakedInstance& b : instances) {
+      const size_t slot = first + next[size_t(b.bake)]++;
+      render_detail::write_style(&c.styles[slot * 8], b.tint, b.fade);
+      const float place[8] = {b.position.x, b.position.y, b.position.z, b.yaw, b.time, 0, 0, 0};
+      std::copy(place, place + 8, &c.places[slot * 8]);
+    }
   };
   std::vector<size_t> vat_starts, impostor_starts;
-  const std::vector<uint32_t> vat_order = by_bake(frame.vats, vat_count, vat_starts);
-  const std::vector<uint32_t> impostor_order =
-      by_bake(frame.impostors, impostor_count, impostor_starts);
-  c.styles.clear();
-  c.places.clear();
-  for (const CrowdSkeletonInstance& k : frame.skeletons) {
-    render_detail::push_style(c.styles, k.tint, k.fade);
-    c.places.insert(c.places.end(), 8, 0.0f);
-  }
-  for (const auto* group : {&vat_order, &impostor_order}) {
-    const auto instances = group == &vat_order ? frame.vats : frame.impostors;
-    for (const uint32_t i : *group) {
-      const CrowdBakedInstance& b = instances[i];
-      render_detail::push_style(c.styles, b.tint, b.fade);
-      const float place[8] = {b.position.x, b.position.y, b.position.z, b.yaw, b.time, 0, 0, 0};
-      c.places.insert(c.places.end(), place, place + 8);
-    }
-  }
-  if (c.styles.empty()) c.styles.assign(8, 0.0f), c.places.assign(8, 0.0f);  // keep them bindable
+  group_by_bake(frame.vats, vat_count, n_skel, vat_starts);
+  group_by_bake(frame.impostors, impostor_count, n_skel + frame.vats.size(), impostor_starts);
   glNamedBufferData(c.style_buffer, GLsizeiptr(c.styles.size() * sizeof(float)), c.styles.data(),
                     GL_STREAM_DRAW);
   glNamedBufferData(c.place_buffer, GLsizeiptr(c.places.size() * sizeof(float)), c.places.data(),
