@@ -2,6 +2,9 @@
 // sizes, masses, pins, wind and sphere for every engine.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 namespace kinema::cloth_bench {
 
 constexpr int kResolution = 64;     ///< vertices along each side
@@ -12,5 +15,27 @@ constexpr double kWind = 3.0;       ///< m/s along +z (the flag)
 constexpr int kSettleSteps = 60;    ///< steps before the timing starts
 // The sphere scene: a horizontal cloth at y = kDropHeight over a sphere under its centre.
 constexpr double kDropHeight = 0.7, kSphereRadius = 0.4;
+
+/// Untimed steps after the timing whose largest stretch is recorded: the stretch at one instant
+/// is a poor figure — a loose solve leaves a cloth in a state that depends chaotically on the
+/// rounding, and one end state can be lucky — so the median and the largest over these steps
+/// are reported too.
+constexpr int kStretchSteps = 300;
+
+struct StretchOverRun {
+  double median_pct = 0, largest_pct = 0;
+};
+
+/// Runs kStretchSteps steps of `step()`, measuring `stretch()` (relative) after each.
+template <class Step, class Stretch>
+StretchOverRun stretch_over_run(Step&& step, Stretch&& stretch) {
+  std::vector<double> values;
+  for (int i = 0; i < kStretchSteps; ++i) {
+    step();
+    values.push_back(100 * stretch());
+  }
+  std::sort(values.begin(), values.end());
+  return {values[values.size() / 2], values.back()};
+}
 
 }  // namespace kinema::cloth_bench

@@ -12,55 +12,21 @@
 #include <queue>
 #include <string>
 
+#include "cloth_internal.h"
+#include "cloth_jacobi.h"
 #include "cloth_multigrid.h"
 #include "kinema/core/error.h"
-#include "parallel_blocks.h"
 
 namespace kinema {
-
-/// The threads a cloth runs on, made once (an arena per substep cost its set-up every time).
-struct Cloth::Parallel {
-  tbb::task_arena arena;
-  explicit Parallel(int threads) : arena(threads > 0 ? threads : tbb::task_arena::automatic) {}
-};
 
 namespace {
 
 constexpr const char* kPlace = "cloth";
-constexpr std::uint32_t kNone = 0xFFFFFFFFu;
-constexpr size_t kBlock = 1024;  ///< vertices per parallel task (and per partial sum)
+using cloth_detail::for_blocks;
+using cloth_detail::kNone;
 constexpr std::uint32_t kParallelSprings = 1024;  ///< a colour with fewer runs in one thread
 constexpr size_t kTetherAnchors = 4;              ///< tethers per vertex at most
 constexpr size_t kTetherSources = 64;             ///< more anchors than this: the nearest one only
-
-using Sym3 = detail::ClothSym3;
-
-/// a·nnᵀ + b·I.
-Sym3 outer_plus_identity(const Vec3& n, double a, double b) {
-  return {a * n.x * n.x + b, a * n.y * n.y + b, a * n.z * n.z + b,
-          a * n.x * n.y,     a * n.x * n.z,     a * n.y * n.z};
-}
-
-/// Runs body(begin, end) over [0, n) in blocks of kBlock, in parallel unless one thread is asked.
-template <class Body>
-void for_blocks(tbb::task_arena& arena, int threads, size_t n, const Body& body) {
-  detail::for_blocks(&arena, threads, n, kBlock, body);
-}
-
-/// Σ f(i) over [0, n), summed per block then over the blocks in order: the same bits whatever
-/// the thread count.
-template <class F>
-double deterministic_sum(tbb::task_arena& arena, int threads, size_t n, const F& f) {
-  std::vector<double> partial((n + kBlock - 1) / kBlock, 0.0);
-  for_blocks(arena, threads, n, [&](size_t begin, size_t end) {
-    double s = 0;
-    for (size_t i = begin; i < end; ++i) s += f(i);
-    partial[begin / kBlock] = s;
-  });
-  double total = 0;
-  for (double p : partial) total += p;
-  return total;
-}
 
 }  // namespace
 
@@ -491,143 +457,6 @@ void Cloth::substep_semi_implicit(double h) {
     v_[i] += fi * (h * inverse_mass_[i]);
     x_[i] += v_[i] * h;
   }
-}
-
-// The multigrid's fine network: the free vertices (numbered in order) and the springs between
-// two free vertices, in spring order. Built at the first implicit step; a copied cloth gets its
-// own copy before it writes to a shared one.
-detail::ClothMultigrid& Cloth::multigrid() {
-  if (!multigrid_) {
-    const size_t n = x_.size();
-    free_index_.assign(n, kNone);
-    free_vertex_.clear();
-    for (size_t i = 0; i < n; ++i)
-      if (inverse_mass_[i] != 0) {
-        free_index_[i] = std::uint32_t(free_vertex_.size());
-        free_vertex_.push_back(std::uint32_t(i));
-      }
-    std::vector<std::array<std::uint32_t, 2>> edges;
-    std::vector<double> weight;
-    network_spring_.clear();
-    for (std::uint32_t s = 0; s < springs_.size(); ++s) {
-      const ClothSpring& sp = springs_[s];
-      if (inverse_mass_[sp.a] == 0 || inverse_mass_[sp.b] == 0) continue;
-      edges.push_back({free_index_[sp.a], free_index_[sp.b]});
-      weight.push_back(stiffness_[s]);
-      network_spring_.push_back(s);
-    }
-    multigrid_ = std::make_shared<detail::ClothMultigrid>(
-        free_vertex_.size(), std::move(edges), weight,
-        o_.preconditioner == ClothPreconditioner::Multigrid);
-  } else if (multigrid_.use_count() > 1) {
-    multigrid_ = std::make_shared<detail::ClothMultigrid>(*multigrid_);
-  }
-  return *multigrid_;
-}
-
-int Cloth::substep_implicit(double h, double& residual) {
-  const ClothMaterial& mat = o_.material;
-  tbb::task_arena& arena = parallel_->arena;
-  detail::ClothMultigrid& mg = multigrid();
-  detail::BlockNetwork& network = mg.fine();
-  const size_t free_count = free_vertex_.size();
-  std::vector<Vec3>& f = force_;
-  forces(f);
-  // Per spring: the force on a, the stiffness block K_s = k·(nnᵀ + max(0, 1 − L0/l)·(I − nnᵀ))
-  // (the compressive part left out so that the system stays positive definite) and the system
-  // block S_s = h·c·nnᵀ + h²·K_s.
-  std::vector<Vec3>& on_a = on_a_;
-  std::vector<Sym3>& stiffness = stiffness_block_;
-  std::vector<Sym3>& system = system_block_;
-  on_a.assign(springs_.size(), Vec3{0, 0, 0});
-  stiffness.assign(springs_.size(), Sym3{});
-  system.assign(springs_.size(), Sym3{});
-  for (size_t s = 0; s < springs_.size(); ++s) {
-    const ClothSpring& sp = springs_[s];
-    const Vec3 d = x_[sp.b] - x_[sp.a];
-    const double len = length(d);
-    if (!(len > 0)) continue;
-    const Vec3 dir = d / len;
-    const double k = stiffness_[s], c = mat.spring_damping;
-    on_a[s] = dir * (k * (len - sp.rest_length) + c * dot(v_[sp.b] - v_[sp.a], dir));
-    const double transverse = std::max(0.0, 1 - sp.rest_length / len);
-    stiffness[s] = outer_plus_identity(dir, k * (1 - transverse), k * transverse);
-    system[s] =
-        outer_plus_identity(dir, h * c + h * h * k * (1 - transverse), h * h * k * transverse);
-  }
-  const double diagonal_scale = 1 + h * mat.air_drag;  // air drag taken implicitly too
-  // The system over the free vertices (kinematic ones move at their prescribed velocity: their
-  // Δv is 0, so a spring to one adds its block to the free vertex's own block only).
-  std::vector<Vec3>& b = b_;
-  b.assign(free_count, Vec3{0, 0, 0});
-  for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
-    for (size_t fi = begin; fi < end; ++fi) {
-      const std::uint32_t i = free_vertex_[fi];
-      Vec3 force = f[i], kv{0, 0, 0};
-      const double own = mass_[i] * diagonal_scale;
-      Sym3 block{own, own, own, 0, 0, 0};
-      for (std::uint32_t e = spring_start_[i]; e < spring_start_[i + 1]; ++e) {
-        const std::uint32_t s = spring_of_[e];
-        const bool is_a = springs_[s].a == i;
-        const std::uint32_t j = is_a ? springs_[s].b : springs_[s].a;
-        force += is_a ? on_a[s] : -on_a[s];
-        kv -= stiffness[s] * (v_[i] - v_[j]);  // (∂f/∂x·v)_i
-        if (inverse_mass_[j] == 0) detail::add(block, system[s]);
-      }
-      b[fi] = (force + kv * h) * h;
-      network.own[fi] = block;
-    }
-  });
-  for (size_t e = 0; e < network_spring_.size(); ++e)
-    network.edge_block[e] = system[network_spring_[e]];
-  mg.update();
-  auto dot_all = [&](const std::vector<Vec3>& a, const std::vector<Vec3>& c) {
-    return deterministic_sum(arena, o_.threads, free_count,
-                             [&](size_t i) { return dot(a[i], c[i]); });
-  };
-  std::vector<Vec3>& dv = dv_;
-  dv.assign(free_count, Vec3{0, 0, 0});
-  // Preconditioned conjugate gradients from Δv = 0 (block Jacobi, or one multigrid V-cycle).
-  std::vector<Vec3>&r = r_, &z = z_, &p = p_, &q = q_;
-  z.resize(free_count);
-  q.resize(free_count);
-  r = b;
-  mg.precondition(r, z);
-  p = z;
-  double rz = dot_all(r, z);
-  const double b_norm = std::sqrt(dot_all(b, b));
-  int iterations = 0;
-  residual = 0;
-  if (b_norm > 0) {
-    residual = std::sqrt(dot_all(r, r)) / b_norm;
-    while (iterations < o_.cg_max_iterations && residual > o_.cg_tolerance) {
-      mg.multiply(0, p, q);
-      const double pq = dot_all(p, q);
-      if (!(pq > 0)) break;
-      const double alpha = rz / pq;
-      for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-          dv[i] += p[i] * alpha;
-          r[i] -= q[i] * alpha;
-        }
-      });
-      ++iterations;
-      residual = std::sqrt(dot_all(r, r)) / b_norm;
-      if (residual <= o_.cg_tolerance) break;
-      mg.precondition(r, z);
-      const double rz_next = dot_all(r, z), beta = rz_next / rz;
-      rz = rz_next;
-      for_blocks(arena, o_.threads, free_count, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) p[i] = z[i] + p[i] * beta;
-      });
-    }
-  }
-  for (size_t fi = 0; fi < free_count; ++fi) {
-    const std::uint32_t i = free_vertex_[fi];
-    v_[i] += dv[fi];
-    x_[i] += v_[i] * h;
-  }
-  return iterations;
 }
 
 void Cloth::substep_xpbd(double h) {
