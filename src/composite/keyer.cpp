@@ -40,21 +40,39 @@ void validate(const KeyerOptions& options) {
                 "the screen colour has no channel ahead of both others (green or blue screen)");
 }
 
+/// The keyer with its screen's channels and difference worked out once.
+class Keyer {
+ public:
+  explicit Keyer(const KeyerOptions& options)
+      : o_(options),
+        c_(channels_of(options.screen)),
+        inverse_screen_difference_(1 / difference(options.screen, c_)) {}
+
+  float alpha(const float rgb[3]) const {
+    return 1 - std::clamp(difference(rgb, c_) * inverse_screen_difference_, 0.0f, 1.0f);
+  }
+
+  Rgba pixel(const float rgb[3]) const {
+    const float a = alpha(rgb);
+    float fg[3];
+    for (int i = 0; i < 3; ++i)
+      fg[i] = o_.subtract_screen ? std::max(rgb[i] - (1 - a) * o_.screen[i], 0.0f) : rgb[i] * a;
+    if (o_.suppress_spill) fg[c_.key] = std::min(fg[c_.key], 0.5f * (fg[c_.first] + fg[c_.second]));
+    return {fg[0], fg[1], fg[2], a};
+  }
+
+ private:
+  KeyerOptions o_;
+  Channels c_;
+  float inverse_screen_difference_;
+};
+
 float key_alpha(const float rgb[3], const KeyerOptions& options) {
-  const Channels c = channels_of(options.screen);
-  const float screen_difference = difference(options.screen, c);
-  return 1 - std::clamp(difference(rgb, c) / screen_difference, 0.0f, 1.0f);
+  return Keyer(options).alpha(rgb);
 }
 
 Rgba key_pixel(const float rgb[3], const KeyerOptions& options) {
-  const Channels c = channels_of(options.screen);
-  const float alpha = key_alpha(rgb, options);
-  float fg[3];
-  for (int i = 0; i < 3; ++i)
-    fg[i] = options.subtract_screen ? std::max(rgb[i] - (1 - alpha) * options.screen[i], 0.0f)
-                                    : rgb[i] * alpha;
-  if (options.suppress_spill) fg[c.key] = std::min(fg[c.key], 0.5f * (fg[c.first] + fg[c.second]));
-  return {fg[0], fg[1], fg[2], alpha};
+  return Keyer(options).pixel(rgb);
 }
 
 Image key(const Image& plate, const KeyerOptions& options, const std::optional<Matte>& garbage) {
@@ -64,11 +82,12 @@ Image key(const Image& plate, const KeyerOptions& options, const std::optional<M
                 std::to_string(garbage->width) + "×" + std::to_string(garbage->height) +
                     " against the plate's " + std::to_string(plate.width) + "×" +
                     std::to_string(plate.height) + ": the matte must be the plate's size");
+  const Keyer keyer(options);
   Image out(plate.width, plate.height);
   for (std::size_t i = 0; i < plate.pixels.size(); ++i) {
     const Rgba& p = plate.pixels[i];
     const float rgb[3] = {p.r, p.g, p.b};
-    Rgba k = key_pixel(rgb, options);
+    Rgba k = keyer.pixel(rgb);
     if (garbage) {
       const float m = garbage->values[i];
       k = {k.r * m, k.g * m, k.b * m, k.a * m};

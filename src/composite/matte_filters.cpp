@@ -50,22 +50,27 @@ Matte blur(const Matte& matte, double sigma) {
   for (int i = -reach; i <= reach; ++i)
     sum += kernel[std::size_t(i + reach)] = std::exp(-0.5 * i * i / (sigma * sigma));
   for (double& k : kernel) k /= sum;
-  // Rows, then columns.
-  Matte rows(matte.width, matte.height), out(matte.width, matte.height);
-  for (int y = 0; y < matte.height; ++y)
-    for (int x = 0; x < matte.width; ++x) {
+  // Rows, then columns; the columns a whole row at a time (each output row a weighted sum of
+  // input rows), so that both passes read memory in order.
+  const int w = matte.width, h = matte.height;
+  Matte rows(w, h), out(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
       double v = 0;
       for (int i = -reach; i <= reach; ++i)
-        v += kernel[std::size_t(i + reach)] * matte.at(std::clamp(x + i, 0, matte.width - 1), y);
+        v += kernel[std::size_t(i + reach)] * matte.at(std::clamp(x + i, 0, w - 1), y);
       rows.at(x, y) = float(v);
     }
-  for (int y = 0; y < matte.height; ++y)
-    for (int x = 0; x < matte.width; ++x) {
-      double v = 0;
-      for (int i = -reach; i <= reach; ++i)
-        v += kernel[std::size_t(i + reach)] * rows.at(x, std::clamp(y + i, 0, matte.height - 1));
-      out.at(x, y) = float(v);
+  std::vector<double> column_sum(static_cast<std::size_t>(w));
+  for (int y = 0; y < h; ++y) {
+    std::fill(column_sum.begin(), column_sum.end(), 0.0);
+    for (int i = -reach; i <= reach; ++i) {
+      const double k = kernel[std::size_t(i + reach)];
+      const float* row = &rows.values[std::size_t(std::clamp(y + i, 0, h - 1)) * std::size_t(w)];
+      for (int x = 0; x < w; ++x) column_sum[std::size_t(x)] += k * row[x];
     }
+    for (int x = 0; x < w; ++x) out.at(x, y) = float(column_sum[std::size_t(x)]);
+  }
   return out;
 }
 
