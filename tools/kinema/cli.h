@@ -75,6 +75,7 @@ VerbRun register_drive(CLI::App& app, const GlobalOptions& global);
 VerbRun register_grow(CLI::App& app, const GlobalOptions& global);
 VerbRun register_crowd(CLI::App& app, const GlobalOptions& global);
 VerbRun register_gait(CLI::App& app, const GlobalOptions& global);
+VerbRun register_key(CLI::App& app, const GlobalOptions& global);
 
 /// A subcommand of a verb: its CLI app (to see whether it was given) and what it runs.
 struct SubVerb {

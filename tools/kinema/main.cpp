@@ -90,6 +90,7 @@ int run(int argc, char** argv) {
       {"grow", register_grow(app, global)},
       {"crowd", register_crowd(app, global)},
       {"gait", register_gait(app, global)},
+      {"key", register_key(app, global)},
       // clang-format on
   };
 
