@@ -250,6 +250,8 @@ class Cloth {
   // Buffers kept from step to step: allocated anew, the large ones would be mapped and
   // page-faulted in at every substep.
   std::vector<Vec3> force_, triangle_force_, on_a_, b_, dv_, r_, z_, p_, q_, before_;
+  // Multigrid path: per spring, its stiffness and system blocks; block-Jacobi path: per free
+  // vertex, its own block and the system's diagonal block.
   std::vector<detail::ClothSym3> stiffness_block_, system_block_;
   // ImplicitEuler: the free vertices (and each vertex's index among them, kNone if kinematic),
   // the spring behind each edge of the multigrid's fine network, and the multigrid.
