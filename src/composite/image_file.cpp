@@ -135,41 +135,43 @@ Matte read_matte_png(const std::string& path) {
   return matte;
 }
 
-std::string encode_png(const Image& image) {
-  if (image.width <= 0 || image.height <= 0 || image.pixels.empty())
-    throw Error({}, "PNG", "the image is empty");
-  std::vector<unsigned char> rgba(image.pixels.size() * 4);
-  auto code = [](float v) { return (unsigned char)std::lround(std::clamp(v, 0.0f, 1.0f) * 255); };
-  for (std::size_t i = 0; i < image.pixels.size(); ++i) {
-    const Rgba p = unpremultiply(image.pixels[i]);
-    rgba[4 * i + 0] = code(linear_to_srgb(p.r));
-    rgba[4 * i + 1] = code(linear_to_srgb(p.g));
-    rgba[4 * i + 2] = code(linear_to_srgb(p.b));
-    rgba[4 * i + 3] = code(image.pixels[i].a);
-  }
+namespace {
+
+/// A value in [0, 1] (clamped) as an 8-bit code.
+unsigned char code8(float v) { return (unsigned char)std::lround(std::clamp(v, 0.0f, 1.0f) * 255); }
+
+/// PNG bytes of 8-bit samples, `channels` a pixel, row by row. Throws for an empty image.
+std::string png_bytes(int width, int height, int channels, const std::vector<unsigned char>& data,
+                      const char* what) {
+  if (width <= 0 || height <= 0 || data.empty())
+    throw Error({}, "PNG", std::string("the ") + what + " is empty");
   std::string bytes;
-  auto sink = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), std::size_t(size));
+  auto sink = [](void* context, void* chunk, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(chunk), std::size_t(size));
   };
-  if (!stbi_write_png_to_func(sink, &bytes, image.width, image.height, 4, rgba.data(),
-                              image.width * 4))
+  if (!stbi_write_png_to_func(sink, &bytes, width, height, channels, data.data(), width * channels))
     throw Error({}, "PNG", "the encoder failed");
   return bytes;
 }
 
+}  // namespace
+
+std::string encode_png(const Image& image) {
+  std::vector<unsigned char> rgba(image.pixels.size() * 4);
+  for (std::size_t i = 0; i < image.pixels.size(); ++i) {
+    const Rgba p = unpremultiply(image.pixels[i]);
+    rgba[4 * i + 0] = code8(linear_to_srgb(p.r));
+    rgba[4 * i + 1] = code8(linear_to_srgb(p.g));
+    rgba[4 * i + 2] = code8(linear_to_srgb(p.b));
+    rgba[4 * i + 3] = code8(image.pixels[i].a);
+  }
+  return png_bytes(image.width, image.height, 4, rgba, "image");
+}
+
 std::string encode_matte_png(const Matte& matte) {
-  if (matte.width <= 0 || matte.height <= 0 || matte.values.empty())
-    throw Error({}, "PNG", "the matte is empty");
   std::vector<unsigned char> grey(matte.values.size());
-  for (std::size_t i = 0; i < grey.size(); ++i)
-    grey[i] = (unsigned char)std::lround(std::clamp(matte.values[i], 0.0f, 1.0f) * 255);
-  std::string bytes;
-  auto sink = [](void* context, void* data, int size) {
-    static_cast<std::string*>(context)->append(static_cast<const char*>(data), std::size_t(size));
-  };
-  if (!stbi_write_png_to_func(sink, &bytes, matte.width, matte.height, 1, grey.data(), matte.width))
-    throw Error({}, "PNG", "the encoder failed");
-  return bytes;
+  for (std::size_t i = 0; i < grey.size(); ++i) grey[i] = code8(matte.values[i]);
+  return png_bytes(matte.width, matte.height, 1, grey, "matte");
 }
 
 void write_png(const std::string& path, const Image& image) {

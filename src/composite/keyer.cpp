@@ -87,12 +87,8 @@ Image key(const Image& plate, const KeyerOptions& options, const std::optional<M
   for (std::size_t i = 0; i < plate.pixels.size(); ++i) {
     const Rgba& p = plate.pixels[i];
     const float rgb[3] = {p.r, p.g, p.b};
-    Rgba k = keyer.pixel(rgb);
-    if (garbage) {
-      const float m = garbage->values[i];
-      k = {k.r * m, k.g * m, k.b * m, k.a * m};
-    }
-    out.pixels[i] = k;
+    const Rgba k = keyer.pixel(rgb);
+    out.pixels[i] = garbage ? scaled(k, garbage->values[i]) : k;
   }
   return out;
 }

@@ -56,11 +56,8 @@ Image composite(PorterDuff op, const Image& a, const Image& b) {
 Image apply_matte(const Image& image, const Matte& matte, bool invert) {
   same_size(image.width, image.height, matte.width, matte.height, "matte");
   Image out = image;
-  for (std::size_t i = 0; i < out.pixels.size(); ++i) {
-    const float m = invert ? 1 - matte.values[i] : matte.values[i];
-    Rgba& p = out.pixels[i];
-    p = {p.r * m, p.g * m, p.b * m, p.a * m};
-  }
+  for (std::size_t i = 0; i < out.pixels.size(); ++i)
+    out.pixels[i] = scaled(out.pixels[i], invert ? 1 - matte.values[i] : matte.values[i]);
   return out;
 }
 

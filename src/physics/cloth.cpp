@@ -13,8 +13,6 @@
 #include <string>
 
 #include "cloth_internal.h"
-#include "cloth_jacobi.h"
-#include "cloth_multigrid.h"
 #include "kinema/core/error.h"
 
 namespace kinema {

@@ -23,6 +23,9 @@ struct Rgba {
 /// A straight (unassociated) colour with its coverage → premultiplied.
 constexpr Rgba premultiply(float r, float g, float b, float a) { return {r * a, g * a, b * a, a}; }
 
+/// All four channels times s: a premultiplied pixel seen through coverage s (a matte's value).
+constexpr Rgba scaled(const Rgba& p, float s) { return {p.r * s, p.g * s, p.b * s, p.a * s}; }
+
 /// Premultiplied → straight colour (r, g, b divided by a); a pixel with a = 0 has no colour to
 /// recover and gives (0, 0, 0, 0).
 Rgba unpremultiply(const Rgba& p);
