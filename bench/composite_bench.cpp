@@ -1,13 +1,18 @@
 // Compositing throughput on a 1920 × 1080 frame: keying a green-screen plate (colour difference,
-// screen subtraction, spill suppression), "over" of two premultiplied images, and a 5 px matte
-// blur. Reported per frame and, as a counter, in megapixels a second.
+// screen subtraction, spill suppression), "over" of two premultiplied images, a 5 px matte blur,
+// lens remapping through an ST-map (and building the map), EXR encode/decode (half, zip),
+// differential rendering, grain measurement and grain, and roto rasterization. Reported per
+// frame and, as a counter, in megapixels a second.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "kinema/composite/exr_file.h"
 #include "kinema/composite/keyer.h"
+#include "kinema/composite/lens.h"
 #include "kinema/composite/matte_filters.h"
+#include "kinema/composite/plate_match.h"
 #include "kinema/composite/porter_duff.h"
 
 namespace kinema::composite {
@@ -55,6 +60,67 @@ void BM_MatteBlur(benchmark::State& state) {
   per_megapixel(state);
 }
 BENCHMARK(BM_MatteBlur)->Unit(benchmark::kMillisecond);
+
+/// A typical matchmove lens on the 1080p frame (OpenCV's values).
+const BrownConrady kLens{-0.12, 0.03, 0, 1e-3, -5e-4};
+const LensIntrinsics kIntrinsics{1866.7, 1866.7, (kWidth - 1) / 2.0, (kHeight - 1) / 2.0};
+
+void BM_LensRemap(benchmark::State& state) {
+  const Image input = plate();
+  const StMap map = st_map_undistort(kLens, kIntrinsics, kWidth, kHeight);
+  for (auto _ : state) benchmark::DoNotOptimize(remap(input, map).pixels.data());
+  per_megapixel(state);
+}
+BENCHMARK(BM_LensRemap)->Unit(benchmark::kMillisecond);
+
+void BM_LensStMapBuild(benchmark::State& state) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(st_map_undistort(kLens, kIntrinsics, kWidth, kHeight).s.data());
+  per_megapixel(state);
+}
+BENCHMARK(BM_LensStMapBuild)->Unit(benchmark::kMillisecond);
+
+void BM_ExrEncodeHalfZip(benchmark::State& state) {
+  const Image input = plate();
+  for (auto _ : state) benchmark::DoNotOptimize(encode_exr(input).data());
+  per_megapixel(state);
+}
+BENCHMARK(BM_ExrEncodeHalfZip)->Unit(benchmark::kMillisecond);
+
+void BM_ExrDecodeHalfZip(benchmark::State& state) {
+  const std::string bytes = encode_exr(plate());
+  // Includes OpenEXR's whole-file check that runs before every decode.
+  for (auto _ : state) benchmark::DoNotOptimize(decode_exr(bytes, "bench.exr").pixels.data());
+  per_megapixel(state);
+}
+BENCHMARK(BM_ExrDecodeHalfZip)->Unit(benchmark::kMillisecond);
+
+void BM_DifferentialComposite(benchmark::State& state) {
+  const Image p = plate(), with(kWidth, kHeight, {0.3f, 0.3f, 0.3f, 1}),
+              without(kWidth, kHeight, {0.5f, 0.5f, 0.5f, 1}), object = key(plate());
+  for (auto _ : state)
+    benchmark::DoNotOptimize(differential_composite(p, with, without, &object).pixels.data());
+  per_megapixel(state);
+}
+BENCHMARK(BM_DifferentialComposite)->Unit(benchmark::kMillisecond);
+
+void BM_GrainEstimate(benchmark::State& state) {
+  Image p = plate();
+  add_grain(p, {0.02f, 0.02f, 0.02f}, 1);
+  for (auto _ : state) benchmark::DoNotOptimize(estimate_grain(p));
+  per_megapixel(state);
+}
+BENCHMARK(BM_GrainEstimate)->Unit(benchmark::kMillisecond);
+
+void BM_GrainAdd(benchmark::State& state) {
+  Image p = plate();
+  for (auto _ : state) {
+    add_grain(p, {0.02f, 0.02f, 0.02f}, 1);
+    benchmark::DoNotOptimize(p.pixels.data());
+  }
+  per_megapixel(state);
+}
+BENCHMARK(BM_GrainAdd)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kinema::composite

@@ -5,8 +5,10 @@
 #include "kinema/composite/image_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <string>
@@ -126,8 +128,10 @@ Image read_png(const std::string& path, bool linear) {
   return decode_png(read_file(path), path, linear);
 }
 
-Matte read_matte_png(const std::string& path) {
-  const Samples s = decode_samples(read_file(path), path);
+namespace {
+
+Matte decode_matte_png(std::string_view bytes, const std::string& name) {
+  const Samples s = decode_samples(bytes, name);
   Matte matte(s.width, s.height);
   const bool alpha = s.channels == 2 || s.channels == 4;
   for (std::size_t i = 0; i < matte.values.size(); ++i)
@@ -135,16 +139,26 @@ Matte read_matte_png(const std::string& path) {
   return matte;
 }
 
+}  // namespace
+
+Matte read_matte_png(const std::string& path) { return decode_matte_png(read_file(path), path); }
+
 namespace {
 
-/// A value in [0, 1] (clamped) as an 8-bit code.
-unsigned char code8(float v) { return (unsigned char)std::lround(std::clamp(v, 0.0f, 1.0f) * 255); }
+/// A value in [0, 1] (clamped) as an 8- or 16-bit code.
+unsigned code(float v, unsigned max) {
+  return unsigned(std::lround(double(std::clamp(v, 0.0f, 1.0f)) * max));
+}
 
-/// PNG bytes of 8-bit samples, `channels` a pixel, row by row. Throws for an empty image.
+void check_size(int width, int height, std::size_t samples, const char* what) {
+  if (width <= 0 || height <= 0 || samples == 0)
+    throw Error({}, "PNG", std::string("the ") + what + " is empty");
+}
+
+/// PNG bytes of 8-bit samples, `channels` a pixel, row by row (stb_image_write's encoder).
 std::string png_bytes(int width, int height, int channels, const std::vector<unsigned char>& data,
                       const char* what) {
-  if (width <= 0 || height <= 0 || data.empty())
-    throw Error({}, "PNG", std::string("the ") + what + " is empty");
+  check_size(width, height, data.size(), what);
   std::string bytes;
   auto sink = [](void* context, void* chunk, int size) {
     static_cast<std::string*>(context)->append(static_cast<const char*>(chunk), std::size_t(size));
@@ -154,34 +168,191 @@ std::string png_bytes(int width, int height, int channels, const std::vector<uns
   return bytes;
 }
 
+std::uint32_t crc32(const unsigned char* data, std::size_t size, std::uint32_t crc = 0) {
+  crc = ~crc;
+  for (std::size_t i = 0; i < size; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+void append_be32(std::string& out, std::uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(char((v >> shift) & 0xff));
+}
+
+void append_chunk(std::string& out, const char type[4], const std::string& payload) {
+  append_be32(out, std::uint32_t(payload.size()));
+  const std::size_t start = out.size();
+  out.append(type, 4);
+  out += payload;
+  append_be32(
+      out, crc32(reinterpret_cast<const unsigned char*>(out.data() + start), out.size() - start));
+}
+
+int paeth(int a, int b, int c) {
+  const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/// PNG bytes of 16-bit samples. stb_image_write writes only 8 bits, so the chunks are laid out
+/// here around its zlib compressor; every row uses the Paeth filter (8 bytes a pixel for RGBA).
+std::string png16_bytes(int width, int height, int channels, const std::vector<std::uint16_t>& data,
+                        const char* what) {
+  check_size(width, height, data.size(), what);
+  const std::size_t bpp = std::size_t(channels) * 2, row = std::size_t(width) * bpp;
+  std::vector<unsigned char> raw(std::size_t(height) * row), filtered;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    raw[2 * i] = (unsigned char)(data[i] >> 8);
+    raw[2 * i + 1] = (unsigned char)(data[i] & 0xff);
+  }
+  filtered.reserve(std::size_t(height) * (row + 1));
+  for (std::size_t y = 0; y < std::size_t(height); ++y) {
+    filtered.push_back(4);  // Paeth
+    const unsigned char* line = &raw[y * row];
+    const unsigned char* above = y > 0 ? &raw[(y - 1) * row] : nullptr;
+    for (std::size_t x = 0; x < row; ++x) {
+      const int a = x >= bpp ? line[x - bpp] : 0, b = above ? above[x] : 0,
+                c = above && x >= bpp ? above[x - bpp] : 0;
+      filtered.push_back((unsigned char)(line[x] - paeth(a, b, c)));
+    }
+  }
+  if (filtered.size() > std::size_t(std::numeric_limits<int>::max()))
+    throw Error({}, "PNG", std::string("the ") + what + " is too large for one PNG");
+  int compressed_size = 0;
+  std::unique_ptr<unsigned char, decltype(&std::free)> compressed(
+      stbi_zlib_compress(filtered.data(), int(filtered.size()), &compressed_size, 8), &std::free);
+  if (!compressed) throw Error({}, "PNG", "the compressor failed");
+  std::string out("\x89PNG\r\n\x1a\n", 8), header;
+  append_be32(header, std::uint32_t(width));
+  append_be32(header, std::uint32_t(height));
+  header.push_back(16);  // bits a sample
+  header.push_back(char(channels == 4 ? 6 : channels == 2 ? 4 : channels == 3 ? 2 : 0));
+  header.append(3, '\0');  // deflate, adaptive filtering, no interlace
+  append_chunk(out, "IHDR", header);
+  append_chunk(
+      out, "IDAT",
+      std::string(reinterpret_cast<const char*>(compressed.get()), std::size_t(compressed_size)));
+  append_chunk(out, "IEND", {});
+  return out;
+}
+
 }  // namespace
 
-std::string encode_png(const Image& image) {
-  std::vector<unsigned char> rgba(image.pixels.size() * 4);
+std::string encode_png(const Image& image, const PngWriteOptions& options) {
+  if (options.bits != 8 && options.bits != 16)
+    throw Error({}, "PNG", "bits must be 8 or 16, not " + std::to_string(options.bits));
+  const unsigned max = options.bits == 16 ? 65535 : 255;
+  std::vector<std::uint16_t> codes(image.pixels.size() * 4);
+  auto curve = [&](float v) { return options.linear ? v : linear_to_srgb(v); };
   for (std::size_t i = 0; i < image.pixels.size(); ++i) {
     const Rgba p = unpremultiply(image.pixels[i]);
-    rgba[4 * i + 0] = code8(linear_to_srgb(p.r));
-    rgba[4 * i + 1] = code8(linear_to_srgb(p.g));
-    rgba[4 * i + 2] = code8(linear_to_srgb(p.b));
-    rgba[4 * i + 3] = code8(image.pixels[i].a);
+    codes[4 * i + 0] = std::uint16_t(code(curve(p.r), max));
+    codes[4 * i + 1] = std::uint16_t(code(curve(p.g), max));
+    codes[4 * i + 2] = std::uint16_t(code(curve(p.b), max));
+    codes[4 * i + 3] = std::uint16_t(code(image.pixels[i].a, max));
   }
-  return png_bytes(image.width, image.height, 4, rgba, "image");
+  if (options.bits == 16) return png16_bytes(image.width, image.height, 4, codes, "image");
+  return png_bytes(image.width, image.height, 4,
+                   std::vector<unsigned char>(codes.begin(), codes.end()), "image");
 }
 
-std::string encode_matte_png(const Matte& matte) {
-  std::vector<unsigned char> grey(matte.values.size());
-  for (std::size_t i = 0; i < grey.size(); ++i) grey[i] = code8(matte.values[i]);
-  return png_bytes(matte.width, matte.height, 1, grey, "matte");
+std::string encode_matte_png(const Matte& matte, int bits) {
+  if (bits != 8 && bits != 16)
+    throw Error({}, "PNG", "bits must be 8 or 16, not " + std::to_string(bits));
+  std::vector<std::uint16_t> codes(matte.values.size());
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    codes[i] = std::uint16_t(code(matte.values[i], bits == 16 ? 65535 : 255));
+  if (bits == 16) return png16_bytes(matte.width, matte.height, 1, codes, "matte");
+  return png_bytes(matte.width, matte.height, 1,
+                   std::vector<unsigned char>(codes.begin(), codes.end()), "matte");
 }
 
-void write_png(const std::string& path, const Image& image) {
+namespace {
+
+/// Runs an encoder, naming `path` in its errors, and writes the bytes atomically.
+template <class Encode>
+void write_encoded(const std::string& path, Encode&& encode) {
   std::string bytes;
   try {
-    bytes = encode_png(image);
+    bytes = encode();
   } catch (const Error& e) {
     throw Error(path, e.place(), e.reason());
   }
   write_file_atomically(path, bytes);
+}
+
+bool looks_like_exr(std::string_view bytes) {
+  return bytes.size() >= 4 && static_cast<unsigned char>(bytes[0]) == 0x76 &&
+         static_cast<unsigned char>(bytes[1]) == 0x2f &&
+         static_cast<unsigned char>(bytes[2]) == 0x31 &&
+         static_cast<unsigned char>(bytes[3]) == 0x01;
+}
+
+}  // namespace
+
+void write_png(const std::string& path, const Image& image, const PngWriteOptions& options) {
+  write_encoded(path, [&] { return encode_png(image, options); });
+}
+
+ImageFormat image_format_for_path(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (extension == "png") return ImageFormat::png;
+  if (extension == "exr") return ImageFormat::exr;
+  throw UsageError("'" + path + "': kinema writes images as .png or .exr");
+}
+
+ImageInfo read_image_info(const std::string& path) {
+  const std::string bytes = read_file(path);
+  ImageInfo info;
+  if (looks_like_exr(bytes)) {
+    const ExrInfo exr = decode_exr_info(bytes, path);
+    info.format = ImageFormat::exr;
+    info.width = exr.width, info.height = exr.height;
+    info.channels = int(exr.channels.size());
+    info.sample_type = exr.any_float32 ? "float" : "half";
+    info.color_space = exr.color_space;
+    return info;
+  }
+  const Samples s = decode_samples(bytes, path);  // checks the header and the data
+  info.width = s.width, info.height = s.height, info.channels = s.channels;
+  info.sample_type = static_cast<unsigned char>(bytes[24]) == 16 ? "16-bit" : "8-bit";
+  info.color_space = "sRGB";
+  return info;
+}
+
+Image read_image(const std::string& path, bool linear_png) {
+  const std::string bytes = read_file(path);
+  return looks_like_exr(bytes) ? decode_exr(bytes, path) : decode_png(bytes, path, linear_png);
+}
+
+Matte read_matte(const std::string& path) {
+  const std::string bytes = read_file(path);
+  return looks_like_exr(bytes) ? decode_exr_matte(bytes, path) : decode_matte_png(bytes, path);
+}
+
+std::string encode_image(ImageFormat format, const Image& image, const ImageWriteOptions& options) {
+  return format == ImageFormat::exr ? encode_exr(image, options.exr)
+                                    : encode_png(image, options.png);
+}
+
+std::string encode_matte(ImageFormat format, const Matte& matte, const ImageWriteOptions& options) {
+  if (format == ImageFormat::png) return encode_matte_png(matte, options.png.bits);
+  return encode_exr_channels(matte.width, matte.height,
+                             {ExrChannel{"Y", matte.values, options.exr.pixel_type}},
+                             options.exr.compression);
+}
+
+void write_image(const std::string& path, const Image& image, const ImageWriteOptions& options) {
+  const ImageFormat format = image_format_for_path(path);
+  write_encoded(path, [&] { return encode_image(format, image, options); });
+}
+
+void write_matte(const std::string& path, const Matte& matte, const ImageWriteOptions& options) {
+  const ImageFormat format = image_format_for_path(path);
+  write_encoded(path, [&] { return encode_matte(format, matte, options); });
 }
 
 }  // namespace kinema::composite

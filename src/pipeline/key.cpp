@@ -17,15 +17,15 @@ KeyReport run_key(const KeyRequest& r) {
   std::vector<NamedInput> inputs{{"the plate", r.plate}};
   if (!r.background.empty()) inputs.push_back({"the background", r.background});
   if (!r.garbage.empty()) inputs.push_back({"the garbage matte", r.garbage});
-  static constexpr std::array<std::string_view, 1> kPng{"png"};
-  check_output_file(r.out, inputs, kPng, "key writes .png");
+  static constexpr std::array<std::string_view, 2> kImages{"png", "exr"};
+  check_output_file(r.out, inputs, kImages, "key writes .png or .exr");
   if (!r.matte_out.empty()) {
-    check_output_file(r.matte_out, inputs, kPng, "key writes .png");
+    check_output_file(r.matte_out, inputs, kImages, "key writes .png or .exr");
     if (same_file(r.matte_out, r.out))
       throw UsageError("the matte and the image would be the same file: " + r.out);
   }
   composite::validate(r.keyer);
-  const composite::Image plate = composite::read_png(r.plate);
+  const composite::Image plate = composite::read_image(r.plate, r.linear);
   // A matte or background must be the plate's size.
   auto check_size = [&](const std::string& file, int width, int height) {
     if (width != plate.width || height != plate.height)
@@ -35,12 +35,12 @@ KeyReport run_key(const KeyRequest& r) {
   };
   std::optional<composite::Matte> garbage;
   if (!r.garbage.empty()) {
-    garbage = composite::read_matte_png(r.garbage);
+    garbage = composite::read_matte(r.garbage);
     check_size(r.garbage, garbage->width, garbage->height);
   }
   std::optional<composite::Image> background;
   if (!r.background.empty()) {
-    background = composite::read_png(r.background);
+    background = composite::read_image(r.background, r.linear);
     check_size(r.background, background->width, background->height);
   }
   const auto start = std::chrono::steady_clock::now();
@@ -63,9 +63,14 @@ KeyReport run_key(const KeyRequest& r) {
   report.transparent_fraction = double(transparent) / n;
   report.opaque_fraction = double(opaque) / n;
   // Encode everything before writing anything: a failure leaves no output.
-  const std::string image_bytes = composite::encode_png(result);
+  composite::ImageWriteOptions options;
+  options.png.linear = r.linear;
+  const std::string image_bytes =
+      composite::encode_image(composite::image_format_for_path(r.out), result, options);
   std::string matte_bytes;
-  if (!r.matte_out.empty()) matte_bytes = composite::encode_matte_png(composite::alpha_of(keyed));
+  if (!r.matte_out.empty())
+    matte_bytes = composite::encode_matte(composite::image_format_for_path(r.matte_out),
+                                          composite::alpha_of(keyed), options);
   write_file_atomically(r.out, image_bytes);
   report.written.push_back(r.out);
   if (!r.matte_out.empty()) {

@@ -75,6 +75,26 @@ TEST_F(KeyCli, KeysABlueScreenToo) {
   EXPECT_EQ(fg.at(50, 20).a, 1.0f);
 }
 
+TEST_F(KeyCli, WritesLinearExrForegroundAndExrAlphaFromALinearPng) {
+  // A linear-valued PNG plate (--linear: no sRGB decode): screen left, grey 0.4 right.
+  Image image(64, 48);
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x)
+      image.at(x, y) = x < 32 ? Rgba{0.1f, 0.8f, 0.15f, 1} : Rgba{0.4f, 0.4f, 0.4f, 1};
+  const std::string in = path("linear_plate.png");
+  kinema::composite::write_png(in, image, {16, true});
+  const auto r = kinema("key " + sh_quote(in) + " --screen 0.1,0.8,0.15 --linear -o " +
+                        sh_quote(path("fg.exr")) + " --alpha " + sh_quote(path("alpha.exr")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Image fg = kinema::composite::read_exr(path("fg.exr"));
+  EXPECT_LT(fg.at(5, 20).a, 0.01f);
+  EXPECT_NEAR(fg.at(50, 20).r, 0.4f, 1e-3f);  // linear in, linear out: no curve applied
+  EXPECT_EQ(fg.at(50, 20).a, 1.0f);
+  const kinema::composite::Matte alpha = kinema::composite::read_exr_matte(path("alpha.exr"));
+  EXPECT_EQ(alpha.at(50, 20), 1.0f);
+  EXPECT_LT(alpha.at(5, 20), 0.01f);
+}
+
 TEST_F(KeyCli, RefusesABrokenPlateAndWritesNothing) {
   const std::string in = path("plate.png");
   kinema::test::write_all(in, "\x89PNG\r\n\x1a\n truncated");

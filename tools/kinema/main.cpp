@@ -91,6 +91,9 @@ int run(int argc, char** argv) {
       {"crowd", register_crowd(app, global)},
       {"gait", register_gait(app, global)},
       {"key", register_key(app, global)},
+      {"comp", register_comp(app, global)},
+      {"undistort", register_undistort(app, global)},
+      {"distort", register_distort(app, global)},
       // clang-format on
   };
 

@@ -1,12 +1,12 @@
-// tools/kinema/verb_key.cpp — `kinema key PLATE.png -o OUT.png [--background BG.png]
-// [--screen green|blue|R,G,B] [--garbage MATTE.png] [--matte MATTE_OUT.png] [--no-subtract]
-// [--no-spill] [--json]`.
+// tools/kinema/verb_key.cpp — `kinema key PLATE -o OUT.png|.exr [--background BG]
+// [--screen green|blue|R,G,B] [--linear] [--garbage MATTE] [--alpha MATTE_OUT.png|.exr]
+// [--no-subtract] [--no-spill] [--json]`.
 //
 // Parses the options and runs pipeline::run_key (kinema/pipeline/key.h, docs/composite.md): the
 // colour-difference keyer on a green- or blue-screen plate, the foreground written with its alpha
 // or put over a new background. Prints the plate's size and how much of it keyed out.
 //
-// Exit codes: 1 for a command line that makes no sense (an output that is not .png or would
+// Exit codes: 1 for a command line that makes no sense (an output not .png/.exr, or one that would
 // overwrite an input); 2 for a bad image (file and reason named), a screen colour without a key
 // channel, sizes that differ, or a write failure.
 #include <iostream>
@@ -95,17 +95,20 @@ VerbRun register_key(CLI::App& app, const GlobalOptions& global) {
       "key",
       "Key a green- or blue-screen plate (colour difference, screen subtraction, spill "
       "suppression) and write the foreground with its alpha, or over a new background");
-  key->add_option("plate", r.plate, "The plate (.png, sRGB)")->required();
-  key->add_option("-o,--out", r.out, "The image to write (.png)")->required();
+  key->add_option("plate", r.plate, "The plate (.png in sRGB, or .exr)")->required();
+  key->add_option("-o,--out", r.out, "The image to write (.png or .exr)")->required();
   key->add_option("--background", r.background,
-                  "Put the foreground over this image (.png, the plate's size)");
+                  "Put the foreground over this image (.png or .exr, the plate's size)");
   key->add_option("--screen", args->screen,
                   "The screen: green (0.1,0.8,0.15), blue (0.1,0.2,0.9) or its linear R,G,B")
       ->capture_default_str();
+  key->add_flag("--linear", r.linear,
+                "The PNGs read and written hold linear values (no sRGB decode or encode)");
   key->add_option("--garbage", r.garbage,
-                  "A garbage matte (.png, the plate's size): keep only what its alpha (or grey) "
-                  "covers");
-  key->add_option("--matte", r.matte_out, "Also write the matte as a grey .png");
+                  "A garbage matte (.png or .exr, the plate's size): keep only what its alpha (or "
+                  "grey) covers");
+  key->add_option("--alpha,--matte", r.matte_out,
+                  "Also write the matte (.png as grey, or .exr as channel Y)");
   key->add_flag("--no-subtract", args->no_subtract,
                 "Keep the plate's colour times α instead of subtracting the screen");
   key->add_flag("--no-spill", args->no_spill, "Leave the screen's spill on the subject");

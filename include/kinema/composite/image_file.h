@@ -1,15 +1,17 @@
-// kinema/composite/image_file.h — PNG files in and out of compositing's premultiplied linear
-// images.
+// kinema/composite/image_file.h — image files in and out of compositing's premultiplied linear
+// images: PNG here, EXR in exr_file.h, and read_image()/write_image() choosing between them.
 //
 // PNGs hold sRGB-encoded colour with straight alpha (the PNG default); reading decodes the sRGB
 // curve to linear light and premultiplies, writing unpremultiplies and encodes. Grey, grey +
-// alpha, RGB and RGBA; 8 or 16 bits a channel in, 8 bits out (dithering left out: the rounding
-// is to the nearest code). EXR (float passes) is still to come.
+// alpha, RGB and RGBA; 8 or 16 bits a channel in and out (rounding to the nearest code, no
+// dithering). `linear` reads or writes the values with no sRGB curve (data passes, mattes, plates
+// already linearized).
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "kinema/composite/exr_file.h"
 #include "kinema/composite/image.h"
 
 namespace kinema::composite {
@@ -29,14 +31,63 @@ Image read_png(const std::string& path, bool linear = false);
 /// as stored (no sRGB curve). Throws as decode_png.
 Matte read_matte_png(const std::string& path);
 
-/// 8-bit RGBA PNG bytes of an image (sRGB-encoded, straight alpha).
-std::string encode_png(const Image& image);
+struct PngWriteOptions {
+  int bits = 8;         ///< 8 or 16 bits a channel
+  bool linear = false;  ///< store linear values (no sRGB curve)
+};
+
+/// RGBA PNG bytes of an image (sRGB-encoded unless `linear`, straight alpha). Throws
+/// kinema::Error for an empty image or bits other than 8 and 16.
+std::string encode_png(const Image& image, const PngWriteOptions& options = {});
 /// encode_png() written through a temporary file and renamed: never a half-written file.
 /// Throws kinema::Error for an empty image or a failed write.
-void write_png(const std::string& path, const Image& image);
+void write_png(const std::string& path, const Image& image, const PngWriteOptions& options = {});
 
 /// 8-bit grey PNG bytes of a matte, values as they are (clamped to [0, 1], no sRGB curve): what
 /// read_matte_png() reads back.
-std::string encode_matte_png(const Matte& matte);
+std::string encode_matte_png(const Matte& matte, int bits = 8);
+
+// ---- either format -------------------------------------------------------------------------
+
+enum class ImageFormat { png, exr };
+
+/// The format a path's extension names (.png, .exr, any case). Throws kinema::UsageError for
+/// any other: kinema writes only these two.
+ImageFormat image_format_for_path(const std::string& path);
+
+/// What an image file holds, from its header.
+struct ImageInfo {
+  ImageFormat format = ImageFormat::png;
+  int width = 0, height = 0;
+  int channels = 0;
+  std::string sample_type;  ///< "8-bit", "16-bit", "half", "float"
+  std::string color_space;  ///< "sRGB" (a PNG's default), "linear Rec.709", …
+};
+ImageInfo read_image_info(const std::string& path);
+
+/// A PNG or EXR image, told apart by the file's first bytes (not its name). `linear_png` reads a
+/// PNG's values as linear. Throws as decode_png() / decode_exr().
+Image read_image(const std::string& path, bool linear_png = false);
+/// A matte from either format (read_matte_png(), read_exr_matte()).
+Matte read_matte(const std::string& path);
+
+struct ImageWriteOptions {
+  PngWriteOptions png;
+  ExrWriteOptions exr;
+};
+/// The bytes write_image() / write_matte() would write, for callers that encode every output
+/// before writing any.
+std::string encode_image(ImageFormat format, const Image& image,
+                         const ImageWriteOptions& options = {});
+std::string encode_matte(ImageFormat format, const Matte& matte,
+                         const ImageWriteOptions& options = {});
+
+/// write_png() or write_exr(), chosen by the path's extension (image_format_for_path()).
+void write_image(const std::string& path, const Image& image,
+                 const ImageWriteOptions& options = {});
+/// A matte as a grey PNG (8 or 16 bits as options.png.bits, values as they are) or a one-channel
+/// EXR (channel Y).
+void write_matte(const std::string& path, const Matte& matte,
+                 const ImageWriteOptions& options = {});
 
 }  // namespace kinema::composite
