@@ -5,7 +5,6 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
-#include <regex>
 #include <system_error>
 
 #include "kinema/core/error.h"
@@ -14,33 +13,49 @@ namespace kinema::composite {
 
 namespace {
 
-const std::regex& placeholder() {
-  static const std::regex r(R"(#+|%0?(\d*)d)");
-  return r;
+/// A frame-number placeholder found in a path: where it starts, how long it is, its padding.
+struct Placeholder {
+  std::size_t start = std::string::npos, length = 0;
+  int digits = 0;
+};
+
+/// The first run of '#' or printf "%d" / "%0Nd" / "%Nd" at or after `from`. (Scanned by hand:
+/// std::regex trips GCC 12's -Wmaybe-uninitialized under the sanitizers, and this is all it did.)
+Placeholder find_placeholder(const std::string& s, std::size_t from = 0) {
+  for (std::size_t i = from; i < s.size(); ++i) {
+    if (s[i] == '#') {
+      std::size_t end = i;
+      while (end < s.size() && s[end] == '#') ++end;
+      return {i, end - i, int(end - i)};
+    }
+    if (s[i] != '%') continue;
+    std::size_t j = i + 1;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    if (j >= s.size() || s[j] != 'd' || j - i - 1 > 6) continue;
+    int width = 1;
+    if (j > i + 1) width = std::max(1, std::stoi(s.substr(i + 1, j - i - 1)));
+    return {i, j + 1 - i, width};
+  }
+  return {};
 }
 
 }  // namespace
 
-bool is_sequence_pattern(const std::string& path) { return std::regex_search(path, placeholder()); }
+bool is_sequence_pattern(const std::string& path) {
+  return find_placeholder(path).start != std::string::npos;
+}
 
 SequencePattern parse_sequence_pattern(const std::string& pattern) {
-  std::smatch match;
-  if (!std::regex_search(pattern, match, placeholder()))
+  const Placeholder first = find_placeholder(pattern);
+  if (first.start == std::string::npos)
     throw UsageError("'" + pattern +
                      "' names no frame number: use #### (one # a digit) or %04d in the name");
-  const std::string rest = match.suffix().str();
-  if (std::regex_search(rest, placeholder()))
+  if (find_placeholder(pattern, first.start + first.length).start != std::string::npos)
     throw UsageError("'" + pattern + "' has more than one frame-number placeholder");
   SequencePattern p;
-  p.prefix = match.prefix().str();
-  p.suffix = rest;
-  const std::string token = match.str();
-  if (token[0] == '#') {
-    p.digits = int(token.size());
-  } else {
-    const std::string width = match[1].str();
-    p.digits = width.empty() ? 1 : std::max(1, std::stoi(width));
-  }
+  p.prefix = pattern.substr(0, first.start);
+  p.suffix = pattern.substr(first.start + first.length);
+  p.digits = first.digits;
   return p;
 }
 

@@ -360,6 +360,7 @@ Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const
   draw.billboard_blend = options_.billboard_blend;
   draw.skinning = options_.skinning;
   draw.ground = options_.ground;
+  draw.transparent_background = options_.transparent_background;
   const Vec3f c = bounds_.center();
   const float height = std::max(bounds_.max.y - bounds_.min.y, 0.05f);
   const float extent = std::max(bounds_.max.x - bounds_.min.x, bounds_.max.z - bounds_.min.z);

@@ -297,7 +297,10 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   view_proj = camera_view_projection(camera, float(width) / float(height));
   glBindFramebuffer(GL_FRAMEBUFFER, msaa_fbo);
   glViewport(0, 0, width, height);
-  glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
+  if (options.transparent_background)
+    glClearColor(0, 0, 0, 0);  // alpha = coverage after the resolve, colour premultiplied
+  else
+    glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
   glClearDepth(1.0);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);

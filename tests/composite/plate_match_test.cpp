@@ -54,6 +54,26 @@ TEST(Grain, EstimateRecoversTheNoiseAddedToATexturedPlate) {
   EXPECT_THROW(estimate_grain(Image(2, 5)), Error);
 }
 
+TEST(Grain, EstimateSeesThroughDenseTexture) {
+  // Tiles 6 px wide, each its own tone (steps up to 0.3), and grout lines: most 3×3
+  // neighbourhoods touch an edge, yet the grain comes back within 10 %.
+  const int w = 300, h = 200;
+  Image plate(w, h);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> tone(0.2f, 0.5f);
+  std::vector<float> tiles(std::size_t((w / 6 + 1) * (h / 6 + 1)));
+  for (float& t : tiles) t = tone(rng);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const float v =
+          (x % 6 == 0 || y % 6 == 0) ? 0.05f : tiles[std::size_t((y / 6) * (w / 6 + 1) + x / 6)];
+      plate.at(x, y) = {v, v, v, 1};
+    }
+  add_grain(plate, {0.012f, 0.012f, 0.012f}, 5);
+  const Grain g = estimate_grain(plate);
+  EXPECT_NEAR(g.sigma_g, 0.012f, 0.0012f);
+}
+
 TEST(Grain, FollowsItsSeedAndLeavesTransparentPixelsAlone) {
   Image a(32, 32, {0.5f, 0.5f, 0.5f, 1}), b = a, c = a;
   a.at(0, 0) = b.at(0, 0) = c.at(0, 0) = {};

@@ -109,6 +109,35 @@ TEST_F(RenderImage, SkinnedCharacterLandsInItsProjectedBounds) {
   expect_silhouette_in_bounds(godette, godette.clips.empty() ? -1 : 0, 0, CameraMode::Front);
 }
 
+TEST_F(RenderImage, TransparentBackgroundGivesCoverageAsAlpha) {
+  const Asset rf = load_asset(test::data("gltf/RiggedFigure.glb"));
+  ClipRenderOptions o = small(CameraMode::Front, false);
+  const double t = 0.4 * rf.clips[0].duration;
+  const Image opaque = ClipRenderer(rf, 0, o).frame(t);
+  o.transparent_background = true;
+  const Image cut = ClipRenderer(rf, 0, o).frame(t);
+  long transparent = 0, solid = 0, edge = 0;
+  for (int y = 0; y < cut.height; ++y)
+    for (int x = 0; x < cut.width; ++x) {
+      const uint8_t* p = cut.pixel(x, y);
+      if (p[3] == 0) {
+        ++transparent;
+        EXPECT_TRUE(is_background(opaque, x, y)) << x << "," << y;
+        EXPECT_EQ(p[0] + p[1] + p[2], 0) << "premultiplied: no colour without coverage";
+      } else if (p[3] == 255) {
+        ++solid;
+        EXPECT_FALSE(is_background(opaque, x, y)) << x << "," << y;
+        EXPECT_TRUE(std::equal(p, p + 3, opaque.pixel(x, y))) << "the same shading inside";
+      } else {
+        ++edge;
+        EXPECT_LE(std::max({p[0], p[1], p[2]}), p[3]) << "premultiplied colour ≤ alpha";
+      }
+    }
+  EXPECT_GT(transparent, cut.width * cut.height / 2);
+  EXPECT_GT(solid, 500);
+  EXPECT_GT(edge, 50);  // anti-aliased edges from the MSAA resolve
+}
+
 TEST_F(RenderImage, BvhSkeletonIsDrawnAsCapsules) {
   const Asset bvh = load_asset(test::data("bvh/cmu_cgspeed_mb/02_01.bvh"));
   ASSERT_TRUE(bvh.meshes.empty());

@@ -237,6 +237,22 @@ struct DemoPrinter {
     else
       out << "  wrote " << s.png << ": " << s.what << " (" << s.gl_renderer << ")\n";
   }
+  void operator()(Phase phase, const pipeline::DemoComposite& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== composite: the walking character put into a filmed plate (lens k1 = "
+          << format_number(s.k1, 3) << ", film grain, a contact shadow by differential "
+          << "rendering)\n";
+      return;
+    }
+    if (!s.skipped.empty()) {
+      out << "  skipped " << s.png << ": " << s.skipped << '\n';
+      return;
+    }
+    out << "  plate grain σ " << format_number(s.grain_sigma, 4) << ", measured back "
+        << format_number(s.grain_measured, 4) << " and put on the character; "
+        << format_number(1e3 * s.seconds) << " ms (" << s.gl_renderer << ")\n"
+        << "  wrote " << s.png << " and the CG layer " << s.exr << '\n';
+  }
   void operator()(Phase, const pipeline::DemoProduced& s) const {
     out << "\n== produced in " << s.out_dir << ":\n";
     for (const std::string& p : s.files) {

@@ -28,10 +28,11 @@ constexpr float differential_pixel(float plate, float with_object, float without
   return v > 0 ? v : 0;
 }
 
-/// The plate's grain as a standard deviation per channel (linear units), measured robustly: the
-/// residual of each pixel against its 3×3 neighbourhood's mean, its median absolute value
-/// (edges and texture are a minority of pixels and do not move a median), scaled for a Gaussian
-/// and for the 3×3 mean's own share of the noise (σ_residual² = 8/9 σ²).
+/// The plate's grain as a standard deviation per channel (linear units), measured robustly
+/// [Immerkær 1996]: each pixel's residual under the mask [1 −2 1; −2 4 −2; 1 −2 1] (zero on
+/// flat areas and linear ramps, 6σ on noise), its median absolute value scaled for a Gaussian,
+/// over the pixels whose Sobel gradient is below 2.5 noise scales (edges and texture left out,
+/// the gate tightened three times from the first estimate).
 struct Grain {
   float sigma_r = 0, sigma_g = 0, sigma_b = 0;
 };

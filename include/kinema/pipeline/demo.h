@@ -150,6 +150,20 @@ struct DemoSheet {
   std::string gl_renderer;  ///< what drew it
   std::string skipped;      ///< why there is no picture (no EGL driver), else empty
 };
+/// The walking character composited into a plate: a stand-in location "filmed" through a barrel
+/// lens with film grain (kinema draws the plate: no footage ships), the character rendered with a
+/// transparent background, distorted through the same lens, the plate's grain measured and
+/// matched, a contact shadow added by differential rendering, then over the plate.
+struct DemoComposite {
+  std::string png;           ///< the composite, 8-bit sRGB
+  std::string exr;           ///< the CG layer after lens and grain (half EXR, premultiplied)
+  std::string gl_renderer;   ///< what drew the character
+  std::string skipped;       ///< why there is no composite (no EGL driver), else empty
+  double k1 = 0;             ///< the lens's barrel coefficient
+  float grain_sigma = 0;     ///< the grain put on the plate (linear)
+  float grain_measured = 0;  ///< what estimate_grain() found on the plate (green)
+  double seconds = 0;
+};
 /// What was written, in order.
 struct DemoProduced {
   std::string out_dir;
@@ -162,7 +176,7 @@ struct DemoEvent {
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
                DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoRagdoll,
-               DemoCrowd, DemoGait, DemoCompression, DemoSheet, DemoProduced>
+               DemoCrowd, DemoGait, DemoCompression, DemoSheet, DemoComposite, DemoProduced>
       step;
 };
 

@@ -31,6 +31,7 @@ struct ClipRenderOptions {
   CameraMode camera = CameraMode::Follow;
   SkinningMethod skinning = SkinningMethod::Lbs;
   bool ground = true;
+  bool transparent_background = false;                     ///< DrawOptions::transparent_background
   BillboardBlend billboard_blend = BillboardBlend::Alpha;  ///< for frame(t, billboards)
 };
 

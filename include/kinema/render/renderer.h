@@ -111,6 +111,10 @@ struct Strands {
 struct DrawOptions {
   SkinningMethod skinning = SkinningMethod::Lbs;
   bool ground = true;  ///< the grid on y = 0
+  /// Clear to transparent black instead of the backdrop colour: the image's alpha is then the
+  /// coverage (edges anti-aliased by the MSAA resolve, colour premultiplied), ready to composite
+  /// over a plate (kinema/composite). Usually with ground = false.
+  bool transparent_background = false;
   /// Centre (x, z) and half size of the ground square, metres.
   float ground_center_x = 0, ground_center_z = 0, ground_half_size = 10;
   float grid_spacing = 0.5f;  ///< metres between grid lines

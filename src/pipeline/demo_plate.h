@@ -1,0 +1,35 @@
+// The demo's "filmed" location for compositing (module-private: demo.cpp): a paved square under a
+// hazy sky as a real camera with a barrel lens would see it, and the same with a soft contact
+// shadow — the two renders of a stand-in that differential rendering needs.
+#pragma once
+
+#include "kinema/composite/image.h"
+#include "kinema/composite/lens.h"
+#include "kinema/math/vec3.h"
+#include "kinema/render/renderer.h"
+
+namespace kinema::pipeline {
+
+/// The lens intrinsics of a render camera's pinhole for a width × height image (square pixels,
+/// the principal point at the centre), in the OpenCV convention of composite/lens.h.
+composite::LensIntrinsics intrinsics_of(const Camera& camera, int width, int height);
+
+struct StandIn {
+  composite::Image without_object;  ///< the location alone (linear, opaque)
+  composite::Image with_object;     ///< the same with the object's soft contact shadow
+};
+
+/// Ray-casts each pixel through `lens` (undistorting it to the pinhole ray): a paved ground on
+/// y = 0 (0.6 m stones, each its own tone, grout between, fading into haze with distance) and a
+/// sky above the horizon; 2 × 2 samples a pixel. The shadow is a soft ellipse on the ground
+/// around `shadow_centre` (y ignored) with half-axes `shadow_radius_x`, `shadow_radius_z`
+/// (metres), darkening by up to 75 % at the centre. Pixels past the lens's fold are sky.
+StandIn render_stand_in(const Camera& camera, int width, int height,
+                        const composite::BrownConrady& lens, const Vec3f& shadow_centre,
+                        float shadow_radius_x, float shadow_radius_z);
+
+/// The renderer's RGBA8 frame (premultiplied, sRGB-encoded colour) as a linear premultiplied
+/// compositing image.
+composite::Image to_linear(const Image& frame);
+
+}  // namespace kinema::pipeline
