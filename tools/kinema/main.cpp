@@ -94,6 +94,8 @@ int run(int argc, char** argv) {
       {"comp", register_comp(app, global)},
       {"undistort", register_undistort(app, global)},
       {"distort", register_distort(app, global)},
+      {"track", register_track(app, global)},
+      {"solve", register_solve(app, global)},
       // clang-format on
   };
 
