@@ -127,6 +127,19 @@ TEST_F(CompCli, ABadScriptNamesItsPlaceAndWritesNothing) {
   EXPECT_FALSE(fs::exists(path("x.png")));
 }
 
+TEST_F(CompCli, ImagesOfDifferentSizesAreRefusedAtTheNode) {
+  const auto j = nlohmann::json::parse(R"({"kinema_comp": 1, "nodes": [
+      {"id": "a", "op": "constant", "width": 8, "height": 8, "color": [1, 0, 0]},
+      {"id": "b", "op": "constant", "width": 8, "height": 6, "color": [0, 0, 1]},
+      {"id": "c", "op": "over", "a": "a", "b": "b"},
+      {"op": "write", "input": "c", "path": "c.png"}]})");
+  const auto r = kinema("comp " + sh_quote(script(j)));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nodes/2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("8×6"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("c.png")));
+}
+
 TEST_F(CompCli, AMissingFrameStopsTheRunBeforeAnyFrameIsWritten) {
   plate_frame(1);
   plate_frame(2);  // frame 3 is missing

@@ -104,6 +104,19 @@ TEST_F(KeyCli, RefusesABrokenPlateAndWritesNothing) {
   EXPECT_FALSE(fs::exists(path("out.png")));
 }
 
+TEST_F(KeyCli, RefusesATruncatedExrPlateAndWritesNothing) {
+  Image image(64, 48, {0.1f, 0.8f, 0.15f, 1});
+  const std::string whole = kinema::composite::encode_exr(image);
+  const std::string in = path("plate.exr");
+  kinema::test::write_all(in, whole.substr(0, whole.size() / 2));
+  const auto r = kinema("key " + sh_quote(in) + " -o " + sh_quote(path("out.exr")) + " --alpha " +
+                        sh_quote(path("alpha.png")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("plate.exr"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("out.exr")));
+  EXPECT_FALSE(fs::exists(path("alpha.png")));
+}
+
 TEST_F(KeyCli, RefusesABackgroundOfAnotherSizeAndAScreenWithoutAKeyChannel) {
   const std::string in = plate(0.1f, 0.8f, 0.15f), bg = sky(32, 32);
   auto r = kinema("key " + sh_quote(in) + " --background " + sh_quote(bg) + " -o " +
