@@ -96,8 +96,11 @@ std::string tracks_to_json(const TrackSet& tracks, int indent) {
   return j.dump(indent);
 }
 
-TrackSet tracks_from_json(std::string_view text, const std::string& file) {
-  const Reader r{file};
+namespace {
+
+/// The document, with malformed text reported at its line and column, and its format and version
+/// checked.
+json parse_document(std::string_view text, const Reader& r, const char* expected_format) {
   json j;
   try {
     j = json::parse(text.begin(), text.end());
@@ -105,19 +108,27 @@ TrackSet tracks_from_json(std::string_view text, const std::string& file) {
     std::string what = e.what();
     if (const std::size_t colon = what.find(": "); colon != std::string::npos)
       what = what.substr(colon + 2);  // drop "[json.exception.parse_error.101] parse error at …"
-    throw Error(file, at_line_and_column(text, e.byte > 0 ? e.byte - 1 : 0),
+    throw Error(r.file, at_line_and_column(text, e.byte > 0 ? e.byte - 1 : 0),
                 "malformed JSON: " + what);
   } catch (const json::exception& e) {
     // E.g. a number too large for a double: nlohmann gives no position.
-    throw Error(file, "/", std::string("malformed JSON: ") + e.what());
+    throw Error(r.file, "/", std::string("malformed JSON: ") + e.what());
   }
   const json& format = r.member(j, "", "format");
-  if (!format.is_string() || format.get<std::string>() != kTracksFormat)
-    r.fail("/format", std::string("expected \"") + kTracksFormat + "\"");
+  if (!format.is_string() || format.get<std::string>() != expected_format)
+    r.fail("/format", std::string("expected \"") + expected_format + "\"");
   const int version = r.integer(r.member(j, "", "version"), "/version");
   if (version != kVersion)
     r.fail("/version", "version " + std::to_string(version) + " is not supported (expected " +
                            std::to_string(kVersion) + ")");
+  return j;
+}
+
+}  // namespace
+
+TrackSet tracks_from_json(std::string_view text, const std::string& file) {
+  const Reader r{file};
+  const json j = parse_document(text, r, kTracksFormat);
   TrackSet set;
   set.width = r.integer(r.member(j, "", "width"), "/width");
   set.height = r.integer(r.member(j, "", "height"), "/height");
@@ -198,6 +209,76 @@ std::string camera_solve_to_json(const CameraSolve& solve, int indent) {
         {{"track", p.track_id}, {"position", vec3(p.position)}, {"observations", p.observations}});
   j["points"] = std::move(points);
   return j.dump(indent);
+}
+
+CameraSolve camera_solve_from_json(std::string_view text, const std::string& file) {
+  const Reader r{file};
+  const json j = parse_document(text, r, kSolveFormat);
+  CameraSolve s;
+  s.width = r.integer(r.member(j, "", "width"), "/width");
+  s.height = r.integer(r.member(j, "", "height"), "/height");
+  if (s.width <= 0) r.fail("/width", "must be positive");
+  if (s.height <= 0) r.fail("/height", "must be positive");
+  const json& k = r.member(j, "", "intrinsics");
+  s.intrinsics.fx = r.number(r.member(k, "/intrinsics", "fx"), "/intrinsics/fx");
+  s.intrinsics.fy = r.number(r.member(k, "/intrinsics", "fy"), "/intrinsics/fy");
+  s.intrinsics.cx = r.number(r.member(k, "/intrinsics", "cx"), "/intrinsics/cx");
+  s.intrinsics.cy = r.number(r.member(k, "/intrinsics", "cy"), "/intrinsics/cy");
+  if (!(s.intrinsics.fx > 0)) r.fail("/intrinsics/fx", "must be positive");
+  if (!(s.intrinsics.fy > 0)) r.fail("/intrinsics/fy", "must be positive");
+  const json& lens = r.member(j, "", "lens");
+  double* coefficients[5] = {&s.lens.k1, &s.lens.k2, &s.lens.k3, &s.lens.p1, &s.lens.p2};
+  const char* names[5] = {"k1", "k2", "k3", "p1", "p2"};
+  for (int i = 0; i < 5; ++i)
+    *coefficients[i] =
+        r.number(r.member(lens, "/lens", names[i]), std::string("/lens/") + names[i]);
+  const json& initial = r.array(r.member(j, "", "initial_frames"), "/initial_frames");
+  if (initial.size() != 2) r.fail("/initial_frames", "expected [first, second]");
+  s.initial_frames[0] = r.integer(initial[0], "/initial_frames/0");
+  s.initial_frames[1] = r.integer(initial[1], "/initial_frames/1");
+  s.observations = r.integer(r.member(j, "", "observations"), "/observations");
+  s.mean_error = r.number(r.member(j, "", "mean_error_px"), "/mean_error_px");
+  s.rms_error = r.number(r.member(j, "", "rms_error_px"), "/rms_error_px");
+  s.seconds = r.number(r.member(j, "", "seconds"), "/seconds");
+  auto read_vec3 = [&](const json& v, const std::string& at) {
+    const json& a = r.array(v, at);
+    if (a.size() != 3) r.fail(at, "expected [x, y, z]");
+    return Vec3(r.number(a[0], at + "/0"), r.number(a[1], at + "/1"), r.number(a[2], at + "/2"));
+  };
+  const json& cameras = r.array(r.member(j, "", "cameras"), "/cameras");
+  for (std::size_t i = 0; i < cameras.size(); ++i) {
+    const std::string at = "/cameras/" + std::to_string(i);
+    SolvedCamera c;
+    c.frame = r.integer(r.member(cameras[i], at, "frame"), at + "/frame");
+    if (c.frame != int(i)) r.fail(at + "/frame", "cameras must be listed frame by frame from 0");
+    const json& solved = r.member(cameras[i], at, "solved");
+    if (!solved.is_boolean()) r.fail(at + "/solved", "expected true or false");
+    c.solved = solved.get<bool>();
+    if (c.solved) {
+      c.position = read_vec3(r.member(cameras[i], at, "position"), at + "/position");
+      const json& q = r.array(r.member(cameras[i], at, "rotation"), at + "/rotation");
+      if (q.size() != 4) r.fail(at + "/rotation", "expected a quaternion [x, y, z, w]");
+      c.rotation = Quat(r.number(q[0], at + "/rotation/0"), r.number(q[1], at + "/rotation/1"),
+                        r.number(q[2], at + "/rotation/2"), r.number(q[3], at + "/rotation/3"));
+      const double norm = std::sqrt(c.rotation.x * c.rotation.x + c.rotation.y * c.rotation.y +
+                                    c.rotation.z * c.rotation.z + c.rotation.w * c.rotation.w);
+      if (std::abs(norm - 1) > 1e-6)
+        r.fail(at + "/rotation", "the quaternion is not of unit length");
+      c.observations = r.integer(r.member(cameras[i], at, "observations"), at + "/observations");
+      c.mean_error = r.number(r.member(cameras[i], at, "mean_error_px"), at + "/mean_error_px");
+    }
+    s.cameras.push_back(c);
+  }
+  const json& points = r.array(r.member(j, "", "points"), "/points");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string at = "/points/" + std::to_string(i);
+    SolvedPoint p;
+    p.track_id = r.integer(r.member(points[i], at, "track"), at + "/track");
+    p.position = read_vec3(r.member(points[i], at, "position"), at + "/position");
+    p.observations = r.integer(r.member(points[i], at, "observations"), at + "/observations");
+    s.points.push_back(p);
+  }
+  return s;
 }
 
 }  // namespace kinema::matchmove

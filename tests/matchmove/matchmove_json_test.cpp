@@ -103,5 +103,53 @@ TEST(MatchmoveJson, CameraSolveIsComplete) {
   EXPECT_TRUE(j["convention"].is_string());
 }
 
+TEST(MatchmoveJson, CameraSolveRoundTripsExactly) {
+  CameraSolve s;
+  s.width = 64, s.height = 48;
+  s.intrinsics = {50.123456789, 50.123456789, 31.5, 23.5};
+  s.lens = {-0.1, 0.0123, 0, 1e-4, -2e-4};
+  s.cameras.resize(3);
+  for (int f = 0; f < 3; ++f) s.cameras[std::size_t(f)].frame = f;
+  s.cameras[0].solved = true, s.cameras[0].position = {1.1, -2.2, 3.3};
+  s.cameras[0].rotation = Quat(0, 0, 0.6, 0.8), s.cameras[0].observations = 40;
+  s.cameras[0].mean_error = 0.1234;
+  s.cameras[2].solved = true, s.cameras[2].position = {0.1, 0.2, 0.3};
+  s.cameras[2].rotation = Quat(0.5, 0.5, 0.5, 0.5), s.cameras[2].observations = 35;
+  s.points.push_back({7, {4, 5, 6}, 2});
+  s.initial_frames[0] = 0, s.initial_frames[1] = 2;
+  s.observations = 75, s.mean_error = 0.25, s.rms_error = 0.3, s.seconds = 1.5;
+  const CameraSolve back = camera_solve_from_json(camera_solve_to_json(s), "camera.json");
+  EXPECT_EQ(back.width, 64);
+  EXPECT_EQ(back.intrinsics.fx, s.intrinsics.fx);
+  EXPECT_EQ(back.lens.k2, s.lens.k2);
+  EXPECT_EQ(back.lens.p2, s.lens.p2);
+  ASSERT_EQ(back.cameras.size(), 3u);
+  EXPECT_TRUE(back.cameras[0].solved);
+  EXPECT_FALSE(back.cameras[1].solved);
+  EXPECT_EQ(back.cameras[0].position.y, -2.2);
+  EXPECT_EQ(back.cameras[2].rotation.x, 0.5);
+  EXPECT_EQ(back.cameras[0].mean_error, 0.1234);
+  ASSERT_EQ(back.points.size(), 1u);
+  EXPECT_EQ(back.points[0].track_id, 7);
+  EXPECT_EQ(back.initial_frames[1], 2);
+  EXPECT_EQ(back.rms_error, 0.3);
+  // Bad files name the place.
+  auto place_of = [&](auto&& edit) {
+    nlohmann::json j = nlohmann::json::parse(camera_solve_to_json(s));
+    edit(j);
+    try {
+      camera_solve_from_json(j.dump(), "camera.json");
+    } catch (const Error& e) {
+      return e.place();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(place_of([](auto& j) { j["format"] = "kinema-tracks"; }), "/format");
+  EXPECT_EQ(place_of([](auto& j) { j["intrinsics"]["fx"] = -1; }), "/intrinsics/fx");
+  EXPECT_EQ(place_of([](auto& j) { j["cameras"][2]["rotation"][3] = 2; }), "/cameras/2/rotation");
+  EXPECT_EQ(place_of([](auto& j) { j["cameras"][1]["frame"] = 5; }), "/cameras/1/frame");
+  EXPECT_EQ(place_of([](auto& j) { j["points"][0].erase("position"); }), "/points/0");
+}
+
 }  // namespace
 }  // namespace kinema::matchmove

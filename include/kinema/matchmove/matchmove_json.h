@@ -33,4 +33,11 @@ TrackSet tracks_from_json(std::string_view text, const std::string& file = {});
 /// The solve as JSON text (compact when indent < 0).
 std::string camera_solve_to_json(const CameraSolve& solve, int indent = 2);
 
+/// Parses camera_solve_to_json()'s format back (numbers round-trip exactly). Throws
+/// kinema::Error naming `file` and the JSON pointer of the bad value for malformed JSON, a missing
+/// or mistyped member, an unknown format or version, a non-positive size or focal length, cameras
+/// not listed frame by frame from 0, a rotation that is not a unit quaternion, a non-finite
+/// number.
+CameraSolve camera_solve_from_json(std::string_view text, const std::string& file = {});
+
 }  // namespace kinema::matchmove
