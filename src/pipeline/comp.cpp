@@ -2,6 +2,7 @@
 // evaluated node by node for each frame, every output staged and renamed at the end.
 #include "kinema/pipeline/comp.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -384,9 +385,9 @@ class Evaluator {
       if (j.contains("screen")) {
         const json& s = j["screen"];
         if (s == "green") {
-          keyer.screen[0] = 0.1f, keyer.screen[1] = 0.8f, keyer.screen[2] = 0.15f;
+          std::copy_n(composite::kGreenScreen, 3, keyer.screen);
         } else if (s == "blue") {
-          keyer.screen[0] = 0.1f, keyer.screen[1] = 0.2f, keyer.screen[2] = 0.9f;
+          std::copy_n(composite::kBlueScreen, 3, keyer.screen);
         } else {
           if (!s.is_array() || s.size() != 3)
             r_.fail(p + "/screen", "must be \"green\", \"blue\" or linear [r, g, b]");

@@ -9,9 +9,6 @@
 
 #include "demo_plate.h"
 #include "kinema/character/merge.h"
-#include "kinema/composite/image_file.h"
-#include "kinema/composite/lens.h"
-#include "kinema/composite/plate_match.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/bvh.h"
@@ -713,44 +710,13 @@ void Demo::composite_shot() {
   report(DemoEvent::Phase::Started, step);
   const auto start = std::chrono::steady_clock::now();
   try {
-    ClipRenderOptions options;
-    options.target.width = 640;
-    options.target.height = 360;
-    options.camera = CameraMode::Follow;
-    options.ground = false;
-    options.transparent_background = true;
-    ClipRenderer renderer(*retargeted_, 0, options, retargeted_file_);
-    const double t = 0.5 * renderer.duration();
-    const Camera camera = renderer.camera_at(t);
-    const Bounds3f bounds = renderer.bounds_at(t);
-    const int w = options.target.width, h = options.target.height;
-    // The CG, rendered as a pinhole camera sees it, then bent through the real lens.
-    const composite::BrownConrady lens{step.k1, 0.01, 0, 0, 0};
-    const composite::StMap to_plate =
-        composite::st_map_distort(lens, intrinsics_of(camera, w, h), w, h);
-    composite::Image cg = composite::remap(to_linear(renderer.frame(t)), to_plate);
-    step.gl_renderer = renderer.renderer().gl_renderer();
-    // The location through the lens, with and without the character's contact shadow; the plate
-    // is the location with film grain, as the camera recorded it.
-    const Vec3f centre = bounds.center();
-    // A contact shadow as wide as the body's footprint plus a margin (a soft sky light: no
-    // direction; shadow maps come with the renderer's materials).
-    const float rx = 0.5f * std::max(bounds.max.x - bounds.min.x, 0.3f) + 0.25f;
-    const float rz = 0.5f * std::max(bounds.max.z - bounds.min.z, 0.3f) + 0.25f;
-    const StandIn stand_in = render_stand_in(camera, w, h, lens, centre, rx, rz);
-    composite::Image plate = stand_in.without_object;
-    composite::add_grain(plate, {step.grain_sigma, step.grain_sigma, step.grain_sigma}, 1998);
-    // Match the plate: its grain measured and put on the CG, then the shadow and the CG added.
-    const composite::Grain grain = composite::estimate_grain(plate);
-    step.grain_measured = grain.sigma_g;
-    composite::add_grain(cg, grain, 2026);
-    const composite::Image shot = composite::differential_composite(plate, stand_in.with_object,
-                                                                    stand_in.without_object, &cg);
-    const std::string png = composite::encode_png(shot);
-    const std::string exr = composite::encode_exr(cg);
-    write_file_atomically(step.png, png);
+    const CompositeShot shot =
+        composite_into_plate(*retargeted_, retargeted_file_, step.k1, step.grain_sigma);
+    step.gl_renderer = shot.gl_renderer;
+    step.grain_measured = shot.grain_measured;
+    write_file_atomically(step.png, shot.png);
     produced(step.png);
-    write_file_atomically(step.exr, exr);
+    write_file_atomically(step.exr, shot.exr);
     produced(step.exr);
   } catch (const Error& e) {
     // No OpenGL here (no EGL driver): the rest of the demo stands; say why there is no picture.

@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kinema/composite/exr_file.h"
 #include "kinema/composite/image_file.h"
+#include "kinema/composite/plate_match.h"
 #include "kinema/core/error.h"
+#include "kinema/render/clip_render.h"
 
 namespace kinema::pipeline {
 
@@ -119,6 +122,44 @@ composite::Image to_linear(const Image& frame) {
       out.at(x, y) = composite::premultiply(channel(0), channel(1), channel(2), a);
     }
   return out;
+}
+
+CompositeShot composite_into_plate(const Asset& asset, const std::string& file, double k1,
+                                   float grain_sigma) {
+  ClipRenderOptions options;
+  options.target.width = 640;
+  options.target.height = 360;
+  options.camera = CameraMode::Follow;
+  options.ground = false;
+  options.transparent_background = true;
+  ClipRenderer renderer(asset, 0, options, file);
+  const double t = 0.5 * renderer.duration();
+  const Camera camera = renderer.camera_at(t);
+  const Bounds3f bounds = renderer.bounds_at(t);
+  const int w = options.target.width, h = options.target.height;
+  CompositeShot shot;
+  // The CG, rendered as a pinhole camera sees it, then bent through the real lens.
+  const composite::BrownConrady lens{k1, 0.01, 0, 0, 0};
+  const composite::StMap to_plate =
+      composite::st_map_distort(lens, intrinsics_of(camera, w, h), w, h);
+  composite::Image cg = composite::remap(to_linear(renderer.frame(t)), to_plate);
+  shot.gl_renderer = renderer.renderer().gl_renderer();
+  // The location through the lens, with and without the character's contact shadow: as wide as
+  // the body's footprint plus a margin (a soft sky light: no direction; shadow maps come with the
+  // renderer's materials). The plate is the location with film grain, as the camera recorded it.
+  const float rx = 0.5f * std::max(bounds.max.x - bounds.min.x, 0.3f) + 0.25f;
+  const float rz = 0.5f * std::max(bounds.max.z - bounds.min.z, 0.3f) + 0.25f;
+  const StandIn stand_in = render_stand_in(camera, w, h, lens, bounds.center(), rx, rz);
+  composite::Image plate = stand_in.without_object;
+  composite::add_grain(plate, {grain_sigma, grain_sigma, grain_sigma}, 1998);
+  // Match the plate: its grain measured and put on the CG, then the shadow and the CG added.
+  const composite::Grain grain = composite::estimate_grain(plate);
+  shot.grain_measured = grain.sigma_g;
+  composite::add_grain(cg, grain, 2026);
+  shot.png = composite::encode_png(
+      composite::differential_composite(plate, stand_in.with_object, stand_in.without_object, &cg));
+  shot.exr = composite::encode_exr(cg);
+  return shot;
 }
 
 }  // namespace kinema::pipeline

@@ -3,6 +3,9 @@
 // shadow — the two renders of a stand-in that differential rendering needs.
 #pragma once
 
+#include <string>
+
+#include "kinema/character/asset.h"
 #include "kinema/composite/image.h"
 #include "kinema/composite/lens.h"
 #include "kinema/math/vec3.h"
@@ -31,5 +34,21 @@ StandIn render_stand_in(const Camera& camera, int width, int height,
 /// The renderer's RGBA8 frame (premultiplied, sRGB-encoded colour) as a linear premultiplied
 /// compositing image.
 composite::Image to_linear(const Image& frame);
+
+/// The demo's last shot, encoded: the walk's middle frame put into the stand-in plate.
+struct CompositeShot {
+  std::string png;           ///< the composite, 8-bit sRGB
+  std::string exr;           ///< the CG layer after lens and grain (half, premultiplied)
+  std::string gl_renderer;   ///< what drew the character
+  float grain_measured = 0;  ///< estimate_grain() on the plate (green)
+};
+
+/// Renders the asset's first clip at its middle with a transparent background (640 × 360, the
+/// follow camera), bends it through a lens (k1, k2 = 0.01), films the stand-in location through
+/// the same lens with grain σ = `grain_sigma`, measures that grain and puts it on the CG, adds the
+/// contact shadow by differential rendering and puts the CG over. Throws kinema::Error without
+/// OpenGL (naming `file`).
+CompositeShot composite_into_plate(const Asset& asset, const std::string& file, double k1,
+                                   float grain_sigma);
 
 }  // namespace kinema::pipeline

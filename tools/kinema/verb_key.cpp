@@ -9,6 +9,7 @@
 // Exit codes: 1 for a command line that makes no sense (an output not .png/.exr, or one that would
 // overwrite an input); 2 for a bad image (file and reason named), a screen colour without a key
 // channel, sizes that differ, or a write failure.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -33,11 +34,11 @@ struct KeyArgs {
 /// The screen colour from a name or linear R,G,B.
 void set_screen(const std::string& text, composite::KeyerOptions& keyer) {
   if (text == "green") {
-    keyer.screen[0] = 0.1f, keyer.screen[1] = 0.8f, keyer.screen[2] = 0.15f;
+    std::copy_n(composite::kGreenScreen, 3, keyer.screen);
     return;
   }
   if (text == "blue") {
-    keyer.screen[0] = 0.1f, keyer.screen[1] = 0.2f, keyer.screen[2] = 0.9f;
+    std::copy_n(composite::kBlueScreen, 3, keyer.screen);
     return;
   }
   std::vector<float> values;

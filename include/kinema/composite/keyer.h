@@ -19,6 +19,10 @@
 
 namespace kinema::composite {
 
+/// Typical screens, linear: what `--screen green` / `blue` (and comp's "green" / "blue") mean.
+inline constexpr float kGreenScreen[3] = {0.1f, 0.8f, 0.15f};
+inline constexpr float kBlueScreen[3] = {0.1f, 0.2f, 0.9f};
+
 struct KeyerOptions {
   /// The screen's linear colour; its largest channel is the key channel (green or blue).
   float screen[3] = {0.1f, 0.8f, 0.15f};
