@@ -11,6 +11,7 @@
 #include "kinema/blend/transition.h"
 #include "kinema/character/asset.h"
 #include "kinema/character/compare.h"
+#include "kinema/character/material.h"
 #include "kinema/character/merge.h"
 #include "kinema/character/spring_bones.h"
 #include "kinema/clip/clip.h"

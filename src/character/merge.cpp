@@ -6,6 +6,22 @@
 #include <vector>
 
 namespace kinema {
+namespace {
+
+/// Every texture reference of a material (core and MToon).
+std::vector<TextureRef*> texture_refs(Material& m) {
+  std::vector<TextureRef*> refs{&m.base_color_texture, &m.metallic_roughness_texture,
+                                &m.normal_texture, &m.occlusion_texture, &m.emissive_texture};
+  if (m.mtoon) {
+    MToon& t = *m.mtoon;
+    refs.insert(refs.end(),
+                {&t.shade_multiply_texture, &t.shading_shift_texture, &t.matcap_texture,
+                 &t.rim_multiply_texture, &t.outline_width_texture, &t.uv_animation_mask_texture});
+  }
+  return refs;
+}
+
+}  // namespace
 
 Asset merge_assets(const Asset& a, int clip_a, const Asset& b, int clip_b) {
   const int na = a.skeleton.joint_count();
@@ -23,12 +39,23 @@ Asset merge_assets(const Asset& a, int clip_a, const Asset& b, int clip_b) {
   out.source = a.source;
   out.meshes = a.meshes;
   out.skins = a.skins;
+  out.materials = a.materials;
+  out.textures = a.textures;
   const int meshes_a = static_cast<int>(a.meshes.size());
   const int skins_a = static_cast<int>(a.skins.size());
+  const int materials_a = static_cast<int>(a.materials.size());
+  const int textures_a = static_cast<int>(a.textures.size());
   for (Mesh mesh : b.meshes) {
     if (mesh.node >= 0) mesh.node += na;
     if (mesh.skin >= 0) mesh.skin += skins_a;
+    if (mesh.material >= 0) mesh.material += materials_a;
     out.meshes.push_back(std::move(mesh));
+  }
+  out.textures.insert(out.textures.end(), b.textures.begin(), b.textures.end());
+  for (Material material : b.materials) {
+    for (TextureRef* ref : texture_refs(material))
+      if (ref->texture >= 0) ref->texture += textures_a;
+    out.materials.push_back(std::move(material));
   }
   for (Skin skin : b.skins) {
     for (int& j : skin.joints) j += na;

@@ -378,7 +378,8 @@ struct MeshContext {
 /// Influences of one vertex: (skin slot, weight) pairs.
 using Influences = std::vector<std::pair<int, float>>;
 
-/// Positions (moved by `to_model`), unit normals and the first UV set of `src`.
+/// Positions (moved by `to_model`), unit normals, the first two UV sets and the first vertex
+/// colour set (as stored) of `src`.
 void read_vertices(const aiMesh& src, const Basis& basis, const Mat4& to_model, Mesh& mesh) {
   const unsigned n = src.mNumVertices;
   const Mat4 normal_to_model = normal_matrix(to_model);
@@ -392,11 +393,21 @@ void read_vertices(const aiMesh& src, const Basis& basis, const Mat4& to_model, 
           Vec3f(normalize(normal_to_model.transform_vector(basis.vector(to_vec3(src.mNormals[v]))),
                           Vec3::unit_y()));
   }
-  if (src.mTextureCoords[0] != nullptr) {
-    mesh.uvs.resize(n);
+  for (unsigned set = 0; set < 2; ++set) {
+    if (src.mTextureCoords[set] == nullptr) continue;
+    auto& uvs = set == 0 ? mesh.uvs : mesh.uvs1;
+    uvs.resize(n);
     for (unsigned v = 0; v < n; ++v)
-      mesh.uvs[v] = {static_cast<float>(src.mTextureCoords[0][v].x),
-                     static_cast<float>(src.mTextureCoords[0][v].y)};
+      uvs[v] = {static_cast<float>(src.mTextureCoords[set][v].x),
+                static_cast<float>(src.mTextureCoords[set][v].y)};
+  }
+  if (src.mColors[0] != nullptr) {
+    mesh.colours.resize(n);
+    for (unsigned v = 0; v < n; ++v) {
+      const aiColor4D& c = src.mColors[0][v];
+      mesh.colours[v] = {static_cast<float>(c.r), static_cast<float>(c.g), static_cast<float>(c.b),
+                         static_cast<float>(c.a)};
+    }
   }
 }
 

@@ -1,4 +1,5 @@
-// src/io/gltf_internal.h — private glue shared by gltf_read.cpp, gltf_write.cpp and vrm.cpp.
+// src/io/gltf_internal.h — private glue shared by gltf_read.cpp, gltf_write.cpp, vrm.cpp and
+// gltf_material.cpp.
 //
 // tinygltf is used as a JSON/GLB (de)serializer only: images are kept as their encoded bytes
 // (no decoding, no re-encoding), so nothing is lost on a round trip.
@@ -71,6 +72,13 @@ bool write_image_passthrough(const std::string* basepath, const std::string* fil
 /// asset.source.format / forward_axis. No-op for plain glTF. Throws kinema::Error.
 void read_vrm(const tinygltf::Model& model, const std::vector<int>& node_to_joint, Asset& asset,
               const std::string& file);
+
+/// Reads the document's textures (image bytes as stored, samplers) and materials (core factors
+/// and textures, KHR_materials_unlit, KHR_texture_transform, VRMC_materials_mtoon 1.0, VRM 0.x
+/// `materialProperties` converted to MToon 1.0 as three-vrm does) into asset.textures and
+/// asset.materials (see gltf_material.cpp). Throws kinema::Error naming the JSON pointer of bad
+/// data; a texture whose image kinema cannot draw gets no bytes and a warning.
+void read_materials(const tinygltf::Model& model, Asset& asset, const std::string& file);
 
 /// Reads VRMC_springBone 1.0, or else VRM 0.x `secondaryAnimation`, into asset.spring_bones
 /// (see vrm_spring.cpp). Throws kinema::Error naming the JSON pointer of malformed data.

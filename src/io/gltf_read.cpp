@@ -3,10 +3,12 @@
 // tinygltf parses the JSON/GLB container; everything it hands over is validated here before
 // use (indices, accessor bounds in gltf_accessor.cpp, finite numbers), so a hostile file gives
 // kinema::Error. read_gltf runs one stage per part of the document: parsing, document checks,
-// nodes → skeleton, skins, meshes, animations, then the VRM humanoid (vrm.cpp).
+// nodes → skeleton, skins, materials and textures (gltf_material.cpp), meshes, animations, then
+// the VRM humanoid (vrm.cpp).
 // Mesh primitives: each primitive of a glTF mesh becomes one kinema Mesh (name
 // "<mesh>" or "<mesh>/<k>" when the mesh has several primitives).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -276,9 +278,41 @@ std::vector<Vec3f> read_vec3f(const AccessorReader& r, int accessor) {
   return out;
 }
 
-/// POSITION (required), NORMAL, TANGENT and TEXCOORD_0 into `mesh`; returns the vertex count.
-size_t read_vertices(const tinygltf::Primitive& prim, const AccessorReader& r,
-                     const std::string& place, Mesh& mesh) {
+/// TEXCOORD_0 or TEXCOORD_1 (`name`) of `n` vertices.
+std::vector<std::array<float, 2>> read_uvs(const AccessorReader& r, int accessor, size_t n,
+                                           const char* name) {
+  check_vertex_count(r, accessor, n, name);
+  const auto v = r.accessor(accessor, TINYGLTF_TYPE_VEC2);
+  std::vector<std::array<float, 2>> uvs(n);
+  for (size_t k = 0; k < n; ++k) uvs[k] = {float(v[2 * k]), float(v[2 * k + 1])};
+  return uvs;
+}
+
+/// COLOR_0 of `n` vertices as RGBA (RGB gets alpha 1): float, or normalized unsigned byte/short.
+std::vector<std::array<float, 4>> read_colours(const tinygltf::Model& m, const AccessorReader& r,
+                                               int accessor, size_t n) {
+  check_vertex_count(r, accessor, n, "COLOR_0");
+  const auto& a = m.accessors[static_cast<size_t>(accessor)];
+  if (a.type != TINYGLTF_TYPE_VEC3 && a.type != TINYGLTF_TYPE_VEC4)
+    r.fail(pointer("accessors", accessor), "COLOR_0 must be VEC3 or VEC4");
+  if (a.componentType != TINYGLTF_COMPONENT_TYPE_FLOAT &&
+      a.componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE &&
+      a.componentType != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT)
+    r.fail(pointer("accessors", accessor),
+           "COLOR_0 must be float, unsigned byte or unsigned short");
+  const size_t comps = a.type == TINYGLTF_TYPE_VEC4 ? 4 : 3;
+  const auto v = r.accessor(accessor, a.type, true);
+  std::vector<std::array<float, 4>> colours(n);
+  for (size_t k = 0; k < n; ++k)
+    colours[k] = {float(v[comps * k]), float(v[comps * k + 1]), float(v[comps * k + 2]),
+                  comps == 4 ? float(v[comps * k + 3]) : 1.f};
+  return colours;
+}
+
+/// POSITION (required), NORMAL, TANGENT, TEXCOORD_0, TEXCOORD_1 and COLOR_0 into `mesh`;
+/// returns the vertex count.
+size_t read_vertices(const tinygltf::Model& m, const tinygltf::Primitive& prim,
+                     const AccessorReader& r, const std::string& place, Mesh& mesh) {
   const int pos = attribute(prim, "POSITION");
   if (pos < 0) r.fail(place + "/attributes", "primitive has no POSITION");
   mesh.positions = read_vec3f(r, pos);
@@ -297,12 +331,12 @@ size_t read_vertices(const tinygltf::Primitive& prim, const AccessorReader& r,
       mesh.tangent_signs[k] = v[4 * k + 3] < 0 ? -1.0f : 1.0f;
     }
   }
-  if (const int uv = attribute(prim, "TEXCOORD_0"); uv >= 0) {
-    check_vertex_count(r, uv, n, "TEXCOORD_0");
-    const auto v = r.accessor(uv, TINYGLTF_TYPE_VEC2);
-    mesh.uvs.resize(n);
-    for (size_t k = 0; k < n; ++k) mesh.uvs[k] = {float(v[2 * k]), float(v[2 * k + 1])};
-  }
+  if (const int uv = attribute(prim, "TEXCOORD_0"); uv >= 0)
+    mesh.uvs = read_uvs(r, uv, n, "TEXCOORD_0");
+  if (const int uv = attribute(prim, "TEXCOORD_1"); uv >= 0)
+    mesh.uvs1 = read_uvs(r, uv, n, "TEXCOORD_1");
+  if (const int colour = attribute(prim, "COLOR_0"); colour >= 0)
+    mesh.colours = read_colours(m, r, colour, n);
   return n;
 }
 
@@ -468,7 +502,11 @@ std::vector<std::vector<int>> read_meshes(const tinygltf::Model& m, const Access
       if (gm.primitives.size() > 1) mesh.name += "/" + std::to_string(pi);
       mesh.node = node >= 0 ? doc.node_to_joint[static_cast<size_t>(node)] : -1;
       mesh.skin = gskin;
-      const size_t n = read_vertices(prim, r, place, mesh);
+      if (prim.material < -1 || prim.material >= static_cast<int>(m.materials.size()))
+        r.fail(place + "/material",
+               "material " + std::to_string(prim.material) + " does not exist");
+      mesh.material = prim.material;
+      const size_t n = read_vertices(m, prim, r, place, mesh);
       read_triangles(prim, mode, n, r, place, mesh);
       const bool weights_renormalized =
           read_skin_weights(prim, n, skin_joints, r, place, mesh, asset.source.warnings);
@@ -651,6 +689,7 @@ Asset read_gltf(const std::string& path) {
   asset.skeleton = read_skeleton(m, r, path, asset.source.warnings);
   doc->node_to_joint = asset.skeleton.build_order();
   read_skins(m, r, doc->node_to_joint, asset);
+  gltf_detail::read_materials(m, asset, path);
   const std::vector<std::vector<int>> mesh_outputs = read_meshes(m, r, *doc, asset);
   const ChannelTargets targets{doc->node_to_joint, mesh_outputs, asset.meshes};
   for (size_t ai = 0; ai < m.animations.size(); ++ai)

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "kinema/character/material.h"
 #include "kinema/character/spring_bones.h"
 #include "kinema/clip/clip.h"
 #include "kinema/math/euler.h"
@@ -53,14 +54,19 @@ struct Mesh {
   int node = -1;  ///< skeleton joint (node) the mesh hangs from; -1 for none
   int skin = -1;  ///< index into Asset::skins, -1 when rigid
   std::vector<Vec3f> positions;
-  std::vector<Vec3f> normals;             ///< empty or one per vertex
-  std::vector<Vec3f> tangents;            ///< empty or one per vertex: glTF TANGENT xyz
-  std::vector<float> tangent_signs;       ///< with tangents: glTF TANGENT w (±1, handedness)
-  std::vector<std::array<float, 2>> uvs;  ///< empty or one per vertex
-  std::vector<uint32_t> indices;          ///< triangle list
-  int influences = 0;                     ///< 0 (rigid), 4 or 8
-  std::vector<uint16_t> joints;           ///< influences × vertex count
-  std::vector<float> weights;             ///< influences × vertex count, each vertex sums to 1
+  std::vector<Vec3f> normals;              ///< empty or one per vertex
+  std::vector<Vec3f> tangents;             ///< empty or one per vertex: glTF TANGENT xyz
+  std::vector<float> tangent_signs;        ///< with tangents: glTF TANGENT w (±1, handedness)
+  std::vector<std::array<float, 2>> uvs;   ///< empty or one per vertex: TEXCOORD_0
+  std::vector<std::array<float, 2>> uvs1;  ///< empty or one per vertex: TEXCOORD_1
+  /// Empty or one per vertex: glTF COLOR_0 as linear RGBA (RGB files get alpha 1); multiplies
+  /// the material's base colour.
+  std::vector<std::array<float, 4>> colours;
+  int material = -1;  ///< index into Asset::materials; −1: none (the renderer picks a colour)
+  std::vector<uint32_t> indices;  ///< triangle list
+  int influences = 0;             ///< 0 (rigid), 4 or 8
+  std::vector<uint16_t> joints;   ///< influences × vertex count
+  std::vector<float> weights;     ///< influences × vertex count, each vertex sums to 1
   std::vector<MorphTarget> morph_targets;
   std::vector<double> default_weights;  ///< one per morph target
 
@@ -86,7 +92,8 @@ struct Humanoid {
 };
 
 /// Opaque copy of the source glTF document, kept so that a VRM/glTF round trip can preserve
-/// what kinema does not model (materials, textures, spring bones, extensions).
+/// what kinema does not model or rewrites (its own encoding of materials and textures, unknown
+/// extensions).
 struct GltfDocument;
 
 /// How a BVH joint's position channels combine with its OFFSET. Both readings are in use and
@@ -129,6 +136,9 @@ struct Asset {
   std::optional<Humanoid> humanoid;
   /// Spring bones (VRMC_springBone or VRM 0.x secondaryAnimation); empty when the file has none.
   SpringBones spring_bones;
+  /// Materials and the textures they use (glTF/VRM; empty for formats kinema reads none from).
+  std::vector<Material> materials;
+  std::vector<Texture> textures;
   SourceInfo source;
   /// Per-joint BVH layout (empty unless read from BVH); indexed like the skeleton.
   std::vector<BvhJointLayout> bvh_layout;

@@ -4,8 +4,11 @@
 // and skeleton root, meshes with JOINTS_n/WEIGHTS_n (up to 8 influences), morph targets, and
 // every animation sampler (STEP, LINEAR, CUBICSPLINE) and path (translation, rotation, scale,
 // weights). VRM 0.x (`VRM` extension) and VRM 1.0 (`VRMC_vrm`) humanoid bone maps become
-// Asset::humanoid with VRM 1.0 bone names. The whole source document is kept in Asset::gltf so
-// that writing back preserves materials, textures, spring bones and unknown extensions.
+// Asset::humanoid with VRM 1.0 bone names. Materials and textures (core, KHR_materials_unlit,
+// KHR_texture_transform, VRMC_materials_mtoon, VRM 0.x MToon converted as three-vrm does) become
+// Asset::materials / Asset::textures, images kept as their encoded bytes (docs/formats.md).
+// The whole source document is kept in Asset::gltf so that writing back preserves materials,
+// textures, spring bones and unknown extensions.
 //
 // Choices worth knowing:
 //  * Every node is a joint, named after the node ("node_<i>" when unnamed; a duplicate name gets
