@@ -145,6 +145,7 @@
 #include "kinema/procedural/lsystem.h"
 #include "kinema/procedural/motion_functions.h"
 #include "kinema/render/clip_render.h"
+#include "kinema/render/environment.h"
 #include "kinema/render/plot.h"
 #include "kinema/render/renderer.h"
 #include "kinema/retarget/acceleration_limit.h"

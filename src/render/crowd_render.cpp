@@ -272,7 +272,7 @@ CrowdBakeInfo Renderer::add_crowd_impostor(std::span<const std::vector<Mat4>> po
 
   const GLuint p = s.skin_program;
   glUseProgram(p);
-  render_detail::set_vec3(p, "uSunDirection", Impl::sun_direction());
+  s.use_flat_look(p);
   glProgramUniform1ui(p, glGetUniformLocation(p, "uPaletteStride"), 0);
   glBindFramebuffer(GL_FRAMEBUFFER, ms_fbo);
   glViewport(0, 0, cell, cell);

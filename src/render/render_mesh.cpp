@@ -91,6 +91,20 @@ std::vector<MeshData> meshes_for_asset(const Asset& asset, const std::string& fi
     validate_skin_mesh(view, std::max<size_t>(1, d.skin_joints.size()), file, d.name);
     if (influences > 8) throw Error(file, place, "more than 8 influences per vertex");
     d.normals = mesh.normals.empty() ? smooth_normals(d.positions, d.indices) : mesh.normals;
+    const auto per_vertex = [&](const auto& values, const char* what) {
+      if (!values.empty() && values.size() != n)
+        throw Error(file, place,
+                    std::string("the ") + what + " count differs from the vertex count");
+      return !values.empty();
+    };
+    d.uv0 = per_vertex(mesh.uvs, "TEXCOORD_0") ? mesh.uvs : std::vector<std::array<float, 2>>(n);
+    d.uv1 = per_vertex(mesh.uvs1, "TEXCOORD_1") ? mesh.uvs1 : std::vector<std::array<float, 2>>(n);
+    d.colours = per_vertex(mesh.colours, "COLOR_0")
+                    ? mesh.colours
+                    : std::vector<std::array<float, 4>>(n, std::array<float, 4>{1, 1, 1, 1});
+    if (mesh.material >= int(asset.materials.size()))
+      throw Error(file, place, "material " + std::to_string(mesh.material) + " does not exist");
+    d.material = mesh.material;
     d.joints8.assign(n * 8, 0);
     d.weights8.assign(n * 8, 0.0f);
     for (size_t v = 0; v < n; ++v)

@@ -2,6 +2,7 @@
 // (internal).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct MeshData {
   std::vector<uint16_t> joints8;
   std::vector<float> weights8;
   std::vector<uint32_t> indices;
+  /// Per vertex: TEXCOORD_0 and _1 (zero when the mesh has none) and COLOR_0 (one when none).
+  std::vector<std::array<float, 2>> uv0, uv1;
+  std::vector<std::array<float, 4>> colours;
+  int material = -1;  ///< index into Asset::materials; −1: the renderer's flat colour
   std::vector<int> skin_joints;
   std::vector<Mat4> inverse_bind;
 };

@@ -138,8 +138,9 @@ Renderer::Renderer(const RendererOptions& options) {
       glCheckNamedFramebufferStatus(s.resolve_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
     throw Error("OpenGL", "target", "the offscreen framebuffer is incomplete");
 
-  s.skin_program = link(render_detail::kSkinVertexShader, render_detail::kLitFragmentShader,
+  s.skin_program = link(render_detail::kSkinVertexShader, render_detail::kMaterialFragmentShader,
                         "skinning shader", true);
+  s.init_lighting();
   s.ground_program = link(render_detail::kGroundVertexShader, render_detail::kGroundFragmentShader,
                           "ground shader", false);
   glCreateVertexArrays(1, &s.ground_vao);
@@ -177,6 +178,7 @@ Renderer::~Renderer() {
   }
   if (s.crowd) render_detail::free_crowd_gl(*s.crowd);
   s.free_meshes();
+  s.free_lighting();
   const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
   glDeleteBuffers(4, buffers);
   glDeleteVertexArrays(1, &s.ground_vao);
@@ -235,6 +237,8 @@ void Renderer::set_asset(const Asset& asset, const std::string& file,
   Impl& s = *impl_;
   // Build (and check) everything on the CPU first, so a bad asset leaves the renderer as it was.
   std::vector<MeshData> data = render_detail::meshes_for_asset(asset, file);
+  const std::vector<render_detail::DecodedTexture> textures =
+      render_detail::decode_textures(asset, file);
   // Without a skinned mesh the skeleton is the character (a BVH, or a glTF whose meshes are
   // props or gizmos hanging from joints): draw its bones too.
   bool skinned = false;
@@ -257,7 +261,8 @@ void Renderer::set_asset(const Asset& asset, const std::string& file,
     for (const Mat4& ib : md.inverse_bind)
       m.inverse_bind_f.push_back(Mat4f::from_column_major(ib.m.data()));
     glCreateVertexArrays(1, &m.vao);
-    GLuint* buffers[] = {&m.positions, &m.normals, &m.joints, &m.weights, &m.indices};
+    GLuint* buffers[] = {&m.positions, &m.normals, &m.joints, &m.weights,
+                         &m.indices,   &m.uv0,     &m.uv1,    &m.colours};
     for (GLuint* b : buffers) glCreateBuffers(1, b);
     // Positions and normals may be replaced per frame (morph targets: set_vertices).
     glNamedBufferStorage(m.positions, GLsizeiptr(md.positions.size() * sizeof(Vec3f)),
@@ -270,10 +275,23 @@ void Renderer::set_asset(const Asset& asset, const std::string& file,
                          md.weights8.data(), 0);
     glNamedBufferStorage(m.indices, GLsizeiptr(md.indices.size() * sizeof(uint32_t)),
                          md.indices.data(), 0);
+    // Texture coordinates and colours: the mesh's, else zeros and white (the capsules).
+    const size_t n = md.positions.size();
+    std::vector<std::array<float, 2>> uv0 = md.uv0, uv1 = md.uv1;
+    std::vector<std::array<float, 4>> colours = md.colours;
+    uv0.resize(n, {0, 0});
+    uv1.resize(n, {0, 0});
+    colours.resize(n, {1, 1, 1, 1});
+    glNamedBufferStorage(m.uv0, GLsizeiptr(n * sizeof(uv0[0])), uv0.data(), 0);
+    glNamedBufferStorage(m.uv1, GLsizeiptr(n * sizeof(uv1[0])), uv1.data(), 0);
+    glNamedBufferStorage(m.colours, GLsizeiptr(n * sizeof(colours[0])), colours.data(), 0);
     glVertexArrayVertexBuffer(m.vao, 0, m.positions, 0, sizeof(Vec3f));
     glVertexArrayVertexBuffer(m.vao, 1, m.normals, 0, sizeof(Vec3f));
     glVertexArrayVertexBuffer(m.vao, 2, m.joints, 0, 8 * sizeof(uint16_t));
     glVertexArrayVertexBuffer(m.vao, 3, m.weights, 0, 8 * sizeof(float));
+    glVertexArrayVertexBuffer(m.vao, 4, m.uv0, 0, sizeof(uv0[0]));
+    glVertexArrayVertexBuffer(m.vao, 5, m.uv1, 0, sizeof(uv1[0]));
+    glVertexArrayVertexBuffer(m.vao, 6, m.colours, 0, sizeof(colours[0]));
     glVertexArrayElementBuffer(m.vao, m.indices);
     glVertexArrayAttribFormat(m.vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
     glVertexArrayAttribFormat(m.vao, 1, 3, GL_FLOAT, GL_FALSE, 0);
@@ -281,13 +299,17 @@ void Renderer::set_asset(const Asset& asset, const std::string& file,
     glVertexArrayAttribIFormat(m.vao, 3, 4, GL_UNSIGNED_SHORT, 4 * sizeof(uint16_t));
     glVertexArrayAttribFormat(m.vao, 4, 4, GL_FLOAT, GL_FALSE, 0);
     glVertexArrayAttribFormat(m.vao, 5, 4, GL_FLOAT, GL_FALSE, 4 * sizeof(float));
-    const GLuint binding_of[6] = {0, 1, 2, 2, 3, 3};
-    for (GLuint a = 0; a < 6; ++a) {
+    glVertexArrayAttribFormat(m.vao, 6, 2, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribFormat(m.vao, 7, 2, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribFormat(m.vao, 8, 4, GL_FLOAT, GL_FALSE, 0);
+    const GLuint binding_of[9] = {0, 1, 2, 2, 3, 3, 4, 5, 6};
+    for (GLuint a = 0; a < 9; ++a) {
       glEnableVertexArrayAttrib(m.vao, a);
       glVertexArrayAttribBinding(m.vao, a, binding_of[a]);
     }
     s.meshes.push_back(m);
   }
+  s.materials.upload(asset, textures);
   s.check_gl("mesh upload");
 }
 
@@ -307,7 +329,7 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   glDepthFunc(GL_LESS);
   glDisable(GL_CULL_FACE);
   if (samples > 1) glEnable(GL_MULTISAMPLE);
-  if (!options.ground) return;
+  if (!options.ground && !options.shadow_catcher) return;
   const GLuint p = ground_program;
   glUseProgram(p);
   glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uViewProjection"), 1, GL_FALSE,
@@ -318,11 +340,24 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   glProgramUniform1f(p, glGetUniformLocation(p, "uSpacing"), options.grid_spacing);
   glProgramUniform3f(p, glGetUniformLocation(p, "uBackground"), kBackground[0], kBackground[1],
                      kBackground[2]);
+  glProgramUniform1i(p, glGetUniformLocation(p, "uShadowsOn"), shadows_on ? 1 : 0);
+  glProgramUniform1i(p, glGetUniformLocation(p, "uCatcher"), options.shadow_catcher ? 1 : 0);
+  glProgramUniform1f(p, glGetUniformLocation(p, "uShadowDensity"),
+                     ground_shadow_density(options.light_direction, options.light_irradiance));
+  glProgramUniformMatrix4fv(p, glGetUniformLocation(p, "uShadowMatrix"), 1, GL_FALSE,
+                            shadow_matrix.m.data());
+  glProgramUniform1f(p, glGetUniformLocation(p, "uShadowTexel"), 1.0f / float(shadow_size));
+  glBindTextureUnit(10, shadow_map);
   glBindVertexArray(ground_vao);
   // Pull the ground back a little in depth so that feet touching y = 0 win.
   glEnable(GL_POLYGON_OFFSET_FILL);
   glPolygonOffset(1.0f, 1.0f);
+  if (options.shadow_catcher) {  // premultiplied black over what is there
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  }
   glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glDisable(GL_BLEND);
   glDisable(GL_POLYGON_OFFSET_FILL);
 }
 
@@ -352,6 +387,32 @@ Image Renderer::Impl::finish_frame() {
   return image;
 }
 
+namespace {
+
+bool finite(const Vec3f& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+// Where a mesh is this frame, roughly: the mean of its joints (its bind-space centre if rigid
+// on no node), for drawing blended meshes back to front.
+Vec3f mesh_centre(const MeshData& d, std::span<const Mat4> model_pose) {
+  Vec3f sum{0, 0, 0};
+  size_t count = 0;
+  for (const int j : d.skin_joints)
+    if (size_t(j) < model_pose.size()) {
+      sum += Vec3f(model_pose[size_t(j)].translation_part());
+      ++count;
+    }
+  if (count == 0)
+    for (const Vec3f& p : d.positions) {
+      sum += p;
+      ++count;
+    }
+  return count ? sum * (1.0f / float(count)) : sum;
+}
+
+}  // namespace
+
 Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                        const DrawOptions& options) {
   Impl& s = *impl_;
@@ -361,25 +422,90 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                     std::to_string(s.joint_count));
   render_detail::check_billboards(options.billboards);
   render_detail::check_strands(options.strands);
+  if (!finite(options.light_direction) || !(length(options.light_direction) > 0))
+    throw Error("render", "light direction", "it is not a finite, non-zero vector");
+  if (!finite(options.light_irradiance) || options.light_irradiance.x < 0 ||
+      options.light_irradiance.y < 0 || options.light_irradiance.z < 0)
+    throw Error("render", "light irradiance", "it is not a finite colour ≥ 0");
+  s.context.make_current();
+  s.shadows_on = false;
+  if (options.shadows) s.shadow_pass(model_pose, options.light_direction, options.skinning);
   Mat4f view_proj;
   s.begin_frame(camera, options, view_proj);
   const GLuint p = s.skin_program;
   glUseProgram(p);
-  const Vec3f sun = Impl::sun_direction();
-  glProgramUniform3f(p, glGetUniformLocation(p, "uSunDirection"), sun.x, sun.y, sun.z);
+  s.set_lighting_uniforms(p, options.light_direction, options.light_irradiance);
   glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y, camera.eye.z);
   glProgramUniform1ui(p, glGetUniformLocation(p, "uPaletteStride"), 0);
+  glProgramUniform1i(p, glGetUniformLocation(p, "uOutlineMode"), 0);
+  const float aspect = float(s.width) / float(s.height);
+
+  // Opaque and masked meshes first, then the blended ones from the farthest to the nearest.
+  const auto material_of = [&](size_t i) -> const Material* {
+    const int mi = s.meshes[i].data.material;
+    return options.materials && mi >= 0 && size_t(mi) < s.materials.size()
+               ? &s.materials.material(size_t(mi))
+               : nullptr;
+  };
+  std::vector<size_t> order, blended;
   for (size_t i = 0; i < s.meshes.size(); ++i) {
+    const Material* m = material_of(i);
+    (m && m->alpha_mode == AlphaMode::Blend ? blended : order).push_back(i);
+  }
+  std::vector<float> distance(s.meshes.size(), 0);
+  for (const size_t i : blended)
+    distance[i] = length(mesh_centre(s.meshes[i].data, model_pose) - camera.eye);
+  std::stable_sort(blended.begin(), blended.end(),
+                   [&](size_t a, size_t b) { return distance[a] > distance[b]; });
+  order.insert(order.end(), blended.begin(), blended.end());
+
+  for (const size_t i : order) {
     const GpuMesh& m = s.meshes[i];
     bool use_prescale = false;
     s.upload_palette(m, model_pose, options.skinning, use_prescale);
     s.set_skin_uniforms(options.skinning, use_prescale, view_proj);
-    const auto albedo = s.albedo(i);
-    glProgramUniform3f(p, glGetUniformLocation(p, "uAlbedo"), albedo[0], albedo[1], albedo[2]);
     glBindVertexArray(m.vao);
-    glDrawElements(GL_TRIANGLES, GLsizei(m.data.indices.size()), GL_UNSIGNED_INT, nullptr);
+    const GLsizei count = GLsizei(m.data.indices.size());
+    const Material* material = material_of(i);
+    if (!material) {
+      glProgramUniform1i(p, glGetUniformLocation(p, "uUseMaterial"), 0);
+      const auto albedo = s.albedo(i);
+      glProgramUniform3f(p, glGetUniformLocation(p, "uAlbedo"), albedo[0], albedo[1], albedo[2]);
+      glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr);
+      continue;
+    }
+    const size_t mi = size_t(m.data.material);
+    s.materials.bind(p, mi, false);
+    if (!material->double_sided) {
+      glEnable(GL_CULL_FACE);
+      glCullFace(GL_BACK);
+    }
+    const bool blend = material->alpha_mode == AlphaMode::Blend;
+    if (blend) {  // premultiplied "over"; alpha accumulates as coverage
+      glEnable(GL_BLEND);
+      glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+      glDepthMask(material->mtoon && material->mtoon->transparent_with_z_write ? GL_TRUE
+                                                                               : GL_FALSE);
+    }
+    glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr);
+    const MToon* toon = material->mtoon ? &*material->mtoon : nullptr;
+    if (options.outlines && toon && toon->outline_width_mode != OutlineWidthMode::None &&
+        toon->outline_width > 0) {
+      // The outline shell: the back faces pushed out, so only its rim shows around the mesh.
+      s.materials.bind_outline(p, mi, aspect);
+      s.materials.bind(p, mi, true);
+      glEnable(GL_CULL_FACE);
+      glCullFace(GL_FRONT);
+      glDrawElements(GL_TRIANGLES, count, GL_UNSIGNED_INT, nullptr);
+      glCullFace(GL_BACK);
+      glProgramUniform1i(p, glGetUniformLocation(p, "uOutlineMode"), 0);
+    }
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glDepthMask(GL_TRUE);
   }
   s.draw_extras(options, camera, view_proj);
+  s.shadows_on = false;  // crowds and bakes draw without this frame's shadow map
   return s.finish_frame();
 }
 

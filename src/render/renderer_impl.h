@@ -20,6 +20,7 @@
 #include "kinema/core/error.h"
 #include "kinema/render/renderer.h"
 #include "kinema/skin/skinning.h"
+#include "materials.h"
 #include "render_mesh.h"
 
 namespace kinema {
@@ -34,6 +35,7 @@ struct GpuMesh {
   MeshData data;
   std::vector<Mat4f> inverse_bind_f;  // data.inverse_bind in float, for the crowds' palettes
   GLuint vao = 0, positions = 0, normals = 0, joints = 0, weights = 0, indices = 0;
+  GLuint uv0 = 0, uv1 = 0, colours = 0;
 };
 
 // Linear-space albedo per mesh index: muted clay, cloth and skin tones.
@@ -75,6 +77,16 @@ struct Renderer::Impl {
   bool software = false;
   GLuint msaa_fbo = 0, msaa_color = 0, msaa_depth = 0, resolve_fbo = 0, resolve_color = 0;
   GLuint skin_program = 0, ground_program = 0, ground_vao = 0;
+  // Lighting: the key light's shadow map, the environment (irradiance as 9 spherical-harmonic
+  // coefficients, lighting.cpp), the materials' textures.
+  GLuint depth_program = 0, shadow_fbo = 0, shadow_map = 0;
+  int shadow_size = 2048;
+  Mat4f shadow_matrix;  // world -> shadow map [0, 1]^3, this frame's
+  bool shadows_on = false;
+  std::array<Vec3f, 9> irradiance_sh{};
+  GLuint environment_map = 0;  // prefiltered equirectangular radiance, mip level = roughness
+  int environment_levels = 0;
+  render_detail::GpuMaterials materials;
   GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
   GLuint strand_program = 0, strand_vao = 0;
   std::array<GLuint, 3> strand_buffers{};  // positions, colours, segments (bindings 3, 4, 5)
@@ -113,11 +125,37 @@ struct Renderer::Impl {
   void free_meshes() {
     for (GpuMesh& m : meshes) {
       glDeleteVertexArrays(1, &m.vao);
-      const GLuint buffers[] = {m.positions, m.normals, m.joints, m.weights, m.indices};
-      glDeleteBuffers(5, buffers);
+      const GLuint buffers[] = {m.positions, m.normals, m.joints, m.weights,
+                                m.indices,   m.uv0,     m.uv1,    m.colours};
+      glDeleteBuffers(8, buffers);
     }
     meshes.clear();
+    materials.clear();
   }
+
+  /// Makes the shadow map and the depth program, and sets the default environment (lighting.cpp).
+  void init_lighting();
+  void free_lighting();
+  /// The default environment: the hemisphere sky as irradiance, no specular map.
+  void default_environment();
+  /// Renders the shadow map of the key light `towards_light` for this pose (every mesh, depth
+  /// only) and sets shadow_matrix; leaves the colour target bound.
+  void shadow_pass(std::span<const Mat4> model_pose, const Vec3f& towards_light,
+                   SkinningMethod method);
+  /// The lighting uniforms of `program` (material or ground shader).
+  void set_lighting_uniforms(GLuint program, const Vec3f& towards_light,
+                             const Vec3f& light_irradiance) const;
+  /// Sets the material shader `program` up for the flat debug look (uAlbedo, no shadow, no
+  /// outline) under the default key light.
+  void use_flat_look(GLuint program) {
+    set_lighting_uniforms(program, sun_direction(), DrawOptions{}.light_irradiance);
+    glProgramUniform1i(program, glGetUniformLocation(program, "uShadowsOn"), 0);
+    glProgramUniform1i(program, glGetUniformLocation(program, "uUseMaterial"), 0);
+    glProgramUniform1i(program, glGetUniformLocation(program, "uOutlineMode"), 0);
+  }
+  /// The ground's shadow density: 1 − (radiance in the key light's shadow / lit radiance) of a
+  /// white floor, luminance-weighted.
+  float ground_shadow_density(const Vec3f& towards_light, const Vec3f& light_irradiance) const;
 
   // Computes the palette of mesh `m` for `model` and uploads it for `method`.
   void upload_palette(const GpuMesh& m, std::span<const Mat4> model, SkinningMethod method,
@@ -159,12 +197,16 @@ struct Renderer::Impl {
   }
 
   void set_skin_uniforms(SkinningMethod method, bool use_prescale, const Mat4f& view_proj) {
-    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uMethod"),
+    set_skin_uniforms(skin_program, method, use_prescale, view_proj);
+  }
+  /// The same for another program built on kSkinVertexShader (the shadow pass's).
+  static void set_skin_uniforms(GLuint program, SkinningMethod method, bool use_prescale,
+                                const Mat4f& view_proj) {
+    glProgramUniform1i(program, glGetUniformLocation(program, "uMethod"),
                        method == SkinningMethod::Dqs ? 1 : 0);
-    glProgramUniform1i(skin_program, glGetUniformLocation(skin_program, "uPrescale"),
-                       use_prescale ? 1 : 0);
-    glProgramUniformMatrix4fv(skin_program, glGetUniformLocation(skin_program, "uViewProjection"),
-                              1, GL_FALSE, view_proj.m.data());
+    glProgramUniform1i(program, glGetUniformLocation(program, "uPrescale"), use_prescale ? 1 : 0);
+    glProgramUniformMatrix4fv(program, glGetUniformLocation(program, "uViewProjection"), 1,
+                              GL_FALSE, view_proj.m.data());
   }
 
   // Draws the billboards over what is in the target: depth-tested, no depth writes, blended.

@@ -19,6 +19,9 @@ layout(location = 2) in uvec4 aJoints0;  // palette indices of influences 0-3
 layout(location = 3) in uvec4 aJoints1;  // influences 4-7 (weight 0 when unused)
 layout(location = 4) in vec4 aWeights0;
 layout(location = 5) in vec4 aWeights1;
+layout(location = 6) in vec2 aUv0;     // TEXCOORD_0 (glTF: v down)
+layout(location = 7) in vec2 aUv1;     // TEXCOORD_1
+layout(location = 8) in vec4 aColour;  // COLOR_0, linear RGBA (1 when the mesh has none)
 
 // LBS palette: S_j = W_j * inverse(B_j) as three rows (a 3x4 matrix) per joint.
 layout(std430, binding = 0) readonly buffer LbsPalette { vec4 lbsRows[]; };
@@ -32,10 +35,23 @@ uniform bool uPrescale;    // DQS: apply the blended pre-scale first
 uniform mat4 uViewProjection;
 // Crowds (LBS): instance i's palette starts at joint i * uPaletteStride (0 for one character).
 uniform uint uPaletteStride;
+// MToon outlines (the back faces pushed out): 0 none, 1 along the normal by uOutlineWidth
+// metres, 2 by uOutlineWidth of half the image height on screen (three-vrm's screen mode);
+// scaled by the width texture's G.
+uniform int uOutlineMode;
+uniform float uOutlineWidth;
+uniform float uAspect;  // image width / height
+uniform bool uOutlineTexOn;
+uniform int uOutlineTexSet;
+uniform mat3 uOutlineTexMatrix;
+uniform sampler2D uOutlineWidthTex;
 
 out vec3 vPosition;  // skinned, model space
 out vec3 vNormal;    // skinned, unit length
 flat out int vInstance;
+out vec2 vUv0;
+out vec2 vUv1;
+out vec4 vColour;
 
 uint jointOf(int k) { return k < 4 ? aJoints0[k] : aJoints1[k - 4]; }
 float weightOf(int k) { return k < 4 ? aWeights0[k] : aWeights1[k - 4]; }
@@ -128,13 +144,29 @@ void main() {
   else
     skinLbs(aPosition, aNormal, vPosition, vNormal);
   vInstance = gl_InstanceID;
+  vUv0 = aUv0;
+  vUv1 = aUv1;
+  vColour = aColour;
+  float width = uOutlineWidth;
+  if (uOutlineMode != 0 && uOutlineTexOn)
+    width *= textureLod(uOutlineWidthTex,
+                        (uOutlineTexMatrix * vec3(uOutlineTexSet == 1 ? aUv1 : aUv0, 1.0)).xy,
+                        0.0).g;
+  if (uOutlineMode == 1) vPosition += vNormal * width;
   gl_Position = uViewProjection * vec4(vPosition, 1.0);
+  if (uOutlineMode == 2) {
+    vec2 d = (uViewProjection * vec4(vNormal, 0.0)).xy;
+    d = dot(d, d) > 1e-24 ? normalize(d) : vec2(0.0);
+    d.x /= uAspect;  // square pixels: the same width in pixels both ways
+    gl_Position.xy += width * d * gl_Position.w;  // NDC spans 2 per image height
+  }
 }
 )GLSL";
 
 namespace {
 
-// Lambert + hemisphere ambient, two-sided, sRGB-encoded: the one lighting of every mesh drawn.
+// Lambert + hemisphere ambient, two-sided, sRGB-encoded: the crowds' lighting (the single
+// character's flat look in material_shaders.cpp is the same light).
 const char* const kShadeGlsl = R"GLSL(
 uniform vec3 uEye;
 uniform vec3 uSunDirection;  // towards the sun, unit
@@ -172,15 +204,6 @@ std::string fragment(std::initializer_list<const char*> parts) {
 
 }  // namespace
 
-const std::string kLitFragmentText = fragment({kShadeGlsl, R"GLSL(
-in vec3 vPosition;
-in vec3 vNormal;
-uniform vec3 uAlbedo;  // linear
-out vec4 fragColor;
-void main() { fragColor = shade(uAlbedo, normalize(vNormal), vPosition); }
-)GLSL"});
-const char* const kLitFragmentShader = kLitFragmentText.c_str();
-
 const char* const kGroundVertexShader = R"GLSL(#version 450 core
 uniform mat4 uViewProjection;
 uniform vec3 uCenter;  // (x, 0, z)
@@ -199,8 +222,32 @@ uniform float uSpacing;
 uniform vec3 uCenter;
 uniform float uHalfSize;
 uniform vec3 uBackground;  // sRGB
+uniform bool uShadowsOn;
+uniform bool uCatcher;         // draw only the shadow: black, alpha = its density
+uniform float uShadowDensity;  // 1 - (shadowed / lit radiance of the ground)
+uniform mat4 uShadowMatrix;
+uniform float uShadowTexel;
+layout(binding = 10) uniform sampler2DShadow uShadowMap;
 out vec4 fragColor;
+float shadowed() {  // 0 lit ... 1 in the key light's full shadow (3x3 PCF)
+  if (!uShadowsOn) return 0.0;
+  vec4 s = uShadowMatrix * vec4(vPosition, 1.0);
+  if (s.z >= 1.0) return 0.0;
+  float sum = 0.0;
+  for (int y = -1; y <= 1; ++y)
+    for (int x = -1; x <= 1; ++x)
+      sum += texture(uShadowMap, vec3(s.xy + vec2(x, y) * uShadowTexel, s.z - 0.002));
+  return 1.0 - sum / 9.0;
+}
 void main() {
+  float r = length(vPosition.xz - uCenter.xz) / uHalfSize;
+  float fade = smoothstep(0.7, 1.0, r);
+  float shadow = shadowed() * uShadowDensity;
+  if (uCatcher) {
+    float a = shadow * (1.0 - fade);
+    fragColor = vec4(0.0, 0.0, 0.0, a);  // premultiplied black
+    return;
+  }
   vec2 g = vPosition.xz / uSpacing;
   vec2 d = abs(fract(g - 0.5) - 0.5) / max(fwidth(g), vec2(1e-6));
   float line = 1.0 - clamp(min(d.x, d.y) - 0.5, 0.0, 1.0);
@@ -208,9 +255,10 @@ void main() {
   float axis = 1.0 - clamp(min(a.x, a.y) - 0.75, 0.0, 1.0);
   vec3 base = vec3(0.62, 0.62, 0.60), ink = vec3(0.36, 0.36, 0.36), axisInk = vec3(0.25, 0.25, 0.30);
   vec3 color = mix(mix(base, ink, line), axisInk, axis);
+  // The shadow darkens the ground's linear radiance; the colours here are sRGB-encoded.
+  color = pow(pow(color, vec3(2.2)) * (1.0 - shadow), vec3(1.0 / 2.2));
   // Fade into the background towards the edge of the square.
-  float r = length(vPosition.xz - uCenter.xz) / uHalfSize;
-  color = mix(color, uBackground, smoothstep(0.7, 1.0, r));
+  color = mix(color, uBackground, fade);
   fragColor = vec4(color, 1.0);
 }
 )GLSL";

@@ -6,9 +6,13 @@ namespace kinema::render_detail {
 /// Skinning vertex shader (LBS / DQS, up to 8 influences); outputs vPosition / vNormal (model
 /// space, captured by transform feedback) and gl_Position.
 extern const char* const kSkinVertexShader;
-/// Lambert + hemisphere ambient, two-sided, sRGB-encoded output.
-extern const char* const kLitFragmentShader;
-/// The ground square on y = 0 and its grid.
+/// Meshes with their materials (metallic-roughness, unlit, MToon and its outline shell), or the
+/// flat debug look; key light with a shadow map, environment light (material_shaders.cpp).
+extern const char* const kMaterialFragmentShader;
+/// The shadow map pass: depth only.
+extern const char* const kDepthFragmentShader;
+/// The ground square on y = 0 and its grid; it receives the key light's shadow, or shows only
+/// that shadow (the shadow catcher: black, alpha = the shadow's density).
 extern const char* const kGroundVertexShader;
 extern const char* const kGroundFragmentShader;
 /// Billboards: one instanced quad per particle (kinema::Billboard as per-instance attributes),

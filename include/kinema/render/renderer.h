@@ -27,6 +27,7 @@
 namespace kinema {
 
 struct Asset;
+struct Environment;  // kinema/render/environment.h
 
 enum class SkinningMethod { Lbs, Dqs };
 
@@ -115,6 +116,26 @@ struct DrawOptions {
   /// coverage (edges anti-aliased by the MSAA resolve, colour premultiplied), ready to composite
   /// over a plate (kinema/composite). Usually with ground = false.
   bool transparent_background = false;
+  /// Meshes drawn with the materials their file defines (kinema/character/material.h: base
+  /// colour factors and textures, vertex colours, normal maps, alpha modes, double-sidedness,
+  /// KHR_texture_transform, unlit, VRM MToon with its outlines); false: every mesh in one flat
+  /// colour of the renderer's palette (the debug look, also that of meshes without a material).
+  bool materials = true;
+  /// MToon materials draw their outlines (the mesh's back faces pushed out along the normals).
+  bool outlines = true;
+  /// The key light casts shadows (a 2,048² shadow map fitted to the character each frame) onto
+  /// the character and the ground.
+  bool shadows = true;
+  /// The ground is a shadow catcher: instead of the grid, an invisible floor on y = 0 that shows
+  /// only the key light's shadow, as premultiplied black whose alpha is the shadow's density
+  /// (1 − shadowed / lit radiance of a white floor under this lighting). With
+  /// transparent_background, the image composites "over" a plate with the character's shadow
+  /// (see kinema/composite). Drawn whatever `ground` says.
+  bool shadow_catcher = false;
+  /// The key light: the direction towards it (world, any length > 0) and its irradiance on a
+  /// surface facing it (linear RGB; a white Lambertian surface facing it shows irradiance / π).
+  Vec3f light_direction{0.35f, 0.85f, 0.45f};
+  Vec3f light_irradiance{2.6704f, 2.5369f, 2.3499f};  // 0.85 π · (1, 0.95, 0.88)
   /// Centre (x, z) and half size of the ground square, metres.
   float ground_center_x = 0, ground_center_z = 0, ground_half_size = 10;
   float grid_spacing = 0.5f;  ///< metres between grid lines
@@ -234,6 +255,15 @@ class Renderer {
   /// their triangles. Morph targets are not applied.
   void set_asset(const Asset& asset, const std::string& file = {},
                  const CapsuleDetail& capsules = {});
+  /// Lights the scene with an environment map (a light probe, kinema/render/environment.h): its
+  /// irradiance as nine spherical-harmonic coefficients replaces the default sky's for every
+  /// mesh, and its specular chain (prefilter_specular, 6 levels of roughness) is what glossy
+  /// materials reflect. The key light (DrawOptions::light_direction / light_irradiance) still
+  /// shines and casts the shadows: give it the probe's sun, or irradiance 0 when the probe holds
+  /// the sun itself. Throws kinema::Error for an empty map.
+  void set_environment(const Environment& environment);
+  /// Back to the default lighting: the hemisphere sky, glossy reflections of its irradiance.
+  void reset_environment();
   /// True when set_asset added the skeleton as capsules (the last uploaded mesh).
   bool draws_capsules() const;
   /// Number of meshes uploaded (the capsule set counts as one).
