@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/gltf_bytes.h"
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
@@ -33,26 +34,8 @@ void write(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string b64(const std::string& in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (size_t i = 0; i < in.size(); i += 3) {
-    unsigned v = unsigned(static_cast<unsigned char>(in[i])) << 16;
-    if (i + 1 < in.size()) v |= unsigned(static_cast<unsigned char>(in[i + 1])) << 8;
-    if (i + 2 < in.size()) v |= unsigned(static_cast<unsigned char>(in[i + 2]));
-    out += k[(v >> 18) & 63];
-    out += k[(v >> 12) & 63];
-    out += i + 1 < in.size() ? k[(v >> 6) & 63] : '=';
-    out += i + 2 < in.size() ? k[v & 63] : '=';
-  }
-  return out;
-}
-
-std::string floats(std::initializer_list<float> v) {
-  std::string s(v.size() * 4, '\0');
-  std::memcpy(s.data(), std::data(v), s.size());
-  return s;
-}
+using test::b64;
+using test::floats;
 
 // Two nodes, one translation animation with 3 keys at 30 fps. `patch` edits the JSON text.
 struct Tiny {
