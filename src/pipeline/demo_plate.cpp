@@ -68,15 +68,6 @@ void shade(const Basis& b, const Vec3f& dir, const Vec3f& centre, float rx, floa
 
 }  // namespace
 
-composite::LensIntrinsics intrinsics_of(const Camera& camera, int width, int height) {
-  composite::LensIntrinsics i;
-  i.fy = (height / 2.0) / std::tan(camera.fov_y_degrees * kPi / 360.0);
-  i.fx = i.fy;
-  i.cx = (width - 1) / 2.0;
-  i.cy = (height - 1) / 2.0;
-  return i;
-}
-
 StandIn render_stand_in(const Camera& camera, int width, int height,
                         const composite::BrownConrady& lens, const Vec3f& shadow_centre,
                         float shadow_radius_x, float shadow_radius_z) {
@@ -109,19 +100,6 @@ StandIn render_stand_in(const Camera& camera, int width, int height,
       s.with_object.at(u, v) = {with[0], with[1], with[2], 1};
     }
   return s;
-}
-
-composite::Image to_linear(const Image& frame) {
-  composite::Image out(frame.width, frame.height);
-  for (int y = 0; y < frame.height; ++y)
-    for (int x = 0; x < frame.width; ++x) {
-      const std::uint8_t* p = frame.pixel(x, y);
-      if (p[3] == 0) continue;
-      const float a = float(p[3]) / 255.0f;
-      auto channel = [&](int c) { return composite::srgb_to_linear(float(p[c]) / 255.0f / a); };
-      out.at(x, y) = composite::premultiply(channel(0), channel(1), channel(2), a);
-    }
-  return out;
 }
 
 CompositeShot composite_into_plate(const Asset& asset, const std::string& file, double k1,

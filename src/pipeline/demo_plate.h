@@ -10,12 +10,9 @@
 #include "kinema/composite/lens.h"
 #include "kinema/math/vec3.h"
 #include "kinema/render/renderer.h"
+#include "render_plate.h"
 
 namespace kinema::pipeline {
-
-/// The lens intrinsics of a render camera's pinhole for a width × height image (square pixels,
-/// the principal point at the centre), in the OpenCV convention of composite/lens.h.
-composite::LensIntrinsics intrinsics_of(const Camera& camera, int width, int height);
 
 struct StandIn {
   composite::Image without_object;  ///< the location alone (linear, opaque)
@@ -30,10 +27,6 @@ struct StandIn {
 StandIn render_stand_in(const Camera& camera, int width, int height,
                         const composite::BrownConrady& lens, const Vec3f& shadow_centre,
                         float shadow_radius_x, float shadow_radius_z);
-
-/// The renderer's RGBA8 frame (premultiplied, sRGB-encoded colour) as a linear premultiplied
-/// compositing image.
-composite::Image to_linear(const Image& frame);
 
 /// The demo's last shot, encoded: the walk's middle frame put into the stand-in plate.
 struct CompositeShot {

@@ -18,7 +18,9 @@
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/terrain.h"
+#include "kinema/render/environment.h"
 #include "mp4_writer.h"
+#include "render_plate.h"
 
 namespace kinema::pipeline {
 
@@ -286,6 +288,10 @@ void particle_billboards(const ParticleCacheFile& particles, int sample, float s
 }
 
 RenderResult render_file(const RenderRequest& request, const Progress& progress) {
+  if (!request.plate.empty() || !request.camera_solve.empty())
+    return render_over_plate(request, progress);
+  if (request.plate_start || request.fps || request.place != Placement{})
+    throw UsageError("--place, --plate-start and --fps go with --plate and --camera-solve");
   const OutKind kind = check_request(request);
   std::string ffmpeg;
   if (kind == OutKind::Mp4) {
@@ -351,6 +357,8 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   const std::vector<double> times = frame_times(request, kind, duration, rate, first, last);
 
   ClipRenderer renderer(asset, clip, request.options, request.in);
+  if (!request.environment.empty())
+    renderer.renderer().set_environment(load_environment(request.environment));
   if (!props.empty()) renderer.set_unframed_meshes(props);
   if (!particles.empty())
     renderer.set_extra_bounds([&particles](double t) { return particle_bounds(particles, t); });

@@ -3,6 +3,10 @@
 // [--particle-size M] [--particle-blend alpha|add] [--strand-width M] [--strand-colour R,G,B]
 // -o out.png | out_%04d.png | out.mp4`. FILE (or a --with) may be a particle point cache (.pc2):
 // its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair).
+// Over live action: `kinema render FILE --plate PLATE --camera-solve SOLVE.json
+// [--place X,Y,Z[,YAW_DEG[,SCALE]]] [--plate-start N] [--fps F] [--clip NAME] [--time T |
+// --frames A:B] [--skinning lbs|dqs] [--msaa N] -o out.png|out.exr | out_%04d.png|out.####.exr |
+// out.mp4`: the character through each solved camera and lens, over the plate's frames.
 //
 // Parses the options and runs pipeline::render_file (kinema/pipeline/render.h): draws the asset
 // with the render module (OpenGL 4.5 through EGL: a GPU when present, else Mesa's llvmpipe). One
@@ -36,6 +40,14 @@ struct RenderArgs {
   std::optional<double> time;
   int contact_sheet = 0;
   int msaa = 4;
+  // The look.
+  bool no_materials = false, no_outlines = false, no_shadows = false, shadow_catcher = false;
+  std::string light, environment;
+  // Over a plate.
+  std::string plate, camera_solve, place, up;
+  std::optional<int> plate_start;
+  std::optional<double> fps;
+  bool camera_given = false, size_given = false;
 };
 
 int render(const RenderArgs& a, const GlobalOptions& global) {
@@ -66,6 +78,29 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
         request.last_frame < request.first_frame)
       throw UsageError("--frames " + a.frames + ": expected A:B with 0 ≤ A ≤ B, e.g. 0:120");
   }
+  request.options.materials = !a.no_materials;
+  request.options.outlines = !a.no_outlines;
+  request.options.shadows = !a.no_shadows;
+  request.options.shadow_catcher = a.shadow_catcher;
+  if (!a.light.empty())
+    request.options.light_direction = Vec3f(pipeline::parse_direction(a.light, "--light"));
+  request.environment = a.environment;
+  request.plate = a.plate;
+  request.camera_solve = a.camera_solve;
+  if (!a.place.empty()) request.place = pipeline::parse_placement(a.place);
+  if (!a.up.empty()) request.place.up = pipeline::parse_direction(a.up, "--up");
+  if (a.plate.empty() && !a.up.empty())
+    throw UsageError("--up is the camera solve's up direction: it goes with --plate");
+  request.plate_start = a.plate_start;
+  request.fps = a.fps;
+  if (!a.plate.empty() && a.camera_given)
+    throw UsageError(
+        "--camera frames the character itself; with --plate the camera solve's "
+        "cameras draw it (drop --camera)");
+  if (!a.plate.empty() && a.size_given)
+    throw UsageError(
+        "--size: with --plate the frames are the plate's (and the solve's) size; "
+        "drop --size");
   request.load = global.load;
   JobProgress progress(global.progress_enabled());
   const pipeline::RenderResult r = pipeline::render_file(request, progress.callback());
@@ -75,6 +110,16 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
               << "x" << r.height << " in " << format_number(r.seconds, 2) << " s ("
               << format_number(double(r.frames) / std::max(r.seconds, 1e-9), 1) << " fps) on "
               << r.gl_renderer << " → " << a.out << "\n";
+  if (!global.quiet && !request.plate.empty()) {
+    if (r.cg_width != r.width || r.cg_height != r.height)
+      std::cout << "  drawn as a " << r.cg_width << "x" << r.cg_height
+                << " pinhole (the lens reaches past the plate's frame), bent through the solved "
+                   "lens\n";
+    if (r.unsolved_frames > 0)
+      std::cout << "  " << r.unsolved_frames
+                << (r.unsolved_frames == 1 ? " frame has" : " frames have")
+                << " no solved camera: written as the plate alone\n";
+  }
   return kExitOk;
 }
 
@@ -85,8 +130,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   CLI::App* sub = app.add_subcommand(
       "render",
       "Draw a character (skinned meshes, or capsules for a bare skeleton) on a ground grid: one "
-      "PNG, a contact sheet, numbered PNGs or an MP4 (needs ffmpeg). OpenGL 4.5 through EGL: a "
-      "GPU when present, else Mesa's llvmpipe");
+      "PNG, a contact sheet, numbered PNGs or an MP4 (needs ffmpeg); or, with --plate and "
+      "--camera-solve, through a matchmoved camera over live-action frames. OpenGL 4.5 through "
+      "EGL: a GPU when present, else Mesa's llvmpipe");
   sub->add_option("FILE", args->in,
                   "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), or a point cache (.pc2, "
                   "from `kinema sim`): particles drawn as billboards, hair (an OBJ of lines "
@@ -94,7 +140,7 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       ->required();
   sub->add_option("-o,--out", args->out,
                   "out.png (one frame, or a contact sheet), out_%04d.png (one per frame) or "
-                  "out.mp4")
+                  "out.mp4; with --plate also .exr (linear) and out.####.exr")
       ->required();
   sub->add_option("--clip", args->clip, "The clip, by name or index (default: the first)");
   sub->add_option(
@@ -137,7 +183,51 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--msaa", args->msaa, "Multisample anti-aliasing samples (1: off; default 4)")
       ->check(CLI::Range(1, 16));
-  return [args, &global]() { return render(*args, global); };
+  sub->add_flag("--no-materials", args->no_materials,
+                "Draw every mesh in one flat colour instead of the materials its file defines "
+                "(textures, alpha modes, VRM MToon)");
+  sub->add_flag("--no-outlines", args->no_outlines, "Leave out VRM MToon outlines");
+  sub->add_flag("--no-shadows", args->no_shadows,
+                "No shadow map: the key light casts no shadow (over a plate: no shadow catcher)");
+  sub->add_flag("--shadow-catcher", args->shadow_catcher,
+                "The ground shows only the character's shadow, as black with alpha (with a "
+                "transparent background, a layer to composite over a plate)");
+  sub->add_option("--light", args->light,
+                  "X,Y,Z: the direction towards the key light (default 0.35,0.85,0.45; over a "
+                  "plate, in the camera solve's world)");
+  sub->add_option("--environment", args->environment,
+                  "A light probe lighting the character: an equirectangular .hdr, .exr or .png "
+                  "(default: a sky above, warm ground below)");
+  sub->add_option("--plate", args->plate,
+                  "Live-action frames to draw over: plate.####.png or plate_%04d.exr, or one "
+                  "image for a locked-off shot; with --camera-solve. Frame i is plate frame "
+                  "--plate-start + i through solve camera i, the clip at i / fps; output frames "
+                  "are numbered as the plate's. Not with --camera, --size, --with or "
+                  "--contact-sheet");
+  sub->add_option("--camera-solve", args->camera_solve,
+                  "The camera solve `kinema solve` wrote for the plate (its size must be the "
+                  "plate's); the character is drawn through each solved camera and bent "
+                  "through the solved lens");
+  sub->add_option("--place", args->place,
+                  "X,Y,Z[,YAW_DEG[,SCALE]]: the character's origin in the solve's world, its turn "
+                  "about +Y (degrees) and a uniform scale (default 0,0,0,0,1). Unless aligned, a "
+                  "solve is in its own units, +Y pointing down its first camera's image");
+  sub->add_option("--up", args->up,
+                  "X,Y,Z: the camera solve's up direction, where the character's +Y points "
+                  "(default 0,1,0; an unaligned `kinema solve` has +Y down its first camera's "
+                  "image: 0,-1,0)");
+  sub->add_option("--plate-start", args->plate_start,
+                  "The plate frame matching solve camera 0 (default: the sequence's first frame "
+                  "on disk)");
+  sub->add_option("--fps", args->fps,
+                  "The plate's frames a second: frame i shows the clip at i / fps (default: the "
+                  "clip's rate, else 30); the MP4's rate")
+      ->check(CLI::PositiveNumber);
+  return [args, sub, &global]() {
+    args->camera_given = sub->count("--camera") > 0;
+    args->size_given = sub->count("--size") > 0;
+    return render(*args, global);
+  };
 }
 
 }  // namespace kinema::cli

@@ -2,7 +2,9 @@
 // (kinema/render/clip_render.h, docs/render.md) into one PNG, a contact sheet, numbered PNGs or
 // an MP4 through the ffmpeg program. Particle point caches (.pc2, with their sidecar when one
 // lies beside them, kinema/io/particle_sidecar.h) are drawn as billboards; a cache with an OBJ of
-// `l` lines beside it and no sidecar (`kinema sim`'s hair) as strands.
+// `l` lines beside it and no sidecar (`kinema sim`'s hair) as strands. With a plate and a camera
+// solve (`kinema solve`, kinema/matchmove/camera_solve.h), the character is drawn through each
+// solved camera, bent through the solved lens and put over the live-action frames.
 #pragma once
 
 #include <array>
@@ -15,10 +17,38 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
+#include "kinema/math/mat4.h"
+#include "kinema/math/vec3.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/render/clip_render.h"
 
 namespace kinema::pipeline {
+
+/// Where a character stands in a camera solve's world (`--place X,Y,Z[,YAW_DEG[,SCALE]]`): its
+/// origin at `position`, turned `yaw_degrees` about the world's +Y, scaled uniformly by `scale`.
+/// A solve is in its own units and axes unless it was aligned to known positions
+/// (matchmove::align_to): `kinema solve` puts its initial pair's first camera at the origin with
+/// OpenCV axes (+Y down that camera's image) and makes the pair's baseline one unit long.
+struct Placement {
+  Vec3 position{0, 0, 0};
+  double yaw_degrees = 0;
+  double scale = 1;
+  /// The solve world's up direction (unit): where the character's +Y points. A solve that has
+  /// not been aligned has +Y pointing down its first camera's image: up = (0, −1, 0) there.
+  Vec3 up{0, 1, 0};
+  /// T(position) · R(+Y → up) · R_y(yaw) · S(scale): the character's world (metres, +Y up, its
+  /// ground on y = 0) in the solve's world. The character is drawn in its own world, through the
+  /// solved cameras carried into it by the inverse, so its ground, shadow catcher and key light
+  /// keep their meaning.
+  Mat4 matrix() const;
+  bool operator==(const Placement&) const = default;
+};
+
+/// "X,Y,Z", "X,Y,Z,YAW_DEG" or "X,Y,Z,YAW_DEG,SCALE" (finite numbers, SCALE > 0; spaces after the
+/// commas allowed) → a Placement. Throws UsageError quoting the text otherwise.
+Placement parse_placement(const std::string& text);
+/// "X,Y,Z" → a unit vector (finite, not zero). Throws UsageError naming `option` and the text.
+Vec3 parse_direction(const std::string& text, const std::string& option);
 
 struct RenderRequest {
   /// A file kinema reads, or a particle point cache (.pc2): its points drawn as billboards, its
@@ -43,6 +73,27 @@ struct RenderRequest {
   /// pixel on screen) and linear RGB colour (≥ 0, finite).
   float strand_width = 0.002f;
   Vec3f strand_colour = Strands{}.colour;
+  /// A light probe (.hdr, .exr or .png, equirectangular; kinema/render/environment.h) lighting
+  /// the character instead of the default sky; empty: the default.
+  std::string environment;
+
+  // ---- Over a live-action plate: both of `plate` and `camera_solve`, or neither ----
+  /// Plate frames: a sequence pattern (plate.####.png, plate_%04d.exr) or one image (a
+  /// locked-off shot: the same image behind every frame). Output frame i is plate frame
+  /// plate_start + i seen through solve camera i, the clip at i / fps; the size is the solve's
+  /// (options' camera mode, ground and target width and height are not used; its MSAA samples
+  /// and skinning are). `out` is then out.png or out.exr (one frame: `time`, default 0), a
+  /// pattern of .png or .exr frames (every camera's, or first_frame:last_frame, numbered as the
+  /// plate's frames) or out.mp4. Refused with `with`, `contact_sheet` and a particle cache as
+  /// `in`.
+  std::string plate;
+  std::string camera_solve;        ///< the JSON `kinema solve` writes
+  std::optional<int> plate_start;  ///< the plate frame of solve camera 0 (default: the first)
+  /// The character's origin and up in the solve's world. options.light_direction is then given
+  /// in the solve's world too; with options.shadows the ground under the character is a shadow
+  /// catcher, so its shadow falls on the plate.
+  Placement place;
+  std::optional<double> fps;  ///< the plate's frames a second (default: the clip's, else 30)
 };
 
 /// A particle point cache and its sidecar (when one lies beside it), ready to draw.
@@ -89,6 +140,11 @@ struct RenderResult {
   int width = 0, height = 0;  ///< of one frame (or tile)
   double seconds = 0;         ///< rendering and encoding, wall clock
   std::string gl_renderer;    ///< what drew it ("llvmpipe (LLVM 15.0.6, 256 bits)", a GPU…)
+  /// Over a plate: the pinhole render's size — the plate's, grown where the lens takes pixels
+  /// from outside the pinhole frame (barrel distortion; at most twice the plate's) — and the
+  /// frames whose camera the solve left unsolved (written as the plate alone).
+  int cg_width = 0, cg_height = 0;
+  size_t unsolved_frames = 0;
 };
 
 /// Checks the request before reading anything, renders every frame and writes the output: PNGs
@@ -97,6 +153,12 @@ struct RenderResult {
 /// request that makes no sense (an output kind and options that do not go together, frames or a
 /// time outside the clip); kinema::Error for unreadable input, no OpenGL, a missing or failing
 /// ffmpeg, a write failure.
+///
+/// Over a plate: UsageError for only one of plate and camera_solve, with `with`, a contact sheet
+/// or a particle cache, an output that is one of the inputs, frames or a time past the solve's
+/// cameras, a plate_start with a single image; kinema::Error naming the file for a malformed
+/// solve (and its JSON place), a plate frame missing for a camera, a plate whose size is not the
+/// solve's.
 RenderResult render_file(const RenderRequest& request, const Progress& progress = {});
 
 }  // namespace kinema::pipeline
