@@ -361,6 +361,12 @@ Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const
   draw.skinning = options_.skinning;
   draw.ground = options_.ground;
   draw.transparent_background = options_.transparent_background;
+  draw.materials = options_.materials;
+  draw.outlines = options_.outlines;
+  draw.shadows = options_.shadows;
+  draw.shadow_catcher = options_.shadow_catcher;
+  draw.light_direction = options_.light_direction;
+  draw.light_irradiance = options_.light_irradiance;
   const Vec3f c = bounds_.center();
   const float height = std::max(bounds_.max.y - bounds_.min.y, 0.05f);
   const float extent = std::max(bounds_.max.x - bounds_.min.x, bounds_.max.z - bounds_.min.z);

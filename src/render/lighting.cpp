@@ -155,8 +155,10 @@ void Renderer::set_environment(const Environment& environment) {
   if (environment.width < 1 || environment.height < 1 ||
       environment.texels.size() != size_t(environment.width) * size_t(environment.height))
     throw Error("render", "environment", "the map is empty or its size does not match its texels");
-  constexpr int kLevels = 6;
-  const std::vector<Environment> chain = prefilter_specular(environment, kLevels);
+  // Six roughness levels, or as many mip levels as a small map has.
+  int levels = 1;
+  while (levels < 6 && (std::max(environment.width, environment.height) >> levels) > 0) ++levels;
+  const std::vector<Environment> chain = prefilter_specular(environment, levels);
   Impl& s = *impl_;
   s.context.make_current();
   s.default_environment();

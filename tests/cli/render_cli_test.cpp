@@ -142,6 +142,9 @@ TEST_F(RenderCli, BadUsageExitsOneAndWritesNothing) {
       "render " + f + " --time 9999 -o " + sh_quote(path("a.png")),             // past the end
       "render " + f + " --clip nope -o " + sh_quote(path("a.png")),             // clip
       "render " + f + " --contact-sheet 4 -o " + sh_quote(path("a.mp4")),       // sheet → 1 PNG
+      "render " + f + " --light 0,0,0 -o " + sh_quote(path("a.png")),           // light
+      "render " + f + " --light up -o " + sh_quote(path("a.png")),              // light
+      "render " + f + " --up 0,1,0 -o " + sh_quote(path("a.png")),              // up: plate
       "render " + f,                                                            // no -o
   };
   for (const std::string& args : cases) {
@@ -163,6 +166,33 @@ TEST_F(RenderCli, BadInputExitsTwoAndWritesNothing) {
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("missing.bvh"), std::string::npos);
   EXPECT_FALSE(fs::exists(path("a.png")));
+}
+
+TEST_F(RenderCli, TheLookOptionsAndALightProbe) {
+  const auto ok = kinema("render " + sh_quote(kFigure) +
+                         " --size 160x120 --no-materials --no-shadows --no-outlines --light 1,1,0 "
+                         "--shadow-catcher -o " +
+                         sh_quote(path("look.png")));
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(png_size(read_all(path("look.png"))), std::make_pair(160u, 120u));
+  const auto missing = kinema("render " + sh_quote(kFigure) + " --environment " +
+                              sh_quote(path("nowhere.hdr")) + " -o " + sh_quote(path("b.png")));
+  EXPECT_EQ(missing.code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("nowhere.hdr"), std::string::npos) << missing.err;
+  write_all(path("probe.hdr"), "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 4\n");
+  const auto truncated = kinema("render " + sh_quote(kFigure) + " --environment " +
+                                sh_quote(path("probe.hdr")) + " -o " + sh_quote(path("b.png")));
+  EXPECT_EQ(truncated.code, 2) << truncated.err;
+  EXPECT_NE(truncated.err.find("probe.hdr"), std::string::npos) << truncated.err;
+  EXPECT_FALSE(fs::exists(path("b.png")));
+  // A 4 × 2 probe of radiance 1 everywhere (flat RGBE scanlines: 128 · 2^(129 − 136) = 1).
+  std::string flat = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 4\n";
+  for (int i = 0; i < 8; ++i) flat += std::string{char(128), char(128), char(128), char(129)};
+  write_all(path("grey.hdr"), flat);
+  const auto lit = kinema("render " + sh_quote(kFigure) + " --size 160x120 --environment " +
+                          sh_quote(path("grey.hdr")) + " -o " + sh_quote(path("probe.png")));
+  EXPECT_EQ(lit.code, 0) << lit.err;
+  EXPECT_EQ(png_size(read_all(path("probe.png"))), std::make_pair(160u, 120u));
 }
 
 TEST_F(RenderCli, NoOpenGlIsAClearErrorNotACrash) {

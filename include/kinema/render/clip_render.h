@@ -33,6 +33,11 @@ struct ClipRenderOptions {
   bool ground = true;
   bool transparent_background = false;                     ///< DrawOptions::transparent_background
   BillboardBlend billboard_blend = BillboardBlend::Alpha;  ///< for frame(t, billboards)
+  /// The look (DrawOptions' fields of the same names): the file's materials or flat colours,
+  /// MToon outlines, the key light's shadows, the ground as a shadow catcher, the key light.
+  bool materials = true, outlines = true, shadows = true, shadow_catcher = false;
+  Vec3f light_direction = DrawOptions{}.light_direction;
+  Vec3f light_irradiance = DrawOptions{}.light_irradiance;
 };
 
 /// Axis-aligned bounds, metres.
