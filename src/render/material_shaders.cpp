@@ -230,6 +230,26 @@ void main() {
 }
 )GLSL";
 
+// Render passes: normal and view depth, motion in pixels.
+const char* const kPassFragmentShader = R"GLSL(#version 450 core
+in vec3 vPosition;
+in vec3 vNormal;
+in vec4 vClipNow;
+in vec4 vClipPrevious;
+uniform vec3 uEye;
+uniform vec3 uForward;  // the camera's view direction, unit
+uniform vec2 uSize;     // image width, height in pixels
+layout(location = 0) out vec4 normalDepth;
+layout(location = 1) out vec2 motion;
+void main() {
+  vec3 n = normalize(vNormal);
+  if (dot(n, uEye - vPosition) < 0.0) n = -n;  // the side the camera sees
+  normalDepth = vec4(n, dot(vPosition - uEye, uForward));
+  vec2 now = vClipNow.xy / vClipNow.w, before = vClipPrevious.xy / vClipPrevious.w;
+  motion = (now - before) * 0.5 * uSize * vec2(1.0, -1.0);  // pixels, y down
+}
+)GLSL";
+
 // The shadow map pass writes depth only.
 const char* const kDepthFragmentShader = R"GLSL(#version 450 core
 void main() {}

@@ -179,6 +179,7 @@ Renderer::~Renderer() {
   if (s.crowd) render_detail::free_crowd_gl(*s.crowd);
   s.free_meshes();
   s.free_lighting();
+  s.free_passes();
   const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
   glDeleteBuffers(4, buffers);
   glDeleteVertexArrays(1, &s.ground_vao);
@@ -329,6 +330,11 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   glDepthFunc(GL_LESS);
   glDisable(GL_CULL_FACE);
   if (samples > 1) glEnable(GL_MULTISAMPLE);
+  // The shadow-only pass draws the ground after the meshes' depth, so that they hide it.
+  if (!depth_only_meshes) draw_ground(options, view_proj);
+}
+
+void Renderer::Impl::draw_ground(const DrawOptions& options, const Mat4f& view_proj) {
   if (!options.ground && !options.shadow_catcher) return;
   const GLuint p = ground_program;
   glUseProgram(p);
@@ -459,6 +465,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                    [&](size_t a, size_t b) { return distance[a] > distance[b]; });
   order.insert(order.end(), blended.begin(), blended.end());
 
+  if (s.depth_only_meshes) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
   for (const size_t i : order) {
     const GpuMesh& m = s.meshes[i];
     bool use_prescale = false;
@@ -504,6 +511,8 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);
   }
+  glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  if (s.depth_only_meshes) s.draw_ground(options, view_proj);
   s.draw_extras(options, camera, view_proj);
   s.shadows_on = false;  // crowds and bakes draw without this frame's shadow map
   return s.finish_frame();

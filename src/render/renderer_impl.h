@@ -87,6 +87,10 @@ struct Renderer::Impl {
   GLuint environment_map = 0;  // prefiltered equirectangular radiance, mip level = roughness
   int environment_levels = 0;
   render_detail::GpuMaterials materials;
+  // Render passes (passes.cpp), made on first use: float targets and the pass program.
+  GLuint pass_program = 0, pass_fbo = 0, pass_normal_depth = 0, pass_motion = 0, pass_depth = 0,
+         previous_buffer = 0;
+  bool depth_only_meshes = false;  // render(): meshes only hide the ground (the shadow pass)
   GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
   GLuint strand_program = 0, strand_vao = 0;
   std::array<GLuint, 3> strand_buffers{};  // positions, colours, segments (bindings 3, 4, 5)
@@ -109,6 +113,8 @@ struct Renderer::Impl {
   /// Makes the context current, clears the target and draws the ground (options.ground);
   /// view_proj: the camera's for the target's aspect.
   void begin_frame(const Camera& camera, const DrawOptions& options, Mat4f& view_proj);
+  /// The ground grid, or the shadow catcher (options.shadow_catcher), or nothing.
+  void draw_ground(const DrawOptions& options, const Mat4f& view_proj);
   /// Strands, then billboards (after the opaque meshes).
   void draw_extras(const DrawOptions& options, const Camera& camera, const Mat4f& view_proj);
   /// Resolves the multisampled target and reads it back, top row first.
@@ -136,6 +142,8 @@ struct Renderer::Impl {
   /// Makes the shadow map and the depth program, and sets the default environment (lighting.cpp).
   void init_lighting();
   void free_lighting();
+  /// Frees the render passes' targets and program (passes.cpp).
+  void free_passes();
   /// The default environment: the hemisphere sky as irradiance, no specular map.
   void default_environment();
   /// Renders the shadow map of the key light `towards_light` for this pose (every mesh, depth

@@ -33,6 +33,10 @@ layout(std430, binding = 2) readonly buffer PrescalePalette { vec4 prescaleRows[
 uniform int uMethod;       // 0: LBS, 1: DQS
 uniform bool uPrescale;    // DQS: apply the blended pre-scale first
 uniform mat4 uViewProjection;
+// Render passes: the previous frame's LBS palette, to place each vertex where it was.
+layout(std430, binding = 8) readonly buffer PreviousLbsPalette { vec4 previousRows[]; };
+uniform bool uPrevious;
+uniform mat4 uPreviousViewProjection;
 // Crowds (LBS): instance i's palette starts at joint i * uPaletteStride (0 for one character).
 uniform uint uPaletteStride;
 // MToon outlines (the back faces pushed out): 0 none, 1 along the normal by uOutlineWidth
@@ -52,6 +56,8 @@ flat out int vInstance;
 out vec2 vUv0;
 out vec2 vUv1;
 out vec4 vColour;
+out vec4 vClipNow;       // render passes: this frame's clip position
+out vec4 vClipPrevious;  // and the previous frame's (uPrevious), else the same
 
 uint jointOf(int k) { return k < 4 ? aJoints0[k] : aJoints1[k - 4]; }
 float weightOf(int k) { return k < 4 ? aWeights0[k] : aWeights1[k - 4]; }
@@ -159,6 +165,20 @@ void main() {
     d = dot(d, d) > 1e-24 ? normalize(d) : vec2(0.0);
     d.x /= uAspect;  // square pixels: the same width in pixels both ways
     gl_Position.xy += width * d * gl_Position.w;  // NDC spans 2 per image height
+  }
+  vClipNow = gl_Position;
+  vClipPrevious = gl_Position;
+  if (uPrevious) {
+    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+    for (int k = 0; k < 8; ++k) {
+      float w = weightOf(k);
+      if (w == 0.0) continue;
+      uint j = 3u * jointOf(k);
+      r0 += w * previousRows[j];
+      r1 += w * previousRows[j + 1u];
+      r2 += w * previousRows[j + 2u];
+    }
+    vClipPrevious = uPreviousViewProjection * vec4(rowsPoint(r0, r1, r2, aPosition), 1.0);
   }
 }
 )GLSL";

@@ -9,6 +9,8 @@ extern const char* const kSkinVertexShader;
 /// Meshes with their materials (metallic-roughness, unlit, MToon and its outline shell), or the
 /// flat debug look; key light with a shadow map, environment light (material_shaders.cpp).
 extern const char* const kMaterialFragmentShader;
+/// Render passes: world normal and view depth (location 0), motion in pixels (location 1).
+extern const char* const kPassFragmentShader;
 /// The shadow map pass: depth only.
 extern const char* const kDepthFragmentShader;
 /// The ground square on y = 0 and its grid; it receives the key light's shadow, or shows only

@@ -44,6 +44,27 @@ struct Image {
   uint8_t* pixel(int x, int y) { return &rgba[(size_t(y) * size_t(width) + size_t(x)) * 4]; }
 };
 
+/// One frame's render passes (AOVs) for compositing, linear float, width × height each, rows top
+/// first (Renderer::render_passes; written as one multi-channel EXR by `kinema render`).
+struct RenderPasses {
+  int width = 0, height = 0;
+  /// RGBA: the frame as render() draws it (8-bit sRGB decoded), premultiplied linear colour;
+  /// alpha the coverage with a transparent background (else 1).
+  std::vector<float> beauty;
+  /// Distance in front of the camera along its view axis, metres; +∞ where nothing was drawn.
+  std::vector<float> depth;
+  /// xyz: the world-space unit normal of the nearest surface, turned towards the camera; zero
+  /// where nothing was drawn.
+  std::vector<float> normal;
+  /// xy: how far the surface point under the pixel moved across the image since the previous
+  /// frame, pixels (x right, y down: this position − the previous); zero without a previous
+  /// frame and where nothing was drawn.
+  std::vector<float> motion;
+  /// The key light's shadow on the ground as a shadow catcher records it (0 lit … its density),
+  /// hidden where the character covers the ground: the shadow-only pass.
+  std::vector<float> shadow;
+};
+
 /// A perspective camera looking from `eye` at `target`.
 struct Camera {
   Vec3f eye{0, 1, 4};
@@ -284,6 +305,16 @@ class Renderer {
   /// joint (one per joint, e.g. sample_model_pose). Throws kinema::Error on a size mismatch.
   Image render(std::span<const Mat4> model_pose, const Camera& camera,
                const DrawOptions& options = {});
+
+  /// The render passes of one frame: beauty (render() with `options`), depth, normals and
+  /// motion vectors (from `previous_pose` seen by `previous_camera`, both optional: without them
+  /// motion is zero) of the meshes, and the shadow-only pass (needs options.shadows). Depth,
+  /// normals and motion are drawn without MSAA (the nearest surface at each pixel centre), with
+  /// linear blend skinning and without alpha masks. Throws as render() does.
+  RenderPasses render_passes(std::span<const Mat4> model_pose, const Camera& camera,
+                             const DrawOptions& options = {},
+                             std::span<const Mat4> previous_pose = {},
+                             const Camera* previous_camera = nullptr);
 
   /// Runs the draw program's vertex shader on uploaded mesh `mesh` with rasterization off and
   /// reads back what transform feedback captured: the skinned positions and normals the draw
