@@ -104,6 +104,10 @@ OutKind check_request(const RenderRequest& r) {
   if (frames_given && (r.last_frame < r.first_frame))
     throw UsageError("--frames " + std::to_string(r.first_frame) + ":" +
                      std::to_string(r.last_frame) + ": expected A:B with 0 ≤ A ≤ B, e.g. 0:120");
+  if (kind == OutKind::Mp4 && r.options.transparent_background)
+    throw UsageError(
+        "--transparent: an MP4 (yuv420p) has no alpha; write PNGs (out.png, "
+        "out_%04d.png)");
   if (kind == OutKind::Mp4 && ((width % 2) != 0 || (height % 2) != 0))
     throw UsageError("--size " + size + ": MP4 (yuv420p) needs an even width and height");
   return kind;

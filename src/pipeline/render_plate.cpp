@@ -215,7 +215,10 @@ Mat4 Placement::matrix() const {
          Mat4::scaling(Vec3{scale, scale, scale});
 }
 
-Vec3 parse_direction(const std::string& text, const std::string& option) {
+namespace {
+
+/// "X,Y,Z" (spaces around the numbers allowed) → three finite numbers; false otherwise.
+bool parse_three(const std::string& text, Vec3& out) {
   double v[3] = {0, 0, 0};
   size_t begin = 0;
   bool ok = true;
@@ -231,11 +234,26 @@ Vec3 parse_direction(const std::string& text, const std::string& option) {
          std::isfinite(v[i]);
     begin = comma + 1;
   }
-  const Vec3 d{v[0], v[1], v[2]};
-  if (!ok || !(length(d) > 0))
+  out = {v[0], v[1], v[2]};
+  return ok;
+}
+
+}  // namespace
+
+Vec3 parse_direction(const std::string& text, const std::string& option) {
+  Vec3 d;
+  if (!parse_three(text, d) || !(length(d) > 0))
     throw UsageError(option + " '" + text +
                      "': expected a direction X,Y,Z of finite numbers, not all zero, e.g. 0,1,0");
   return normalize(d);
+}
+
+Vec3 parse_point(const std::string& text, const std::string& option) {
+  Vec3 p;
+  if (!parse_three(text, p))
+    throw UsageError(option + " '" + text +
+                     "': expected a point X,Y,Z of three finite numbers (metres), e.g. 0,1.4,3");
+  return p;
 }
 
 Placement parse_placement(const std::string& text) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -58,6 +59,20 @@ void expand(Bounds3f& b, bool& any, const Bounds3f& o) {
 Vec3f view_direction(float yaw_deg, float pitch_deg) {
   const float yaw = yaw_deg * kDeg, pitch = pitch_deg * kDeg;
   return {std::sin(yaw) * std::cos(pitch), std::sin(pitch), std::cos(yaw) * std::cos(pitch)};
+}
+
+// Why `c` defines no view (empty when it does): a fixed camera's checks.
+std::string fixed_camera_problem(const Camera& c) {
+  for (const Vec3f& v : {c.eye, c.target, c.up})
+    if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z))
+      return "its eye, target and up must be finite numbers";
+  if (!(c.fov_y_degrees > 0 && c.fov_y_degrees < 180))
+    return "its vertical field of view must lie strictly between 0 and 180 degrees";
+  const Vec3f f = c.target - c.eye;
+  if (!(length(f) > 1e-6f)) return "its eye and target are the same point";
+  if (!(length(c.up) > 0) || length(cross(normalize(f), normalize(c.up))) < 1e-4f)
+    return "its up direction is zero or lies along the view direction";
+  return {};
 }
 
 // Smallest distance from `center` along `dir` at which all corners of `b` project inside 92%
@@ -163,7 +178,13 @@ ClipRenderer::ClipRenderer(const Asset& asset, int clip, const ClipRenderOptions
                 "the file has " + std::to_string(asset.clips.size()) + " clips");
   if (asset.skeleton.empty()) throw Error(file, "", "there is no skeleton to draw");
   if (clip >= 0) asset.clips[size_t(clip)].validate(asset.skeleton.joint_count(), file);
-  renderer_.set_asset(asset, file);
+  if (options.camera == CameraMode::Fixed)
+    if (const std::string problem = fixed_camera_problem(options.fixed_camera); !problem.empty())
+      throw UsageError("fixed camera: " + problem);
+  CapsuleDetail capsules;
+  if (!options.skeleton)  // every bone is "too short" for a capsule: none is built
+    capsules.min_bone_fraction = std::numeric_limits<float>::infinity();
+  renderer_.set_asset(asset, file, capsules);
   int left = -1, right = -1;
   if (left_right_pair(asset, left, right)) facing_joints_ = {left, right};
   t1_ = duration();
@@ -314,11 +335,24 @@ void ClipRenderer::frame_bounds() {
 
 Camera ClipRenderer::camera_at(double t) const {
   const float aspect = float(renderer_.width()) / float(renderer_.height());
+  if (options_.camera == CameraMode::Fixed) {
+    // As given; near and far around the bounds over the range as seen from the eye.
+    Camera cam = options_.fixed_camera;
+    const Vec3f c = bounds_.center();
+    const float radius = 0.5f * length(bounds_.max - bounds_.min);
+    const Vec3f forward = normalize(cam.target - cam.eye, Vec3f{0, 0, -1});
+    const float depth = dot(c - cam.eye, forward);  // of the centre, along the view axis
+    const float reach = std::max(radius, 0.5f);
+    cam.near_plane = std::max({0.01f, 0.5f * (depth - radius), 1e-4f * (depth + reach)});
+    cam.far_plane = std::max(depth, 0.0f) + radius + 60.0f * reach;
+    return cam;
+  }
   Camera cam;
   Bounds3f frame = bounds_;
   Vec3f dir;
   float distance = 0;
   switch (options_.camera) {
+    case CameraMode::Fixed:  // returned above
     case CameraMode::Front:
       dir = view_direction(facing_yaw_, 8);
       distance = fit_distance(frame, frame.center(), dir, cam.fov_y_degrees, aspect);

@@ -199,8 +199,11 @@ void main() {
     if (uTexOn[7] != 0) rim *= texture(uRimTex, uvOf(7)).rgb;
     rim *= mix(vec3(1.0), light * shading + gi, uRimLightingMix);
     colour = direct + indirect + rim;
-    if (uOutlinePass)
-      colour = uOutlineColor * mix(vec3(1.0), light * shading + gi, uOutlineLightingMix);
+    if (uOutlinePass) {  // as three-vrm: the outline colour times the surface's shaded colour
+      vec3 emissive = uEmissive;
+      if (uTexOn[4] != 0) emissive *= texture(uEmissiveTex, uvOf(4)).rgb;
+      colour = uOutlineColor * mix(vec3(1.0), colour + emissive, uOutlineLightingMix);
+    }
   } else {  // metallic-roughness
     float metallic = uMetallic, roughness = uRoughness;
     if (uTexOn[1] != 0) {

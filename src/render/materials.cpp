@@ -202,7 +202,7 @@ void GpuMaterials::bind(GLuint p, size_t i, bool outline) const {
   glProgramUniform1f(p, uniform(p, "uOutlineLightingMix"), mtoon.outline_lighting_mix);
 }
 
-void GpuMaterials::bind_outline(GLuint p, size_t i, float aspect) const {
+void GpuMaterials::bind_outline(GLuint p, size_t i) const {
   const Material& m = materials_[i];
   int mode = 0;
   float width = 0;
@@ -218,7 +218,6 @@ void GpuMaterials::bind_outline(GLuint p, size_t i, float aspect) const {
   }
   glProgramUniform1i(p, uniform(p, "uOutlineMode"), mode);
   glProgramUniform1f(p, uniform(p, "uOutlineWidth"), width);
-  glProgramUniform1f(p, uniform(p, "uAspect"), aspect);
   glProgramUniform1i(p, uniform(p, "uOutlineTexOn"), texture ? 1 : 0);
   glProgramUniform1i(p, uniform(p, "uOutlineTexSet"), ref ? ref->tex_coord : 0);
   const std::array<float, 9> mat = ref ? ref->transform.matrix() : TextureTransform{}.matrix();

@@ -47,8 +47,8 @@ class GpuMaterials {
   /// material `i` to their units; `outline`: the MToon outline shell.
   void bind(GLuint program, size_t i, bool outline) const;
   /// The vertex-shader side of an MToon outline (uOutlineMode, width, width texture); mode 0
-  /// turns outlines off. `aspect`: the image's width / height.
-  void bind_outline(GLuint program, size_t i, float aspect) const;
+  /// turns outlines off.
+  void bind_outline(GLuint program, size_t i) const;
 
  private:
   struct Copies {

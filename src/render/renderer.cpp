@@ -444,8 +444,6 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
   glProgramUniform3f(p, glGetUniformLocation(p, "uEye"), camera.eye.x, camera.eye.y, camera.eye.z);
   glProgramUniform1ui(p, glGetUniformLocation(p, "uPaletteStride"), 0);
   glProgramUniform1i(p, glGetUniformLocation(p, "uOutlineMode"), 0);
-  const float aspect = float(s.width) / float(s.height);
-
   // Opaque and masked meshes first, then the blended ones from the farthest to the nearest.
   const auto material_of = [&](size_t i) -> const Material* {
     const int mi = s.meshes[i].data.material;
@@ -499,7 +497,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
     if (options.outlines && toon && toon->outline_width_mode != OutlineWidthMode::None &&
         toon->outline_width > 0) {
       // The outline shell: the back faces pushed out, so only its rim shows around the mesh.
-      s.materials.bind_outline(p, mi, aspect);
+      s.materials.bind_outline(p, mi);
       s.materials.bind(p, mi, true);
       glEnable(GL_CULL_FACE);
       glCullFace(GL_FRONT);

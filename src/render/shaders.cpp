@@ -44,7 +44,6 @@ uniform uint uPaletteStride;
 // scaled by the width texture's G.
 uniform int uOutlineMode;
 uniform float uOutlineWidth;
-uniform float uAspect;  // image width / height
 uniform bool uOutlineTexOn;
 uniform int uOutlineTexSet;
 uniform mat3 uOutlineTexMatrix;
@@ -161,9 +160,10 @@ void main() {
   if (uOutlineMode == 1) vPosition += vNormal * width;
   gl_Position = uViewProjection * vec4(vPosition, 1.0);
   if (uOutlineMode == 2) {
-    vec2 d = (uViewProjection * vec4(vNormal, 0.0)).xy;
-    d = dot(d, d) > 1e-24 ? normalize(d) : vec2(0.0);
-    d.x /= uAspect;  // square pixels: the same width in pixels both ways
+    // As three-vrm: the view-space normal's x (over the aspect) and y, not renormalized, so a
+    // normal turning towards or away from the camera pushes less.
+    float p11 = length(vec3(uViewProjection[0][1], uViewProjection[1][1], uViewProjection[2][1]));
+    vec2 d = (uViewProjection * vec4(vNormal, 0.0)).xy / p11;
     gl_Position.xy += width * d * gl_Position.w;  // NDC spans 2 per image height
   }
   vClipNow = gl_Position;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli_process.h"
+#include "png_pixels.h"
 
 namespace fs = std::filesystem;
 
@@ -25,6 +26,7 @@ using kinema::test::write_all;
 const std::string kData = KINEMA_TEST_DATA_DIR;
 const std::string kBvh = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kFigure = kData + "/gltf/RiggedFigure.glb";
+const std::string kGodette = kData + "/vrm/Godette_vrm_v4.vrm";  // 1.5 m tall at the origin
 
 // Width and height from a PNG's IHDR chunk (0, 0 when it is not a PNG).
 std::pair<uint32_t, uint32_t> png_size(const std::string& bytes) {
@@ -145,7 +147,25 @@ TEST_F(RenderCli, BadUsageExitsOneAndWritesNothing) {
       "render " + f + " --light 0,0,0 -o " + sh_quote(path("a.png")),           // light
       "render " + f + " --light up -o " + sh_quote(path("a.png")),              // light
       "render " + f + " --up 0,1,0 -o " + sh_quote(path("a.png")),              // up: plate
-      "render " + f,                                                            // no -o
+      // A fixed camera: with --camera or --plate, half of it, bad numbers, no view.
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --camera front -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --plate p.png --camera-solve s.json -o " +
+          sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 -o " + sh_quote(path("a.png")),
+      "render " + f + " --target 0,1,0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --fov 30 -o " + sh_quote(path("a.png")),
+      "render " + f + " --camera-up 1,0,0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1 --target 0,1,0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,x --target 0,1,0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,inf -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,3 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --fov 0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --fov 180 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --camera-up 0,0,1 -o " + sh_quote(path("a.png")),
+      "render " + f + " --eye 0,1,3 --target 0,1,0 --camera-up 0,0,0 -o " + sh_quote(path("a.png")),
+      "render " + f + " --transparent -o " + sh_quote(path("a.mp4")),  // no alpha in MP4
+      "render " + f + " --light-irradiance 1,-1,1 -o " + sh_quote(path("a.png")),
+      "render " + f,  // no -o
   };
   for (const std::string& args : cases) {
     const auto r = kinema(args);
@@ -193,6 +213,52 @@ TEST_F(RenderCli, TheLookOptionsAndALightProbe) {
                           sh_quote(path("grey.hdr")) + " -o " + sh_quote(path("probe.png")));
   EXPECT_EQ(lit.code, 0) << lit.err;
   EXPECT_EQ(png_size(read_all(path("probe.png"))), std::make_pair(160u, 120u));
+}
+
+// Alpha (0–255) of pixel (x, y) of an RGBA PNG `width` wide.
+int alpha_at(const std::vector<uint8_t>& rgba, int width, int x, int y) {
+  return rgba[(size_t(y) * size_t(width) + size_t(x)) * 4 + 3];
+}
+
+TEST_F(RenderCli, AFixedCameraLooksWhereItIsTold) {
+  // Godette stands at the origin (x within ±0.62 m, arms out; 1.5 m tall); --transparent: alpha
+  // is coverage.
+  const std::string common = " --size 160x120 --no-ground --transparent --msaa 1 -o ";
+  const auto at =
+      kinema("render " + sh_quote(kGodette) + " --eye 0,0.8,3 --target 0,0.8,0 --fov 30" + common +
+             sh_quote(path("at.png")));
+  ASSERT_EQ(at.code, 0) << at.err;
+  const auto beside =
+      kinema("render " + sh_quote(kGodette) + " --eye 1,0.8,3 --target 1,0.8,0 --fov 30" + common +
+             sh_quote(path("beside.png")));
+  ASSERT_EQ(beside.code, 0) << beside.err;
+  const std::vector<uint8_t> a = kinema::test::png_rgba(read_all(path("at.png")));
+  const std::vector<uint8_t> b = kinema::test::png_rgba(read_all(path("beside.png")));
+  ASSERT_EQ(a.size(), 160u * 120u * 4u);
+  ASSERT_EQ(b.size(), a.size());
+  EXPECT_EQ(alpha_at(a, 160, 80, 60), 255) << "her body at the centre";
+  EXPECT_EQ(alpha_at(a, 160, 2, 2), 0) << "transparent around her";
+  EXPECT_EQ(alpha_at(b, 160, 80, 60), 0) << "looking 1 m beside her";
+  // +X is to the right of a camera looking down −Z: she is in the left part of the image only.
+  long left = 0, right = 0;
+  for (int y = 0; y < 120; ++y)
+    for (int x = 0; x < 160; ++x)
+      if (alpha_at(b, 160, x, y) > 0) (x < 80 ? left : right)++;
+  EXPECT_GT(left, 50);
+  EXPECT_EQ(right, 0);
+  // A wider field of view shows her smaller.
+  const auto wide =
+      kinema("render " + sh_quote(kGodette) + " --eye 0,0.8,3 --target 0,0.8,0 --fov 60" + common +
+             sh_quote(path("wide.png")));
+  ASSERT_EQ(wide.code, 0) << wide.err;
+  const std::vector<uint8_t> w = kinema::test::png_rgba(read_all(path("wide.png")));
+  long covered_a = 0, covered_w = 0;
+  for (size_t i = 3; i < a.size(); i += 4) {
+    covered_a += a[i] > 0;
+    covered_w += w[i] > 0;
+  }
+  // Pinhole: area scales with (tan 15° / tan 30°)² ≈ 0.215.
+  EXPECT_NEAR(double(covered_w) / double(covered_a), 0.215, 0.04);
 }
 
 TEST_F(RenderCli, NoOpenGlIsAClearErrorNotACrash) {

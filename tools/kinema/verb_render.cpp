@@ -1,5 +1,7 @@
 // tools/kinema/verb_render.cpp — `kinema render FILE [--clip NAME] [--time T | --frames A:B]
-// [--size WxH] [--camera orbit|follow|front] [--skinning lbs|dqs] [--contact-sheet N]
+// [--size WxH] [--camera orbit|follow|front|above | --eye X,Y,Z --target X,Y,Z [--fov DEG]
+// [--camera-up X,Y,Z]] [--skinning lbs|dqs] [--contact-sheet N] [--no-ground] [--no-skeleton]
+// [--transparent] [--light X,Y,Z] [--light-irradiance R,G,B] [--environment PROBE]
 // [--particle-size M] [--particle-blend alpha|add] [--strand-width M] [--strand-colour R,G,B]
 // -o out.png | out_%04d.png | out.mp4`. FILE (or a --with) may be a particle point cache (.pc2):
 // its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair).
@@ -16,6 +18,7 @@
 // so a failure leaves no partial output.
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -43,12 +46,42 @@ struct RenderArgs {
   // The look.
   bool no_materials = false, no_outlines = false, no_shadows = false, shadow_catcher = false;
   std::string light, environment;
+  std::vector<float> light_irradiance;
+  bool no_ground = false, no_skeleton = false, transparent = false;
+  // A fixed camera.
+  std::string eye, target, camera_up;
+  std::optional<float> fov;
   // Over a plate.
   std::string plate, camera_solve, place, up;
   std::optional<int> plate_start;
   std::optional<double> fps;
   bool camera_given = false, size_given = false;
 };
+
+/// --eye, --target, --fov, --camera-up → the fixed camera; UsageError naming the option at fault.
+Camera fixed_camera(const RenderArgs& a) {
+  if (a.eye.empty() || a.target.empty())
+    throw UsageError("a fixed camera needs both --eye X,Y,Z and --target X,Y,Z");
+  Camera c;
+  c.eye = Vec3f(pipeline::parse_point(a.eye, "--eye"));
+  c.target = Vec3f(pipeline::parse_point(a.target, "--target"));
+  if (!a.camera_up.empty()) c.up = Vec3f(pipeline::parse_direction(a.camera_up, "--camera-up"));
+  if (a.fov) {
+    if (!(*a.fov > 0 && *a.fov < 180))
+      throw UsageError("--fov " + format_number(*a.fov, 3) +
+                       ": the vertical field of view is in degrees, strictly between 0 and 180");
+    c.fov_y_degrees = *a.fov;
+  }
+  const Vec3f view = c.target - c.eye;
+  if (!(length(view) > 1e-6f))
+    throw UsageError("--eye " + a.eye + " --target " + a.target +
+                     ": the camera must look at a point other than where it stands");
+  if (length(cross(normalize(view), c.up)) < 1e-4f)
+    throw UsageError(
+        "--camera-up: the up direction lies along the view from --eye to --target; "
+        "give another (default 0,1,0)");
+  return c;
+}
 
 int render(const RenderArgs& a, const GlobalOptions& global) {
   pipeline::RenderRequest request;
@@ -64,6 +97,16 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
                            : a.camera == "front" ? CameraMode::Front
                            : a.camera == "above" ? CameraMode::Above
                                                  : CameraMode::Follow;
+  if (!a.eye.empty() || !a.target.empty()) {
+    if (a.camera_given)
+      throw UsageError("--eye and --target place the camera themselves: drop --camera");
+    if (!a.plate.empty())
+      throw UsageError("--eye and --target: with --plate the camera solve's cameras draw it");
+    request.options.camera = CameraMode::Fixed;
+    request.options.fixed_camera = fixed_camera(a);
+  } else if (a.fov || !a.camera_up.empty()) {
+    throw UsageError("--fov and --camera-up go with a fixed camera: --eye X,Y,Z --target X,Y,Z");
+  }
   request.options.skinning = a.skinning == "dqs" ? SkinningMethod::Dqs : SkinningMethod::Lbs;
   request.options.billboard_blend =
       a.particle_blend == "add" ? BillboardBlend::Additive : BillboardBlend::Alpha;
@@ -84,6 +127,19 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
   request.options.shadow_catcher = a.shadow_catcher;
   if (!a.light.empty())
     request.options.light_direction = Vec3f(pipeline::parse_direction(a.light, "--light"));
+  for (const float e : a.light_irradiance)
+    if (!std::isfinite(e))
+      throw UsageError("--light-irradiance must be three finite numbers ≥ 0 (linear RGB)");
+  if (!a.light_irradiance.empty())
+    request.options.light_irradiance = {a.light_irradiance[0], a.light_irradiance[1],
+                                        a.light_irradiance[2]};
+  request.options.ground = !a.no_ground;
+  request.options.skeleton = !a.no_skeleton;
+  request.options.transparent_background = a.transparent;
+  if (!a.plate.empty() && (a.no_ground || a.transparent))
+    throw UsageError(
+        "--no-ground and --transparent: over a plate the frames are the plate with the "
+        "character on it (drop them)");
   request.environment = a.environment;
   request.plate = a.plate;
   request.camera_solve = a.camera_solve;
@@ -158,8 +214,23 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--camera", args->camera,
                   "orbit (circles the character), follow (3/4 view following it; default), "
                   "front (fixed, framing the whole clip) or above (fixed, 60° down from the "
-                  "front: crowds, flocks)")
+                  "front: crowds, flocks); or a fixed camera: --eye and --target")
       ->check(CLI::IsMember({"orbit", "follow", "front", "above"}));
+  sub->add_option("--eye", args->eye,
+                  "X,Y,Z: a fixed camera's position, world metres (+Y up; characters face +Z, "
+                  "VRM 0.x files as stored: −Z); with --target, instead of --camera");
+  sub->add_option("--target", args->target, "X,Y,Z: the point the fixed camera looks at");
+  sub->add_option("--fov", args->fov,
+                  "The fixed camera's vertical field of view, degrees (default 35)");
+  sub->add_option("--camera-up", args->camera_up,
+                  "X,Y,Z: the fixed camera's up direction (default 0,1,0)");
+  sub->add_flag("--no-ground", args->no_ground, "Leave out the ground grid");
+  sub->add_flag("--no-skeleton", args->no_skeleton,
+                "When no mesh is skinned (a BVH, gizmos on joints), draw only the meshes, not "
+                "the bones as capsules");
+  sub->add_flag("--transparent", args->transparent,
+                "Clear to transparent instead of the backdrop: PNG alpha is the coverage, the "
+                "colour premultiplied (not with .mp4)");
   sub->add_option("--skinning", args->skinning, "lbs (default) or dqs")
       ->check(CLI::IsMember({"lbs", "dqs"}));
   sub->add_option("--contact-sheet", args->contact_sheet,
@@ -195,6 +266,13 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--light", args->light,
                   "X,Y,Z: the direction towards the key light (default 0.35,0.85,0.45; over a "
                   "plate, in the camera solve's world)");
+  sub->add_option("--light-irradiance", args->light_irradiance,
+                  "R,G,B: the key light's irradiance on a surface facing it, linear ≥ 0 (default "
+                  "2.67,2.54,2.35, i.e. 0.85π·(1,0.95,0.88); a white Lambertian surface facing "
+                  "it shows E/π)")
+      ->expected(3)
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--environment", args->environment,
                   "A light probe lighting the character: an equirectangular .hdr, .exr or .png "
                   "(default: a sky above, warm ground below)");

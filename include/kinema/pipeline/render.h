@@ -49,6 +49,9 @@ struct Placement {
 Placement parse_placement(const std::string& text);
 /// "X,Y,Z" → a unit vector (finite, not zero). Throws UsageError naming `option` and the text.
 Vec3 parse_direction(const std::string& text, const std::string& option);
+/// "X,Y,Z" → a point (three finite numbers, spaces after the commas allowed). Throws UsageError
+/// naming `option` and the text otherwise.
+Vec3 parse_point(const std::string& text, const std::string& option);
 
 struct RenderRequest {
   /// A file kinema reads, or a particle point cache (.pc2): its points drawn as billboards, its

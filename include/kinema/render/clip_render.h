@@ -24,13 +24,23 @@ namespace kinema {
 ///    (smoothed over ±0.5 s), framing the bounds around the character.
 ///  - Above: fixed, looking down at 60° from the front, framing the bounds over the whole time
 ///    range (a crowd or a flock on the ground, seen as a plan with some depth).
-enum class CameraMode { Orbit, Follow, Front, Above };
+///  - Fixed: ClipRenderOptions::fixed_camera as given (eye, target, up, vertical field of view,
+///    world metres), whatever the character does; only its near and far planes are fitted to the
+///    bounds over the time range, as the other modes' are.
+enum class CameraMode { Orbit, Follow, Front, Above, Fixed };
 
 struct ClipRenderOptions {
   RendererOptions target;  ///< size, MSAA, GPU preference
   CameraMode camera = CameraMode::Follow;
+  /// With CameraMode::Fixed: the camera (its near_plane and far_plane are not used). The eye must
+  /// differ from the target and `up` must not lie along the view direction (else the
+  /// ClipRenderer constructor throws), fov_y_degrees in (0, 180).
+  Camera fixed_camera;
   SkinningMethod skinning = SkinningMethod::Lbs;
   bool ground = true;
+  /// When no mesh is skinned (a BVH, gizmos on joints), the bones are drawn as capsules
+  /// (Renderer::set_asset); false leaves them out and draws only the meshes.
+  bool skeleton = true;
   bool transparent_background = false;                     ///< DrawOptions::transparent_background
   BillboardBlend billboard_blend = BillboardBlend::Alpha;  ///< for frame(t, billboards)
   /// The look (DrawOptions' fields of the same names): the file's materials or flat colours,
@@ -53,7 +63,9 @@ struct Bounds3f {
 class ClipRenderer {
  public:
   /// `clip`: index in asset.clips, or -1 for the rest pose. Throws kinema::Error (bad clip
-  /// index, bad meshes naming `file`, no OpenGL).
+  /// index, bad meshes naming `file`, no OpenGL), kinema::UsageError for a fixed camera that
+  /// does not define a view (options.fixed_camera: eye on the target, up along the view, a field
+  /// of view outside (0, 180), non-finite numbers).
   ClipRenderer(const Asset& asset, int clip, const ClipRenderOptions& options,
                const std::string& file = {});
 
