@@ -15,6 +15,7 @@
 
 #include "kinema/character/merge.h"
 #include "kinema/clip/clip.h"
+#include "kinema/composite/exr_file.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/terrain.h"
@@ -59,18 +60,48 @@ std::string number(double value, int digits = 3) {
   return s == "-0" ? "0" : s;
 }
 
+/// One frame's render passes as a multi-channel EXR: the beauty as R, G, B, A (what other
+/// programs show), depth.Z, N.X/Y/Z, motion.U/V (pixels) and shadow.A; depth and motion in 32-bit
+/// float, the rest half.
+std::string encode_passes(const RenderPasses& p) {
+  const size_t n = size_t(p.width) * size_t(p.height);
+  std::vector<composite::ExrChannel> channels;
+  const auto add = [&](const char* name, const std::vector<float>& from, size_t stride, size_t at,
+                       composite::ExrPixelType type) {
+    composite::ExrChannel c{name, std::vector<float>(n), type};
+    for (size_t i = 0; i < n; ++i) c.values[i] = from[i * stride + at];
+    channels.push_back(std::move(c));
+  };
+  const auto half = composite::ExrPixelType::half, full = composite::ExrPixelType::float32;
+  add("R", p.beauty, 4, 0, half);
+  add("G", p.beauty, 4, 1, half);
+  add("B", p.beauty, 4, 2, half);
+  add("A", p.beauty, 4, 3, half);
+  add("depth.Z", p.depth, 1, 0, full);
+  add("N.X", p.normal, 3, 0, half);
+  add("N.Y", p.normal, 3, 1, half);
+  add("N.Z", p.normal, 3, 2, half);
+  add("motion.U", p.motion, 2, 0, full);
+  add("motion.V", p.motion, 2, 1, full);
+  add("shadow.A", p.shadow, 1, 0, half);
+  return composite::encode_exr_channels(p.width, p.height, channels);
+}
+
 /// What the output path asks for; refuses combinations that make no sense, before any reading.
 OutKind check_request(const RenderRequest& r) {
   const std::string ext = extension_of(r.out);
   OutKind kind = OutKind::Png;
   if (ext == "mp4")
     kind = OutKind::Mp4;
-  else if (ext == "png")
+  else if (ext == "png" || ext == "exr")
     kind = r.out.find('%') != std::string::npos ? OutKind::Sequence : OutKind::Png;
   else
     throw UsageError("-o " + r.out +
-                     ": write a .png (one frame or a contact sheet), a numbered sequence such as "
-                     "out_%04d.png, or an .mp4");
+                     ": write a .png (one frame or a contact sheet), an .exr (one frame's render "
+                     "passes), a numbered sequence such as out_%04d.png or out_%04d.exr, or an "
+                     ".mp4");
+  if (ext == "exr" && r.contact_sheet > 0)
+    throw UsageError("--contact-sheet writes one PNG; give -o sheet.png");
   if (kind == OutKind::Sequence && !valid_pattern(r.out))
     throw UsageError("-o " + r.out +
                      ": a sequence needs exactly one %d or %0Nd, e.g. out_%04d.png");
@@ -371,7 +402,8 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   const int width = request.options.target.width, height = request.options.target.height;
 
   const double start = now();
-  std::vector<std::string> pngs;
+  const bool exr = extension_of(request.out) == "exr";
+  std::vector<std::string> pngs;  // encoded frames (PNG, or EXR passes)
   std::vector<Image> tiles;
   std::optional<Mp4Writer> mp4;
   if (kind == OutKind::Mp4) mp4.emplace(ffmpeg, request.out, width, height, rate);
@@ -384,6 +416,11 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
       particle_billboards(f, f.sample_at(times[i]), request.particle_size, billboards);
     const Strands strands = cache_strands(particles, times[i], request.strand_width,
                                           request.strand_colour, strand_positions, strand_segments);
+    if (exr) {  // the render passes, motion from one frame earlier
+      pngs.push_back(encode_passes(renderer.passes(times[i], times[i] - 1.0 / rate)));
+      if (times.size() > 1) report(progress, "render", long(i + 1), long(times.size()));
+      continue;
+    }
     Image image = renderer.frame(times[i], billboards, strands);
     if (mp4)
       mp4->write(image);

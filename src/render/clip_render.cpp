@@ -387,10 +387,8 @@ Camera ClipRenderer::camera_at(double t) const {
   return cam;
 }
 
-Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const Strands& strands) {
+DrawOptions ClipRenderer::draw_options() const {
   DrawOptions draw;
-  draw.billboards = billboards;
-  draw.strands = strands;
   draw.billboard_blend = options_.billboard_blend;
   draw.skinning = options_.skinning;
   draw.ground = options_.ground;
@@ -416,8 +414,22 @@ Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const
     if (std::abs(std::log(step * decade / target)) < std::abs(std::log(spacing / target)))
       spacing = step * decade;
   draw.grid_spacing = spacing;
+  return draw;
+}
+
+Image ClipRenderer::frame(double t, std::span<const Billboard> billboards, const Strands& strands) {
+  DrawOptions draw = draw_options();
+  draw.billboards = billboards;
+  draw.strands = strands;
   apply_morphs(t);
   return renderer_.render(pose_at(t), camera_at(t), draw);
+}
+
+RenderPasses ClipRenderer::passes(double t, double previous_t) {
+  apply_morphs(t);
+  const Camera previous_camera = camera_at(previous_t);
+  return renderer_.render_passes(pose_at(t), camera_at(t), draw_options(), pose_at(previous_t),
+                                 &previous_camera);
 }
 
 // ---- images ----------------------------------------------------------------------------------

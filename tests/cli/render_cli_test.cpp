@@ -261,6 +261,25 @@ TEST_F(RenderCli, AFixedCameraLooksWhereItIsTold) {
   EXPECT_NEAR(double(covered_w) / double(covered_a), 0.215, 0.04);
 }
 
+TEST_F(RenderCli, AnExrOutputHoldsTheRenderPasses) {
+  const auto one = kinema("render " + sh_quote(kFigure) + " --time 0.5 --size 160x120 -o " +
+                          sh_quote(path("passes.exr")));
+  ASSERT_EQ(one.code, 0) << one.err;
+  const std::string exr = read_all(path("passes.exr"));
+  ASSERT_GE(exr.size(), 4u);
+  EXPECT_EQ(exr.compare(0, 4, "\x76\x2f\x31\x01"), 0) << "OpenEXR's magic number";
+  for (const char* channel : {"depth.Z", "N.X", "motion.U", "motion.V", "shadow.A"})
+    EXPECT_NE(exr.find(channel), std::string::npos) << channel;
+  const auto frames = kinema("render " + sh_quote(kFigure) + " --frames 0:2 --size 160x120 -o " +
+                             sh_quote(path("p_%02d.exr")));
+  ASSERT_EQ(frames.code, 0) << frames.err;
+  EXPECT_EQ(file_count(), 4u);
+  const auto sheet = kinema("render " + sh_quote(kFigure) + " --contact-sheet 4 -o " +
+                            sh_quote(path("sheet.exr")));
+  EXPECT_EQ(sheet.code, 1) << sheet.err;
+  EXPECT_EQ(file_count(), 4u);
+}
+
 TEST_F(RenderCli, NoOpenGlIsAClearErrorNotACrash) {
   // GLVND with no EGL vendor library: no context can be made.
   const auto r = kinema_env("__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent-vendor.json",

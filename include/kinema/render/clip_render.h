@@ -96,6 +96,10 @@ class ClipRenderer {
   /// (options.billboard_blend) drawn with the meshes.
   Image frame(double t, std::span<const Billboard> billboards = {}, const Strands& strands = {});
 
+  /// The render passes of the frame at time t (Renderer::render_passes), motion measured from
+  /// the pose and camera at `previous_t` (usually one frame earlier).
+  RenderPasses passes(double t, double previous_t);
+
   Renderer& renderer() { return renderer_; }
 
  private:
@@ -110,6 +114,8 @@ class ClipRenderer {
   float facing_yaw_ = 0;                      // degrees about +Y from +Z
   Vec3f ground_at(double t) const;
   void frame_bounds();
+  /// What every frame draws with: the options' look, the ground sized to the character.
+  DrawOptions draw_options() const;
   /// Blends the morph targets of every uploaded mesh that has them for time t (the clip's
   /// morph-weight tracks, else the mesh's default weights) and hands them to the renderer.
   void apply_morphs(double t) const;
