@@ -24,7 +24,6 @@ void Renderer::Impl::free_passes() {
   const GLuint textures[] = {pass_normal_depth, pass_motion};
   glDeleteTextures(2, textures);
   glDeleteRenderbuffers(1, &pass_depth);
-  glDeleteBuffers(1, &previous_buffer);
   pass_program = 0;
 }
 
@@ -91,7 +90,6 @@ RenderPasses Renderer::render_passes(std::span<const Mat4> model_pose, const Cam
     glNamedFramebufferRenderbuffer(s.pass_fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, s.pass_depth);
     const GLenum buffers[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1};
     glNamedFramebufferDrawBuffers(s.pass_fbo, 2, buffers);
-    glCreateBuffers(1, &s.previous_buffer);
     if (glCheckNamedFramebufferStatus(s.pass_fbo, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
       throw Error("OpenGL", "render passes", "the float framebuffer is incomplete");
   }

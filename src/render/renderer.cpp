@@ -163,8 +163,14 @@ Renderer::Renderer(const RendererOptions& options) {
                           "strand shader", false);
   glCreateVertexArrays(1, &s.strand_vao);
   glCreateBuffers(3, s.strand_buffers.data());
-  GLuint* buffers[] = {&s.lbs_buffer, &s.dq_buffer, &s.prescale_buffer, &s.feedback_buffer};
+  GLuint* buffers[] = {&s.lbs_buffer, &s.dq_buffer, &s.prescale_buffer, &s.feedback_buffer,
+                       &s.previous_buffer};
   for (GLuint* b : buffers) glCreateBuffers(1, b);
+  // The previous frame's palette (render passes) stays bound at 8, so that no draw reads an
+  // unbound buffer.
+  const Affine3x4f identity;
+  glNamedBufferData(s.previous_buffer, sizeof identity, &identity, GL_STREAM_DRAW);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 8, s.previous_buffer);
   s.check_gl("setup");
 }
 
@@ -180,8 +186,9 @@ Renderer::~Renderer() {
   s.free_meshes();
   s.free_lighting();
   s.free_passes();
-  const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer};
-  glDeleteBuffers(4, buffers);
+  const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer,
+                            s.previous_buffer};
+  glDeleteBuffers(5, buffers);
   glDeleteVertexArrays(1, &s.ground_vao);
   glDeleteBuffers(1, &s.billboard_buffer);
   glDeleteVertexArrays(1, &s.billboard_vao);

@@ -88,8 +88,8 @@ struct Renderer::Impl {
   int environment_levels = 0;
   render_detail::GpuMaterials materials;
   // Render passes (passes.cpp), made on first use: float targets and the pass program.
-  GLuint pass_program = 0, pass_fbo = 0, pass_normal_depth = 0, pass_motion = 0, pass_depth = 0,
-         previous_buffer = 0;
+  GLuint pass_program = 0, pass_fbo = 0, pass_normal_depth = 0, pass_motion = 0, pass_depth = 0;
+  GLuint previous_buffer = 0;      // the previous palette (binding 8), made with the renderer
   bool depth_only_meshes = false;  // render(): meshes only hide the ground (the shadow pass)
   GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
   GLuint strand_program = 0, strand_vao = 0;

@@ -83,17 +83,23 @@ vec3 unitOr(vec3 v, vec3 fallback) {
   return len > 1e-30 ? v / len : fallback;
 }
 
-// Linear blend skinning: the blended 3x4 matrix sum_k w_k S_{j_k}.
-void skinLbs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
-  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+// Linear blend skinning: the blended 3x4 matrix sum_k w_k S_{j_k}, from this frame's palette
+// (this instance's) or, for motion vectors, the previous frame's.
+void blendLbs(bool previous, out vec4 r0, out vec4 r1, out vec4 r2) {
+  r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+  uint base = previous ? 0u : uint(gl_InstanceID) * uPaletteStride;
   for (int k = 0; k < 8; ++k) {
     float w = weightOf(k);
     if (w == 0.0) continue;
-    uint j = 3u * (jointOf(k) + uint(gl_InstanceID) * uPaletteStride);
-    r0 += w * lbsRows[j];
-    r1 += w * lbsRows[j + 1u];
-    r2 += w * lbsRows[j + 2u];
+    uint j = 3u * (jointOf(k) + base);
+    r0 += w * (previous ? previousRows[j] : lbsRows[j]);
+    r1 += w * (previous ? previousRows[j + 1u] : lbsRows[j + 1u]);
+    r2 += w * (previous ? previousRows[j + 2u] : lbsRows[j + 2u]);
   }
+}
+void skinLbs(vec3 position, vec3 normal, out vec3 p, out vec3 n) {
+  vec4 r0, r1, r2;
+  blendLbs(false, r0, r1, r2);
   p = rowsPoint(r0, r1, r2, position);
   n = unitOr(rowsNormal(r0, r1, r2, normal), normal);
 }
@@ -169,15 +175,8 @@ void main() {
   vClipNow = gl_Position;
   vClipPrevious = gl_Position;
   if (uPrevious) {
-    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-    for (int k = 0; k < 8; ++k) {
-      float w = weightOf(k);
-      if (w == 0.0) continue;
-      uint j = 3u * jointOf(k);
-      r0 += w * previousRows[j];
-      r1 += w * previousRows[j + 1u];
-      r2 += w * previousRows[j + 2u];
-    }
+    vec4 r0, r1, r2;
+    blendLbs(true, r0, r1, r2);
     vClipPrevious = uPreviousViewProjection * vec4(rowsPoint(r0, r1, r2, aPosition), 1.0);
   }
 }
