@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -246,6 +247,31 @@ Vec3 parse_direction(const std::string& text, const std::string& option) {
     throw UsageError(option + " '" + text +
                      "': expected a direction X,Y,Z of finite numbers, not all zero, e.g. 0,1,0");
   return normalize(d);
+}
+
+Camera fixed_camera(const std::string& eye, const std::string& target, const std::string& up,
+                    std::optional<double> fov_y_degrees) {
+  if (eye.empty() || target.empty())
+    throw UsageError("a fixed camera needs both --eye X,Y,Z and --target X,Y,Z");
+  Camera c;
+  c.eye = Vec3f(pipeline::parse_point(eye, "--eye"));
+  c.target = Vec3f(pipeline::parse_point(target, "--target"));
+  if (!up.empty()) c.up = Vec3f(pipeline::parse_direction(up, "--camera-up"));
+  if (fov_y_degrees) {
+    if (!(*fov_y_degrees > 0 && *fov_y_degrees < 180))
+      throw UsageError("--fov " + (std::ostringstream() << *fov_y_degrees).str() +
+                       ": the vertical field of view is in degrees, strictly between 0 and 180");
+    c.fov_y_degrees = *fov_y_degrees;
+  }
+  const Vec3f view = c.target - c.eye;
+  if (!(length(view) > 1e-6f))
+    throw UsageError("--eye " + eye + " --target " + target +
+                     ": the camera must look at a point other than where it stands");
+  if (length(cross(normalize(view), c.up)) < 1e-4f)
+    throw UsageError(
+        "--camera-up: the up direction lies along the view from --eye to --target; "
+        "give another (default 0,1,0)");
+  return c;
 }
 
 Vec3 parse_point(const std::string& text, const std::string& option) {

@@ -58,31 +58,6 @@ struct RenderArgs {
   bool camera_given = false, size_given = false;
 };
 
-/// --eye, --target, --fov, --camera-up → the fixed camera; UsageError naming the option at fault.
-Camera fixed_camera(const RenderArgs& a) {
-  if (a.eye.empty() || a.target.empty())
-    throw UsageError("a fixed camera needs both --eye X,Y,Z and --target X,Y,Z");
-  Camera c;
-  c.eye = Vec3f(pipeline::parse_point(a.eye, "--eye"));
-  c.target = Vec3f(pipeline::parse_point(a.target, "--target"));
-  if (!a.camera_up.empty()) c.up = Vec3f(pipeline::parse_direction(a.camera_up, "--camera-up"));
-  if (a.fov) {
-    if (!(*a.fov > 0 && *a.fov < 180))
-      throw UsageError("--fov " + format_number(*a.fov, 3) +
-                       ": the vertical field of view is in degrees, strictly between 0 and 180");
-    c.fov_y_degrees = *a.fov;
-  }
-  const Vec3f view = c.target - c.eye;
-  if (!(length(view) > 1e-6f))
-    throw UsageError("--eye " + a.eye + " --target " + a.target +
-                     ": the camera must look at a point other than where it stands");
-  if (length(cross(normalize(view), c.up)) < 1e-4f)
-    throw UsageError(
-        "--camera-up: the up direction lies along the view from --eye to --target; "
-        "give another (default 0,1,0)");
-  return c;
-}
-
 int render(const RenderArgs& a, const GlobalOptions& global) {
   pipeline::RenderRequest request;
   request.in = a.in;
@@ -103,7 +78,7 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
     if (!a.plate.empty())
       throw UsageError("--eye and --target: with --plate the camera solve's cameras draw it");
     request.options.camera = CameraMode::Fixed;
-    request.options.fixed_camera = fixed_camera(a);
+    request.options.fixed_camera = pipeline::fixed_camera(a.eye, a.target, a.camera_up, a.fov);
   } else if (a.fov || !a.camera_up.empty()) {
     throw UsageError("--fov and --camera-up go with a fixed camera: --eye X,Y,Z --target X,Y,Z");
   }

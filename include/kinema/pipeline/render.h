@@ -52,6 +52,12 @@ Vec3 parse_direction(const std::string& text, const std::string& option);
 /// "X,Y,Z" → a point (three finite numbers, spaces after the commas allowed). Throws UsageError
 /// naming `option` and the text otherwise.
 Vec3 parse_point(const std::string& text, const std::string& option);
+/// `kinema render --eye --target [--camera-up] [--fov]` → a fixed camera (texts as "X,Y,Z"; up
+/// empty: +Y; no fov: the default). Throws UsageError naming the option at fault: a missing eye
+/// or target, numbers that do not read, a fov outside (0, 180) degrees, an eye on the target,
+/// an up along the view.
+Camera fixed_camera(const std::string& eye, const std::string& target, const std::string& up,
+                    std::optional<double> fov_y_degrees);
 
 struct RenderRequest {
   /// A file kinema reads, or a particle point cache (.pc2): its points drawn as billboards, its
