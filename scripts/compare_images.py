@@ -18,7 +18,7 @@ Silhouettes: a pixel is the model's where its alpha ≥ --threshold (of 255). Re
     those pixels whose largest channel difference exceeds 16 and 48; the mean also split into
     the pixels within 2 px of either silhouette's edge (anti-aliasing, outlines) and the rest
     (the interior), with the mean signed difference B − A there (a brightness bias).
---premultiplied-a/-b: that image's colour is premultiplied by its alpha (kinema --transparent);
+--premultiplied-a/-b: that image's colour is premultiplied by its alpha (a compositing layer);
 else straight alpha (PNG's convention: a browser canvas' toDataURL).
 --out: A | B | difference side by side (difference: red only in A, blue only in B, grey the
 colour difference ×4 inside both); --small: A, B, the difference and both outlines (white where

@@ -76,7 +76,7 @@ for spec in "godette_back|$godette||" "godette_front|$godette|--rotate-vrm0|" \
     --no-shadows --light-irradiance 2,2,2 --environment "$out/hemisphere.hdr" \
     -o "$out/${name}_kinema.png" || { echo "$name: kinema failed"; failed=1; continue; }
   "$py" "$root/scripts/compare_images.py" "$out/${name}_three.png" "$out/${name}_kinema.png" \
-    --premultiplied-b --labels three,kinema --out "$out/${name}_side_by_side.png" \
+    --labels three,kinema --out "$out/${name}_side_by_side.png" \
     --small "$out/${name}_small.png" --json "$out/${name}_metrics.json" >/dev/null
   "$py" - "$name" "$out/${name}_metrics.json" "${view[*]}" <<'PY'
 import json, sys

@@ -422,6 +422,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
       continue;
     }
     Image image = renderer.frame(times[i], billboards, strands);
+    if (request.options.transparent_background) image = straight_alpha(image);  // as PNGs want
     if (mp4)
       mp4->write(image);
     else if (request.contact_sheet > 0)

@@ -326,9 +326,9 @@ composite::Image to_linear(const Image& frame) {
     for (int x = 0; x < frame.width; ++x) {
       const std::uint8_t* p = frame.pixel(x, y);
       if (p[3] == 0) continue;
-      const float a = float(p[3]) / 255.0f;
-      auto channel = [&](int c) { return composite::srgb_to_linear(float(p[c]) / 255.0f / a); };
-      out.at(x, y) = composite::premultiply(channel(0), channel(1), channel(2), a);
+      // The target stores encode(premultiplied linear): each channel decodes on its own.
+      auto channel = [&](int c) { return composite::srgb_to_linear(float(p[c]) / 255.0f); };
+      out.at(x, y) = {channel(0), channel(1), channel(2), float(p[3]) / 255.0f};
     }
   return out;
 }

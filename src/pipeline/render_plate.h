@@ -13,8 +13,9 @@ namespace kinema::pipeline {
 /// the principal point at the centre), in the OpenCV convention of composite/lens.h.
 composite::LensIntrinsics intrinsics_of(const Camera& camera, int width, int height);
 
-/// The renderer's RGBA8 frame (premultiplied, sRGB-encoded colour) as a linear premultiplied
-/// compositing image.
+/// The renderer's RGBA8 frame as a linear premultiplied compositing image. The renderer's sRGB
+/// target stores the sRGB encoding of premultiplied linear colour (alpha as is), so each colour
+/// channel decodes on its own.
 composite::Image to_linear(const Image& frame);
 
 /// render_file() for a request with a plate or a camera solve (RenderRequest::plate).

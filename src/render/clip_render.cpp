@@ -13,6 +13,7 @@
 
 #include "kinema/character/asset.h"
 #include "kinema/clip/clip.h"
+#include "kinema/composite/image_file.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/skeleton/skeleton.h"
@@ -457,6 +458,22 @@ Image contact_sheet(std::span<const Image> tiles, int columns) {
       std::copy_n(tiles[size_t(i)].pixel(0, y), size_t(w) * 4, sheet.pixel(x0, y0 + y));
   }
   return sheet;
+}
+
+Image straight_alpha(const Image& frame) {
+  std::array<float, 256> decoded{};
+  for (int i = 0; i < 256; ++i) decoded[size_t(i)] = composite::srgb_to_linear(float(i) / 255.0f);
+  Image out = frame;
+  for (size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
+    uint8_t* p = &out.rgba[i];
+    if (p[3] == 255) continue;
+    const float alpha = float(p[3]) / 255.0f;
+    for (int c = 0; c < 3; ++c) {  // premultiplied linear → straight linear → encoded
+      const float straight = p[3] == 0 ? 0.0f : std::min(1.0f, decoded[p[c]] / alpha);
+      p[c] = uint8_t(std::lround(composite::linear_to_srgb(straight) * 255.0f));
+    }
+  }
+  return out;
 }
 
 std::string encode_png(const Image& image) {

@@ -250,23 +250,24 @@ CrowdBakeInfo Renderer::add_crowd_impostor(std::span<const std::vector<Mat4>> po
 
   render_detail::CrowdImpostor imp;
   glCreateTextures(GL_TEXTURE_2D, 1, &imp.texture);
-  glTextureStorage2D(imp.texture, 1, GL_RGBA8, views * cell, frames * cell);
+  glTextureStorage2D(imp.texture, 1, GL_SRGB8_ALPHA8, views * cell, frames * cell);
   glTextureParameteri(imp.texture, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
   glTextureParameteri(imp.texture, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
   glTextureParameteri(imp.texture, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
   glTextureParameteri(imp.texture, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
   // A multisampled cell target, resolved into a plain one and copied into the atlas (a resolve
-  // blit cannot move the rectangle).
+  // blit cannot move the rectangle). All sRGB, as the frame's target: the atlas stores
+  // encode(premultiplied linear) and its samples come back linear.
   GLuint ms_colour = 0, ms_depth = 0, ms_fbo = 0, cell_texture = 0, cell_fbo = 0;
   glCreateRenderbuffers(1, &ms_colour);
   glCreateRenderbuffers(1, &ms_depth);
-  glNamedRenderbufferStorageMultisample(ms_colour, s.samples, GL_RGBA8, cell, cell);
+  glNamedRenderbufferStorageMultisample(ms_colour, s.samples, GL_SRGB8_ALPHA8, cell, cell);
   glNamedRenderbufferStorageMultisample(ms_depth, s.samples, GL_DEPTH_COMPONENT24, cell, cell);
   glCreateFramebuffers(1, &ms_fbo);
   glNamedFramebufferRenderbuffer(ms_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, ms_colour);
   glNamedFramebufferRenderbuffer(ms_fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, ms_depth);
   glCreateTextures(GL_TEXTURE_2D, 1, &cell_texture);
-  glTextureStorage2D(cell_texture, 1, GL_RGBA8, cell, cell);
+  glTextureStorage2D(cell_texture, 1, GL_SRGB8_ALPHA8, cell, cell);
   glCreateFramebuffers(1, &cell_fbo);
   glNamedFramebufferTexture(cell_fbo, GL_COLOR_ATTACHMENT0, cell_texture, 0);
 
@@ -280,6 +281,7 @@ CrowdBakeInfo Renderer::add_crowd_impostor(std::span<const std::vector<Mat4>> po
   glDepthFunc(GL_LESS);
   glDisable(GL_CULL_FACE);
   if (s.samples > 1) glEnable(GL_MULTISAMPLE);
+  glEnable(GL_FRAMEBUFFER_SRGB);
   const float distance = 4 * half + 1;
   const Vec3f target{0, centre, 0};
   for (int f = 0; f < frames; ++f)

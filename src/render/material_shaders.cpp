@@ -2,8 +2,8 @@
 // (glTF metallic–roughness, unlit, VRM MToon and its outlines), lit by a key light with a shadow
 // map and by an environment (irradiance as 9 spherical-harmonic coefficients, Ramamoorthi and
 // Hanrahan 2001; specular from a prefiltered equirectangular map with Karis's analytic
-// environment BRDF, "Physically Based Shading on Mobile", 2014). Linear light inside; the output
-// is sRGB-encoded (the exact sRGB curve) as the rest of the renderer's targets.
+// environment BRDF, "Physically Based Shading on Mobile", 2014). Linear light inside and out: the
+// target is sRGB, so the GPU encodes and blends and resolves in linear light.
 #include "shaders.h"
 
 namespace kinema::render_detail {
@@ -121,11 +121,6 @@ vec3 perturbedNormal(vec3 n, vec3 mapped) {
 
 float linearstep(float a, float b, float t) { return clamp((t - a) / (b - a), 0.0, 1.0); }
 
-vec3 encodeSrgb(vec3 c) {
-  c = clamp(c, 0.0, 1.0);
-  return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
-}
-
 // GGX with the height-correlated Smith visibility and Schlick's Fresnel (glTF's reference BRDF).
 vec3 directLight(vec3 n, vec3 v, vec3 l, vec3 diffuse, vec3 f0, float roughness) {
   float nl = dot(n, l);
@@ -158,7 +153,7 @@ void main() {
     if (dot(n, v) < 0.0) n = -n;  // two-sided
     float lit = max(dot(n, uSunDirection), 0.0) * keyLightVisibility(vPosition, n);
     vec3 linear = uAlbedo / PI * (irradianceOf(n) + uSunIrradiance * lit);
-    fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+    fragColor = vec4(clamp(linear, 0.0, 1.0), 1.0);
     return;
   }
   vec4 base = uBaseColor * vColour;
@@ -229,7 +224,7 @@ void main() {
   if (uTexOn[4] != 0) emissive *= texture(uEmissiveTex, uvOf(4)).rgb;
   if (!uOutlinePass) colour += emissive;
   // Premultiplied: blended materials draw "over" what is behind them.
-  fragColor = vec4(encodeSrgb(colour) * alpha, alpha);
+  fragColor = vec4(clamp(colour, 0.0, 1.0) * alpha, alpha);
 }
 )GLSL";
 

@@ -4,18 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "kinema/composite/image_file.h"
 #include "renderer_impl.h"
 #include "shaders.h"
 
 namespace kinema {
-
-namespace {
-
-float srgb_to_linear(float c) {
-  return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
-}
-
-}  // namespace
 
 void Renderer::Impl::free_passes() {
   if (!pass_program) return;
@@ -41,17 +34,13 @@ RenderPasses Renderer::render_passes(std::span<const Mat4> model_pose, const Cam
   out.height = s.height;
   const size_t pixels = size_t(s.width) * size_t(s.height);
 
-  // Beauty: the frame as drawn, decoded to premultiplied linear light.
+  // Beauty: the frame as drawn, decoded to premultiplied linear light. The sRGB target stores
+  // encode(premultiplied linear colour) and linear alpha, so each channel decodes on its own.
   const Image beauty = render(model_pose, camera, options);
   out.beauty.resize(pixels * 4);
-  for (size_t i = 0; i < pixels; ++i) {
-    const uint8_t* p = &beauty.rgba[i * 4];
-    const float a = float(p[3]) / 255.0f;
-    out.beauty[i * 4 + 3] = a;
-    if (a <= 0) continue;
-    for (int c = 0; c < 3; ++c)
-      out.beauty[i * 4 + size_t(c)] = srgb_to_linear(std::min(1.0f, float(p[c]) / 255.0f / a)) * a;
-  }
+  for (size_t i = 0; i < pixels * 4; ++i)
+    out.beauty[i] = i % 4 == 3 ? float(beauty.rgba[i]) / 255.0f
+                               : composite::srgb_to_linear(float(beauty.rgba[i]) / 255.0f);
 
   // Shadow only: the catcher over nothing, the character drawn into depth alone.
   out.shadow.assign(pixels, 0.0f);

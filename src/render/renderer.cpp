@@ -3,6 +3,7 @@
 #include "kinema/render/renderer.h"
 
 #include "kinema/character/asset.h"
+#include "kinema/composite/image_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "renderer_impl.h"
 #include "shaders.h"
@@ -123,14 +124,15 @@ Renderer::Renderer(const RendererOptions& options) {
 
   glCreateRenderbuffers(1, &s.msaa_color);
   glCreateRenderbuffers(1, &s.msaa_depth);
-  glNamedRenderbufferStorageMultisample(s.msaa_color, s.samples, GL_RGBA8, s.width, s.height);
+  glNamedRenderbufferStorageMultisample(s.msaa_color, s.samples, GL_SRGB8_ALPHA8, s.width,
+                                        s.height);
   glNamedRenderbufferStorageMultisample(s.msaa_depth, s.samples, GL_DEPTH_COMPONENT24, s.width,
                                         s.height);
   glCreateFramebuffers(1, &s.msaa_fbo);
   glNamedFramebufferRenderbuffer(s.msaa_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, s.msaa_color);
   glNamedFramebufferRenderbuffer(s.msaa_fbo, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, s.msaa_depth);
   glCreateRenderbuffers(1, &s.resolve_color);
-  glNamedRenderbufferStorage(s.resolve_color, GL_RGBA8, s.width, s.height);
+  glNamedRenderbufferStorage(s.resolve_color, GL_SRGB8_ALPHA8, s.width, s.height);
   glCreateFramebuffers(1, &s.resolve_fbo);
   glNamedFramebufferRenderbuffer(s.resolve_fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER,
                                  s.resolve_color);
@@ -327,10 +329,15 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   view_proj = camera_view_projection(camera, float(width) / float(height));
   glBindFramebuffer(GL_FRAMEBUFFER, msaa_fbo);
   glViewport(0, 0, width, height);
+  // The targets are sRGB: the shaders write linear light, the GPU encodes it, and blending and
+  // the MSAA resolve (the blit below) work on linear values.
+  glEnable(GL_FRAMEBUFFER_SRGB);
   if (options.transparent_background)
     glClearColor(0, 0, 0, 0);  // alpha = coverage after the resolve, colour premultiplied
-  else
-    glClearColor(kBackground[0], kBackground[1], kBackground[2], 1.0f);
+  else                         // the clear colour is linear too
+    glClearColor(composite::srgb_to_linear(kBackground[0]),
+                 composite::srgb_to_linear(kBackground[1]),
+                 composite::srgb_to_linear(kBackground[2]), 1.0f);
   glClearDepth(1.0);
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
   glEnable(GL_DEPTH_TEST);

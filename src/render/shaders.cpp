@@ -184,7 +184,21 @@ void main() {
 
 namespace {
 
-// Lambert + hemisphere ambient, two-sided, sRGB-encoded: the crowds' lighting (the single
+// Every program writes linear light: the targets are sRGB (GL_SRGB8_ALPHA8 with
+// GL_FRAMEBUFFER_SRGB), so blending and the MSAA resolve average light, and the GPU encodes.
+// The sRGB curve, for colours given encoded (the ground's, the backdrop's).
+const char* const kSrgbGlsl = R"GLSL(
+vec3 decodeSrgb(vec3 c) {
+  c = clamp(c, 0.0, 1.0);
+  return mix(c / 12.92, pow((c + 0.055) / 1.055, vec3(2.4)), step(0.04045, c));
+}
+vec3 encodeSrgb(vec3 c) {
+  c = clamp(c, 0.0, 1.0);
+  return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(0.0031308, c));
+}
+)GLSL";
+
+// Lambert + hemisphere ambient, two-sided, linear: the crowds' lighting (the single
 // character's flat look in material_shaders.cpp is the same light).
 const char* const kShadeGlsl = R"GLSL(
 uniform vec3 uEye;
@@ -195,7 +209,7 @@ vec4 shade(vec3 albedo, vec3 n, vec3 position) {
   vec3 sky = vec3(0.55, 0.62, 0.75), ground = vec3(0.22, 0.19, 0.16);
   vec3 ambient = mix(ground, sky, 0.5 * n.y + 0.5);
   vec3 linear = albedo * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.85 * lambert));
-  return vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+  return vec4(clamp(linear, 0.0, 1.0), 1.0);
 }
 )GLSL";
 
@@ -235,12 +249,12 @@ void main() {
 }
 )GLSL";
 
-const char* const kGroundFragmentShader = R"GLSL(#version 450 core
+const std::string kGroundFragmentText = fragment({kSrgbGlsl, R"GLSL(
 in vec3 vPosition;
 uniform float uSpacing;
 uniform vec3 uCenter;
 uniform float uHalfSize;
-uniform vec3 uBackground;  // sRGB
+uniform vec3 uBackground;  // sRGB-encoded
 uniform bool uShadowsOn;
 uniform bool uCatcher;         // draw only the shadow: black, alpha = its density
 uniform float uShadowDensity;  // 1 - (shadowed / lit radiance of the ground)
@@ -273,14 +287,13 @@ void main() {
   vec2 a = abs(vPosition.xz) / max(fwidth(vPosition.xz), vec2(1e-6));
   float axis = 1.0 - clamp(min(a.x, a.y) - 0.75, 0.0, 1.0);
   vec3 base = vec3(0.62, 0.62, 0.60), ink = vec3(0.36, 0.36, 0.36), axisInk = vec3(0.25, 0.25, 0.30);
-  vec3 color = mix(mix(base, ink, line), axisInk, axis);
-  // The shadow darkens the ground's linear radiance; the colours here are sRGB-encoded.
-  color = pow(pow(color, vec3(2.2)) * (1.0 - shadow), vec3(1.0 / 2.2));
-  // Fade into the background towards the edge of the square.
-  color = mix(color, uBackground, fade);
-  fragColor = vec4(color, 1.0);
+  vec3 color = mix(mix(base, ink, line), axisInk, axis);  // sRGB-encoded, as drawn
+  // The shadow darkens the ground's linear radiance; fade into the background at the edge.
+  vec3 linear = decodeSrgb(color) * (1.0 - shadow);
+  fragColor = vec4(mix(linear, decodeSrgb(uBackground), fade), 1.0);
 }
-)GLSL";
+)GLSL"});
+const char* const kGroundFragmentShader = kGroundFragmentText.c_str();
 
 const char* const kBillboardVertexShader = R"GLSL(#version 450 core
 layout(location = 0) in vec3 aCentre;  // per instance: kinema::Billboard
@@ -312,8 +325,7 @@ void main() {
   float r = length(vCorner);
   if (r >= 1.0) discard;
   float a = vOpacity * (1.0 - smoothstep(0.4, 1.0, r));
-  vec3 c = pow(max(vColour, vec3(0.0)), vec3(1.0 / 2.2));  // gamma-encoded, as the meshes
-  fragColor = vec4(c * a, a);  // premultiplied
+  fragColor = vec4(max(vColour, vec3(0.0)) * a, a);  // linear, premultiplied
 }
 )GLSL";
 
@@ -375,7 +387,7 @@ void main() {
   vec3 ambient = vec3(0.45, 0.47, 0.52);
   vec3 linear = vColour * (0.55 * ambient + vec3(1.0, 0.95, 0.88) * (0.75 * sin_tl)) +
                 vec3(0.12 * highlight);
-  fragColor = vec4(pow(clamp(linear, 0.0, 1.0), vec3(1.0 / 2.2)), 1.0);
+  fragColor = vec4(clamp(linear, 0.0, 1.0), 1.0);
 }
 )GLSL";
 
@@ -469,11 +481,11 @@ void main() {
 }
 )GLSL";
 
-const std::string kImpostorFragmentText = fragment({kCrowdStyleGlsl, R"GLSL(
+const std::string kImpostorFragmentText = fragment({kSrgbGlsl, kCrowdStyleGlsl, R"GLSL(
 in vec2 vUv;
 flat in int vInstance;
 uniform int uInstanceBase;
-uniform sampler2D uAtlas;  // premultiplied, sRGB-encoded
+uniform sampler2D uAtlas;  // sRGB texture: samples are linear, premultiplied
 out vec4 fragColor;
 void main() {
   int i = uInstanceBase + vInstance;
@@ -482,9 +494,9 @@ void main() {
   vec4 c = texture(uAtlas, vUv);
   if (c.a < 0.5) discard;  // cut out: opaque, depth-writing, order-free
   vec3 rgb = c.rgb / c.a;
-  if (tintCoverage.x >= 0.0) {  // the debug colour, shaded by the baked light
-    float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
-    rgb = pow(tintCoverage.rgb, vec3(1.0 / 2.2)) * (0.45 + 0.75 * luma);
+  if (tintCoverage.x >= 0.0) {  // the debug colour, shaded by the baked light's brightness
+    float luma = dot(encodeSrgb(rgb), vec3(0.299, 0.587, 0.114));
+    rgb = decodeSrgb(encodeSrgb(tintCoverage.rgb) * (0.45 + 0.75 * luma));
   }
   fragColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }

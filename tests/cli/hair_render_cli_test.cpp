@@ -102,7 +102,7 @@ TEST_F(HairRenderCli, FramesFollowTheCacheAndCombineWithACharacter) {
              " --time 0.1 --strand-colour 1,0,0 --size 200x150 -o " + sh_quote(path("i.png")));
   ASSERT_EQ(other.code, 0) << other.err;
   const Counts both = count_colours(read_all(path("i.png")));
-  EXPECT_GT(both.red, 50);
+  EXPECT_GT(both.red, 30);     // thin strands at 200×150: their edges blend towards the sky
   EXPECT_GT(both.other, 200);  // the figure
   // Bad options: usage errors, nothing written.
   EXPECT_EQ(render("--strand-width 0", "x.png").code, 1);

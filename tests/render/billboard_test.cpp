@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/composite/image_file.h"
 #include "kinema/core/error.h"
 #include "kinema/pipeline/render.h"
 #include "kinema/render/renderer.h"
@@ -88,18 +89,25 @@ TEST_F(Billboards, LandWhereProjectedAtTheirSizeInMetres) {
   EXPECT_LT(coloured, 1.25f * area);
 }
 
-TEST_F(Billboards, OpacityBlendsOverTheBackgroundAndAdditiveAdds) {
-  // Background (204, 214, 227). Half-opaque blue: halfway to (0, 0, 255).
+TEST_F(Billboards, OpacityBlendsOverTheBackgroundAndAdditiveAddsInLinearLight) {
+  // The target is sRGB: blending works on decoded values, the result is encoded again.
+  const auto decode = [](int encoded) { return composite::srgb_to_linear(float(encoded) / 255); };
+  const auto encode = [](float linear) {
+    return int(std::lround(composite::linear_to_srgb(linear) * 255.0f));
+  };
+  // Background (204, 214, 227). Half-opaque blue: halfway to (0, 0, 1) in linear light.
   const Billboard blue{{0, 1, 0}, 0.3f, {0, 0, 1}, 0.5f};
   const Image over = renderer(kW, kH).render({}, front_camera(), no_ground({&blue, 1}));
-  expect_rgb(over, pixel_of(blue.position), 102, 107, 241, 2);
-  // Additive: linear 0.01 red is 31 encoded, added to the background's 204.
+  EXPECT_EQ(encode(0.5f * decode(204)), 149);  // not 102, the encoded values' mean
+  expect_rgb(over, pixel_of(blue.position), encode(0.5f * decode(204)), encode(0.5f * decode(214)),
+             encode(0.5f + 0.5f * decode(227)), 2);
+  // Additive: linear 0.01 red is 25.5 encoded, added to the background's 204 (linear 0.604).
   const Billboard dim{{0, 1, 0}, 0.3f, {0.01f, 0, 0}, 1};
   const Image added =
       renderer().render({}, front_camera(), no_ground({&dim, 1}, BillboardBlend::Additive));
-  expect_rgb(added, pixel_of(dim.position), 235, 214, 227, 2);
+  expect_rgb(added, pixel_of(dim.position), encode(decode(204) + 0.01f), 214, 227, 2);
   const Image alpha = renderer().render({}, front_camera(), no_ground({&dim, 1}));
-  expect_rgb(alpha, pixel_of(dim.position), 31, 0, 0, 2);
+  expect_rgb(alpha, pixel_of(dim.position), encode(0.01f), 0, 0, 2);
 }
 
 TEST_F(Billboards, AlphaBlendingDrawsTheFarthestFirstWhateverTheOrder) {

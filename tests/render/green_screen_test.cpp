@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "../../src/pipeline/render_plate.h"
 #include "kinema/composite/image_file.h"
 #include "kinema/composite/keyer.h"
 #include "kinema/io/asset_file.h"
@@ -15,20 +16,6 @@
 
 namespace kinema {
 namespace {
-
-/// The renderer's RGBA8 frame (premultiplied, sRGB-encoded) as linear premultiplied pixels.
-composite::Image to_linear(const Image& frame) {
-  composite::Image out(frame.width, frame.height);
-  for (int y = 0; y < frame.height; ++y)
-    for (int x = 0; x < frame.width; ++x) {
-      const uint8_t* p = frame.pixel(x, y);
-      if (p[3] == 0) continue;
-      const float a = float(p[3]) / 255.0f;
-      auto c = [&](int i) { return composite::srgb_to_linear(float(p[i]) / 255.0f / a); };
-      out.at(x, y) = composite::premultiply(c(0), c(1), c(2), a);
-    }
-  return out;
-}
 
 class GreenScreen : public test::RenderTest {};
 
@@ -42,7 +29,7 @@ TEST_F(GreenScreen, ARenderedCharacterKeysToAMeanMatteErrorUnderOneHundredth) {
     o.ground = false;
     o.transparent_background = true;
     ClipRenderer r(asset, asset.clips.empty() ? -1 : 0, o);
-    const composite::Image fg = to_linear(r.frame(0));
+    const composite::Image fg = pipeline::to_linear(r.frame(0));
     // The plate: the character over a screen lit unevenly (±2 %), as a camera would record it.
     const float screen[3] = {0.1f, 0.8f, 0.15f};
     composite::Image plate(fg.width, fg.height);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/composite/image_file.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/render/clip_render.h"
@@ -130,7 +131,10 @@ TEST_F(RenderImage, TransparentBackgroundGivesCoverageAsAlpha) {
         EXPECT_TRUE(std::equal(p, p + 3, opaque.pixel(x, y))) << "the same shading inside";
       } else {
         ++edge;
-        EXPECT_LE(std::max({p[0], p[1], p[2]}), p[3]) << "premultiplied colour ≤ alpha";
+        // The target stores encode(premultiplied linear colour): decoded, colour ≤ alpha.
+        for (int c = 0; c < 3; ++c)
+          EXPECT_LE(composite::srgb_to_linear(float(p[c]) / 255.0f), float(p[3]) / 255.0f + 0.01f)
+              << "premultiplied colour ≤ alpha";
       }
     }
   EXPECT_GT(transparent, cut.width * cut.height / 2);

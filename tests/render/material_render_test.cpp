@@ -118,14 +118,49 @@ TEST_F(MaterialRender, AlphaMaskCutsOutBelowTheCutoff) {
   expect_near(rgb(draw(opaque), 100, 60), {0, 255, 0}, 1, "opaque ignores alpha");
 }
 
-TEST_F(MaterialRender, BlendDrawsPremultipliedOverTheBackground) {
+TEST_F(MaterialRender, BlendDrawsPremultipliedOverTheBackgroundInLinearLight) {
   const Asset a = wall_with([] {
     Material m = unlit({1, 0, 0, 0.5f});
     m.alpha_mode = AlphaMode::Blend;
     return m;
   }());
-  // Over the backdrop (204, 214, 227) in the target's encoding: half of each.
-  expect_near(rgb(draw(a), 80, 60), {(255 + 204) / 2, 214 / 2, 227 / 2}, 2, "half red over");
+  // Over the backdrop (204, 214, 227): half of each in linear light (the sRGB target blends
+  // decoded values), encoded again — (231, 157, 167), not the encoded values' mean (229, 107, 113).
+  const auto half_over = [](float red, int backdrop) {
+    const float light = 0.5f * red + 0.5f * composite::srgb_to_linear(float(backdrop) / 255.0f);
+    return int(std::lround(composite::linear_to_srgb(light) * 255.0f));
+  };
+  const std::array<int, 3> expected{half_over(1, 204), half_over(0, 214), half_over(0, 227)};
+  EXPECT_EQ(expected[1], 157);
+  expect_near(rgb(draw(a), 80, 60), expected, 2, "half red over");
+}
+
+TEST_F(MaterialRender, MsaaEdgesAverageLinearLightAndStraightAlphaRecoversTheColour) {
+  // A white unlit wall over a transparent background: an edge pixel covered by a fraction a of
+  // its samples holds linear white × a, so its stored (encoded) value is encode(a) — brighter
+  // than a itself, which an RGBA8 target averaging encoded values would give.
+  DrawOptions transparent;
+  transparent.transparent_background = true;
+  const Image frame = draw(wall_with(unlit()), transparent);
+  const Image straight = straight_alpha(frame);
+  int edges = 0;
+  for (size_t i = 0; i < frame.rgba.size(); i += 4) {
+    const uint8_t* p = &frame.rgba[i];
+    const uint8_t* q = &straight.rgba[i];
+    EXPECT_EQ(q[3], p[3]) << "alpha as it was";
+    if (p[3] == 0) {
+      EXPECT_EQ(q[0] + q[1] + q[2], 0) << "no colour without coverage";
+      continue;
+    }
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(q[c], 255, 2) << "white, straight";
+    if (p[3] == 255) continue;
+    ++edges;
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(p[c], encoded(float(p[3]) / 255), 2) << "a = " << +p[3];
+    if (p[3] >= 64 && p[3] <= 192) {
+      EXPECT_GT(p[0], p[3] + 20) << "linear, not encoded, average";
+    }
+  }
+  EXPECT_GT(edges, 20);  // the wall's top and sides
 }
 
 TEST_F(MaterialRender, SingleSidedMaterialsHideTheirBackFaces) {

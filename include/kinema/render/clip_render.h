@@ -127,6 +127,12 @@ class ClipRenderer {
 /// unused cells are left dark grey. Throws kinema::Error when the sizes differ or there are none.
 Image contact_sheet(std::span<const Image> tiles, int columns = 0);
 
+/// A frame drawn with a transparent background (colour premultiplied in linear light, then
+/// sRGB-encoded, as the renderer's target stores it) as PNGs and most viewers expect it: straight
+/// alpha, each channel decoded, divided by alpha and encoded again; no colour where alpha is 0.
+/// Opaque pixels are unchanged.
+Image straight_alpha(const Image& frame);
+
 /// PNG bytes of an image (stb_image_write). Throws kinema::Error on an empty image.
 std::string encode_png(const Image& image);
 

@@ -8,7 +8,8 @@
 // libOpenGL); the core kinema library has no GL dependency.
 //
 // Conventions: metres, +Y up, the character faces +Z (kinema's import conventions). Images are
-// RGBA8, top row first, colours sRGB-encoded. Offline API: failures throw kinema::Error (file
+// RGBA8, top row first, colours sRGB-encoded (shading, blending and the MSAA resolve are in
+// linear light: the target is GL_SRGB8_ALPHA8). Offline API: failures throw kinema::Error (file
 // "OpenGL" for context and driver problems); nothing here is real-time safe.
 #pragma once
 
@@ -134,8 +135,10 @@ struct DrawOptions {
   SkinningMethod skinning = SkinningMethod::Lbs;
   bool ground = true;  ///< the grid on y = 0
   /// Clear to transparent black instead of the backdrop colour: the image's alpha is then the
-  /// coverage (edges anti-aliased by the MSAA resolve, colour premultiplied), ready to composite
-  /// over a plate (kinema/composite). Usually with ground = false.
+  /// coverage (edges anti-aliased by the MSAA resolve in linear light) and each colour byte the
+  /// sRGB encoding of the premultiplied linear colour — decode each channel alone
+  /// (straight_alpha() in clip_render.h makes a PNG's straight alpha). Ready to composite over
+  /// a plate (kinema/composite). Usually with ground = false.
   bool transparent_background = false;
   /// Meshes drawn with the materials their file defines (kinema/character/material.h: base
   /// colour factors and textures, vertex colours, normal maps, alpha modes, double-sidedness,
@@ -336,10 +339,10 @@ class Renderer {
   CrowdBakeInfo add_crowd_vat(std::span<const std::vector<Mat4>> poses, float fps);
   /// Bakes an impostor flipbook of the current asset for the farthest tier: each pose seen from
   /// `views` directions around +Y by an orthographic camera level with the character, lit as
-  /// render() lights it, into an RGBA8 atlas (premultiplied alpha, sRGB) of views columns ×
-  /// frames rows of square cells. Drawing picks the view nearest the direction from the
-  /// character to the eye and the frame nearest the instance's time. Throws as add_crowd_vat,
-  /// and for options out of range or an atlas past the driver's texture size.
+  /// render() lights it, into an sRGB atlas (encoded premultiplied linear colour) of views columns
+  /// × frames rows of square cells. Drawing picks the view nearest the direction from the character
+  /// to the eye and the frame nearest the instance's time. Throws as add_crowd_vat, and for options
+  /// out of range or an atlas past the driver's texture size.
   CrowdBakeInfo add_crowd_impostor(std::span<const std::vector<Mat4>> poses, float fps,
                                    const ImpostorOptions& options = {});
   /// The atlas of impostor `index`, read back (cell (view v, frame f) at column v, row f from the
