@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libeigen3-dev libtinygltf-dev nlohmann-json3-dev libassimp-dev libcli11-dev libtbb-dev libstb-dev
   libmuparser-dev libopenexr-dev libopencv-dev libceres-dev
+  libopenvdb-dev libboost-dev libboost-iostreams-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libegl-dev libgl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   clang-format

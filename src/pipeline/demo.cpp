@@ -62,6 +62,9 @@ class Demo {
   void motion_matching();
   void feet();
   void cloth();
+  std::optional<DemoCloth> bundled_scene(const char* scene_file, const char* out, std::string what,
+                                         const std::string& character_file = {});
+  void liquid();
   void spring_bones();
   void ragdoll();
   std::optional<DemoCloth> walk_scene(const char* scene_file, const char* out, std::string what);
@@ -71,6 +74,9 @@ class Demo {
   void gaits();
   void compression();
   void render();
+  /// Renders `request` (a contact sheet) and reports it; without OpenGL the step says why and
+  /// the demo goes on. `name`: the PNG's name in the output folder.
+  void render_sheet(const RenderRequest& request, const std::string& name, std::string what);
   void composite_shot();
 
   const DemoRequest& rq_;
@@ -319,18 +325,43 @@ void Demo::feet() {
 /// The bundled cloth scene: a sheet dropped onto a sphere, simulated (XPBD) into a glTF with a
 /// morph target per frame.
 void Demo::cloth() {
-  const fs::path scene = bundled_file("cloth.json");
+  std::optional<DemoCloth> step = bundled_scene(
+      "cloth.json", "cloth_drape.glb", "a sheet dropped onto a sphere (XPBD, inextensible, 60 Hz)");
+  if (!step) return;
+  produced(step->request.out);
+  report(DemoEvent::Phase::Done, *step);
+}
+
+/// Runs bundled scene `scene_file` into `out` (its character replaced by `character_file` when
+/// given), reporting it started; the caller records what it wrote and reports it done. Nothing
+/// when the scene is not bundled.
+std::optional<DemoCloth> Demo::bundled_scene(const char* scene_file, const char* out,
+                                             std::string what, const std::string& character_file) {
+  const fs::path scene = bundled_file(scene_file);
   std::error_code ec;
-  if (!fs::is_regular_file(scene, ec)) return;
+  if (!fs::is_regular_file(scene, ec)) return std::nullopt;
   DemoCloth step;
-  step.what = "a sheet dropped onto a sphere (XPBD, inextensible, 60 Hz)";
+  step.what = std::move(what);
   step.request.scene = scene.string();
-  step.request.out = output("cloth_drape.glb");
+  step.request.character_file = character_file;
+  step.request.out = output(out);
   step.request.progress = progress_;
   report(DemoEvent::Phase::Started, step);
   step.result = run_sim_file(step.request);
-  produced(step.request.out);
-  report(DemoEvent::Phase::Done, step);
+  return step;
+}
+
+/// A column of water collapsing in a tank (SPH, boundary-particle walls): the particles as a
+/// point cache with their sidecar, the liquid's surface at every frame as glTF.
+void Demo::liquid() {
+  const std::optional<DemoCloth> step =
+      bundled_scene("dam_break.json", "dam_break.pc2",
+                    "a column of water collapsing in a tank (SPH, weakly compressible, 60 Hz)");
+  if (!step || !step->result.liquid) return;
+  const SimLiquidResult& l = *step->result.liquid;
+  for (const std::string& path : {l.cache_path, l.mesh_path, l.sidecar_path, l.surface_path})
+    if (!path.empty()) produced(path);
+  report(DemoEvent::Phase::Done, *step);
 }
 
 /// Runs bundled scene `scene_file` on the retargeted walk into `out`, reporting it started and
@@ -338,19 +369,12 @@ void Demo::cloth() {
 /// reports it done. Nothing when the scene is not bundled or nothing was retargeted.
 std::optional<DemoCloth> Demo::walk_scene(const char* scene_file, const char* out,
                                           std::string what) {
-  const fs::path scene = bundled_file(scene_file);
-  std::error_code ec;
-  if (!fs::is_regular_file(scene, ec) || retargeted_file_.empty()) return std::nullopt;
-  DemoCloth step;
-  step.what = std::move(what);
-  step.request.scene = scene.string();
-  step.request.character_file = retargeted_file_;
-  step.request.out = output(out);
-  step.request.progress = progress_;
-  report(DemoEvent::Phase::Started, step);
-  step.result = run_sim_file(step.request);
-  produced(step.request.out);
-  produced(step.result.character_path);
+  if (retargeted_file_.empty()) return std::nullopt;
+  std::optional<DemoCloth> step = bundled_scene(scene_file, out, std::move(what), retargeted_file_);
+  if (step) {
+    produced(step->request.out);
+    produced(step->result.character_path);
+  }
   return step;
 }
 
@@ -577,7 +601,8 @@ void Demo::render() {
       bodies.push_back(rigid.string());  // the crates and the ball
   }
   if (!sheets.empty() || !bodies.empty() || written(out_dir_ / "crowd.pc2") ||
-      written(out_dir_ / "walk_stairs.glb") || written(out_dir_ / "gait_spider.glb"))
+      written(out_dir_ / "dam_break_surface.glb") || written(out_dir_ / "walk_stairs.glb") ||
+      written(out_dir_ / "gait_spider.glb"))
     report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
@@ -606,15 +631,7 @@ void Demo::render() {
     request.options.target.height = 240;
     request.options.camera = CameraMode::Above;
     request.particle_size = 0.6f;  // an agent's shoulders
-    DemoSheet step{request.out, "the crowd crossing the square, seen from above", "", ""};
-    try {
-      step.gl_renderer = render_file(request).gl_renderer;
-      produced(step.png);
-    } catch (const Error& e) {
-      step.skipped = e.what();
-      step.png = "crowd.png";
-    }
-    report(DemoEvent::Phase::Done, step);
+    render_sheet(request, "crowd.png", "the crowd crossing the square, seen from above");
   }
   // The crowd's characters: a contact sheet of them crossing, and the same with each LOD tier in
   // its colour (near green, mid yellow, far orange, farthest red).
@@ -665,15 +682,19 @@ void Demo::render() {
     request.contact_sheet = 6;
     request.options.target.width = 320;
     request.options.target.height = 240;
-    DemoSheet step{request.out, walk.what, "", ""};
-    try {
-      step.gl_renderer = render_file(request).gl_renderer;
-      produced(step.png);
-    } catch (const Error& e) {
-      step.skipped = e.what();
-      step.png = std::string(walk.name) + ".png";
-    }
-    report(DemoEvent::Phase::Done, step);
+    render_sheet(request, std::string(walk.name) + ".png", walk.what);
+  }
+  if (const fs::path surface = out_dir_ / "dam_break_surface.glb"; written(surface)) {
+    RenderRequest request;
+    request.in = surface.string();
+    request.with = {(out_dir_ / "dam_break.pc2").string()};  // the particles, as dots
+    request.out = output("dam_break.png");
+    request.contact_sheet = 6;
+    request.options.target.width = 320;
+    request.options.target.height = 240;
+    request.options.camera = CameraMode::Front;
+    render_sheet(request, "dam_break.png",
+                 "the water column collapsing: its surface and its particles");
   }
   if (!bodies.empty()) {
     RenderRequest request;
@@ -685,18 +706,23 @@ void Demo::render() {
     request.options.target.height = 240;
     request.options.camera = CameraMode::Orbit;
     request.particle_size = 0.05f;  // sparks visible in a 320 × 240 tile
-    DemoSheet step{
-        request.out,
-        "her hair, the jelly and the sparks beside her as she walks, seen from around her", "", ""};
-    try {
-      step.gl_renderer = render_file(request).gl_renderer;
-      produced(step.png);
-    } catch (const Error& e) {
-      step.skipped = e.what();
-      step.png = "bodies.png";
-    }
-    report(DemoEvent::Phase::Done, step);
+    render_sheet(
+        request, "bodies.png",
+        "her hair, the jelly and the sparks beside her as she walks, seen from around her");
   }
+}
+
+void Demo::render_sheet(const RenderRequest& request, const std::string& name, std::string what) {
+  DemoSheet step{request.out, std::move(what), "", ""};
+  try {
+    step.gl_renderer = render_file(request).gl_renderer;
+    produced(step.png);
+  } catch (const Error& e) {
+    // No OpenGL here (no EGL driver): the rest of the demo stands; say why there is no picture.
+    step.skipped = e.what();
+    step.png = name;
+  }
+  report(DemoEvent::Phase::Done, step);
 }
 
 /// The walking character composited into a plate (DemoComposite).
@@ -745,6 +771,7 @@ std::vector<std::string> Demo::run() {
     motion_matching();
     feet();
     cloth();
+    liquid();
   }
   spring_bones();
   ragdoll();

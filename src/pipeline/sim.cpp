@@ -21,6 +21,7 @@
 #include "kinema/skin/skin_mesh.h"
 #include "morph_frames.h"
 #include "sim_bodies.h"
+#include "sim_liquid.h"
 #include "sim_rigid.h"
 
 namespace kinema::pipeline {
@@ -173,6 +174,12 @@ std::string sim_hair_cache_path(const std::string& out, bool alone) {
   return (p.parent_path() / (p.stem().string() + "_hair.pc2")).string();
 }
 
+std::string sim_liquid_cache_path(const std::string& out, bool alone) {
+  if (alone) return out;
+  std::filesystem::path p(out);
+  return (p.parent_path() / (p.stem().string() + "_liquid.pc2")).string();
+}
+
 std::string sim_rigid_path(const std::string& out, bool alone) {
   if (alone && writes_gltf(out)) return out;
   const std::filesystem::path p(out);
@@ -224,6 +231,19 @@ SimResult run_sim_file(const SimRequest& request) {
     result.particle_sidecar_path = particle_sidecar_path(result.particle_cache_path);
     for (const std::string& path :
          {result.particle_cache_path, result.particle_mesh_path, result.particle_sidecar_path})
+      if (same_file(path, request.scene))
+        throw UsageError("the output " + path + " is the same file as SCENE");
+  }
+
+  std::string liquid_path;
+  if (scene.liquid) {
+    const bool alone = mesh_outputs == 0 && !scene.particles && !scene.hair && !rigid_bodies;
+    if (alone && gltf)
+      throw UsageError("a scene of liquid alone is written as a point cache: -o OUT.pc2");
+    liquid_path = sim_liquid_cache_path(request.out, alone);
+    const std::filesystem::path stem = std::filesystem::path(liquid_path).replace_extension();
+    for (const std::string& path : {liquid_path, stem.string() + ".obj", stem.string() + ".kpa",
+                                    stem.string() + "_surface.glb"})
       if (same_file(path, request.scene))
         throw UsageError("the output " + path + " is the same file as SCENE");
   }
@@ -345,6 +365,8 @@ SimResult run_sim_file(const SimRequest& request) {
     rigid.emplace(scene, rigid_path, result.frames, request.threads);
     rigid->record(0, false);
   }
+  std::optional<LiquidRun> liquid;
+  if (scene.liquid) liquid.emplace(*scene.liquid, liquid_path, request.threads);
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
   // from the state before the last step to the state after it.
   std::vector<Collider> moving;  // this step's moving colliders
@@ -359,7 +381,7 @@ SimResult run_sim_file(const SimRequest& request) {
       // What moves and pushes cloth and particles aside: the character's capsules, the rigid
       // bodies (where the last step left them; one way: they do not feel the cloth).
       // Only worth gathering when a cloth or the particles take them.
-      const bool pushed = (character || rigid) && (!cloths.empty() || particles);
+      const bool pushed = (character || rigid) && (!cloths.empty() || particles || liquid);
       moving.clear();
       if (character) {
         character->move_to(double(result.steps) * h, h);
@@ -399,6 +421,7 @@ SimResult run_sim_file(const SimRequest& request) {
         result.particle_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
+      if (liquid) liquid->step(h, moving, s + 1 == steps.steps);
       if (character) character_now->colliders = character->colliders();
       step_bodies(soft_bodies, hair, h, character_now, s + 1 == steps.steps);
       if (rigid) {
@@ -434,6 +457,7 @@ SimResult run_sim_file(const SimRequest& request) {
     if (character) character->record(double(frame) / scene.fps, steps.steps > 0 ? steps.alpha : 1);
     record_bodies(soft_bodies, hair, steps.alpha, steps.steps > 0);
     if (rigid) rigid->record(steps.alpha, steps.steps > 0);
+    if (liquid) liquid->record(steps.alpha, steps.steps > 0);
     if (particles) {
       const Particles& now = particles->particles();
       result.particles_most_alive = std::max(result.particles_most_alive, now.count());
@@ -461,6 +485,7 @@ SimResult run_sim_file(const SimRequest& request) {
     result.cloths[i].largest_stretch = cloths[i].largest_stretch();
   result.soft_bodies = soft_bodies.finish();
   if (hair) result.hair = hair->finish();
+  if (liquid) result.liquid = liquid->finish();
   if (rigid) {
     result.rigid = rigid->result();
     if (!result.rigid->finite)
@@ -534,6 +559,7 @@ SimResult run_sim_file(const SimRequest& request) {
   }
   if (hair) hair->write_cache();
   if (rigid) rigid->write(scene.fps);
+  if (liquid) liquid->write(scene.fps);
   if (gltf && mesh_outputs > 0) {
     std::vector<MeshFrames> meshes;
     for (size_t i = 0; i < scene.cloths.size(); ++i)

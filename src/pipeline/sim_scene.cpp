@@ -14,6 +14,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/terrain.h"
 #include "sim_bodies.h"
+#include "sim_liquid.h"
 #include "sim_rigid.h"
 #include "sim_scene_reader.h"
 
@@ -436,7 +437,7 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   json j = r.parse(json_text);
   r.only(j, "",
          {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
-          "particles", "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver"});
+          "particles", "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver", "liquid"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -456,12 +457,14 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
   if (j.contains("cloth") && !j["cloth"].is_array()) r.fail("/cloth", "must be an array");
   if (j.contains("soft_bodies") && !j["soft_bodies"].is_array())
     r.fail("/soft_bodies", "must be an array");
+  if (j.contains("liquid"))
+    scene.liquid = read_liquid(r, j["liquid"], "/liquid", gravity, colliders);
   if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles &&
       (!j.contains("soft_bodies") || j["soft_bodies"].empty()) && !j.contains("hair") &&
-      !j.contains("rigid_bodies"))
+      !j.contains("rigid_bodies") && !scene.liquid)
     r.fail("/cloth",
            "a scene needs a non-empty array \"cloth\", \"soft_bodies\" or \"rigid_bodies\", "
-           "\"hair\" or \"particles\"");
+           "\"hair\", \"particles\" or \"liquid\"");
   if (j.contains("character")) {
     const json& c = j["character"];
     r.only(c, "/character",

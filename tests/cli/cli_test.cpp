@@ -469,6 +469,14 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   ASSERT_EQ(cloth.meshes.size(), 1u);
   EXPECT_EQ(cloth.meshes[0].morph_targets.size(), 61u);  // 2 s at 30 fps
   EXPECT_TRUE(fs::exists(out + "/cloth_drape.png")) << r.out;
+  // The liquid step: a water column collapsing in a tank, its particles a point cache, its
+  // surface a glTF node per frame, drawn.
+  EXPECT_NE(r.out.find("a column of water collapsing"), std::string::npos) << r.out;
+  EXPECT_EQ(kinema::read_pc2(out + "/dam_break.pc2").points, 1040);
+  EXPECT_EQ(kinema::read_pc2(out + "/dam_break.pc2").samples(), 37);  // 1.2 s at 30 fps
+  EXPECT_TRUE(fs::exists(out + "/dam_break.kpa")) << r.out;
+  EXPECT_EQ(kinema::load_asset(out + "/dam_break_surface.glb").meshes.size(), 37u);
+  EXPECT_TRUE(fs::exists(out + "/dam_break.png")) << r.out;
   // The spring-bone step: Godette's hair and ribbon baked into the walk, drawn.
   EXPECT_NE(r.out.find("== spring bones:"), std::string::npos) << r.out;
   const kinema::Asset springs = kinema::load_asset(out + "/character_walk_springs.glb");

@@ -155,6 +155,15 @@ struct DemoPrinter {
       out << "  " << s.result.particle_cache_path << ": " << s.result.particles_emitted
           << " particles emitted, at most " << s.result.particles_most_alive
           << " alive; when each lives and how it looks: " << s.result.particle_sidecar_path << "\n";
+    if (s.result.liquid) {
+      const pipeline::SimLiquidResult& l = *s.result.liquid;
+      out << "  " << l.cache_path << ": " << l.particles << " particles in a tank of "
+          << l.boundary_particles << " wall particles, " << s.result.frames << " frames ("
+          << l.substeps << " substeps); compressed " << format_number(100 * l.largest_compression)
+          << " % at most at the end";
+      if (!l.surface_path.empty()) out << "; its surface at every frame: " << l.surface_path;
+      out << "\n";
+    }
     if (!s.result.character_path.empty())
       out << "  " << s.result.character_path << ": the character with "
           << s.result.character_colliders

@@ -2,8 +2,8 @@
 // (its `springbones` subcommand lives in verb_sim_springbones.cpp).
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
-// the scene's character, particles, cloths, soft bodies, hair and rigid bodies on the fixed-step
-// clock (rigid bodies written as a glTF whose nodes are keyed at every frame), each
+// the scene's character, particles, cloths, soft bodies, hair, rigid bodies and liquid on the
+// fixed-step clock (rigid bodies written as a glTF whose nodes are keyed at every frame), each
 // cloth and soft body written as a PC2 point cache with its rest mesh as OBJ, or all of them as one
 // glTF with a morph target per frame; hair as a point cache with its strands as OBJ polylines.
 // Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
@@ -111,6 +111,42 @@ void print_rigid(const pipeline::SimResult& r) {
             << " (glTF: a node per body, clip \"simulation\"; kinema render " << g.path << ")\n";
 }
 
+/// The liquid's figures in the --json report and its line of the summary.
+void add_liquid_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
+  if (!r.liquid) return;
+  const pipeline::SimLiquidResult& l = *r.liquid;
+  j["liquid"] = {{"out", l.cache_path},
+                 {"surface", l.surface_path},
+                 {"particles", l.particles},
+                 {"boundary_particles", l.boundary_particles},
+                 {"steps", l.steps},
+                 {"substeps", l.substeps},
+                 {"ms_per_step", ms_per_step(l.seconds, l.steps)},
+                 {"mean_compression", l.mean_compression},
+                 {"largest_compression", l.largest_compression},
+                 {"fastest_m_per_s", l.fastest},
+                 {"surface_triangles", l.surface_triangles},
+                 {"surface_seconds", l.surface_seconds}};
+}
+
+void print_liquid(const pipeline::SimResult& r) {
+  if (!r.liquid) return;
+  const pipeline::SimLiquidResult& l = *r.liquid;
+  std::cout << "  liquid: " << l.particles << " particles (" << l.boundary_particles
+            << " in the tank's walls), " << l.steps << " steps (" << l.substeps << " substeps), "
+            << format_number(ms_per_step(l.seconds, l.steps)) << " ms a step; compressed "
+            << format_number(100 * l.mean_compression) << " % on average, "
+            << format_number(100 * l.largest_compression) << " % at most at the end; fastest "
+            << format_number(l.fastest) << " m/s\n    " << l.cache_path
+            << " (point cache, a vertex per particle), " << l.mesh_path << ", " << l.sidecar_path
+            << " (drawn by kinema render --with " << l.cache_path << ")";
+  if (!l.surface_path.empty())
+    std::cout << "\n    " << l.surface_path << " (its surface at every frame, "
+              << l.surface_triangles << " triangles in all; " << format_number(l.surface_seconds)
+              << " s meshing)";
+  std::cout << '\n';
+}
+
 /// The soft bodies' and hair's lines of the summary.
 void print_bodies(const pipeline::SimResult& r) {
   for (const pipeline::SimSoftBodyResult& b : r.soft_bodies)
@@ -169,6 +205,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
     }
     add_bodies_json(r, j);
     add_rigid_json(r, j);
+    add_liquid_json(r, j);
     if (!r.character_path.empty())
       j["character"] = {
           {"file", scene.character->file},
@@ -213,6 +250,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
     }
     print_bodies(r);
     print_rigid(r);
+    print_liquid(r);
     if (!r.character_path.empty())
       std::cout << "  character " << scene.character->file << ": " << r.character_colliders
                 << " colliders from its skin, "
@@ -232,10 +270,11 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
   auto args = std::make_shared<SimArgs>();
   CLI::App* sub = app.add_subcommand(
       "sim",
-      "Run a JSON scene of cloths, soft bodies, hair, particles, rigid bodies and joints, "
+      "Run a JSON scene of cloths, soft bodies, hair, particles, rigid bodies and joints, liquids, "
       "colliders and a character playing a clip on the fixed-step clock: each cloth and soft "
       "body as a PC2 point cache with its rest mesh as OBJ (or all of them as glTF morph "
-      "targets), hair and particles as point caches, rigid bodies as a glTF of keyed nodes, the "
+      "targets), hair, particles and liquids as point caches, rigid bodies as a glTF of keyed "
+      "nodes, liquid surfaces as glTF, the "
       "character with its spring bones baked as glTF (docs/physics.md); or `sim springbones "
       "AVATAR` to bake an avatar's spring bones");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)");

@@ -4,12 +4,14 @@
 // modifier reading the PC2). docs/physics.md describes the scene format.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/fluid/sph.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/hair.h"
 #include "kinema/physics/mass_properties.h"
@@ -56,6 +58,24 @@ struct SimSceneHair {
   int child_points = 0;                   ///< points per child strand
   int joint = -1;                         ///< -1: roots fixed in the world
   std::string joint_name;
+};
+
+/// A liquid (`liquid`): SPH particles (kinema/fluid/sph.h) filling boxes, held by a tank of
+/// boundary particles and the domain, pushed aside by the scene's and the character's colliders.
+struct SimSceneLiquid {
+  SphOptions options;  ///< gravity: the scene's; domain: `domain`, else the tank with a margin
+  struct Block {
+    Vec3 min, max;  ///< m, filled on a lattice of the spacing
+    Vec3 velocity;  ///< m/s, at the start
+  };
+  std::vector<Block> blocks;
+  bool tank = false;  ///< boundary particles line the box tank_min…tank_max (open top)
+  Vec3 tank_min, tank_max;
+  int tank_layers = 3;
+  bool surface = false;        ///< also a marching-cubes surface per frame (OUT_liquid_surface.glb)
+  double surface_spacing = 0;  ///< m, the surface grid's; 0: half the particle spacing
+  std::array<float, 3> colour{0.10f, 0.32f, 0.80f};  ///< linear RGB the cache's sidecar draws
+  std::vector<Collider> colliders;                   ///< the scene's
 };
 
 /// A character in a scene: it plays a clip; its skin gives the cloth colliders (capsules along
@@ -120,6 +140,7 @@ struct SimScene {
   std::vector<SimSceneRigidBody> rigid_bodies;  ///< with the colliders as static bodies, if any
   std::vector<SimSceneJoint> joints;
   RigidWorldSettings rigid_solver;  ///< `rigid_solver`: substeps, iterations, sleeping; gravity
+  std::optional<SimSceneLiquid> liquid;
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -195,6 +216,22 @@ struct SimRigidResult {
   double seconds = 0;            ///< wall time spent stepping the world
 };
 
+struct SimLiquidResult {
+  /// sim_liquid_cache_path, its .obj (the first positions) and .kpa sidecar (every particle alive
+  /// at every frame, in the liquid's colour); the surface glTF when asked (else empty): a node
+  /// and mesh per frame, each shown (scale 1) only at its own frame by the clip "simulation".
+  std::string cache_path, mesh_path, sidecar_path, surface_path;
+  size_t particles = 0, boundary_particles = 0;
+  long steps = 0, substeps = 0;
+  /// At the end: the mean and largest ρ/ρ0 − 1 over the particles with a full neighbourhood (a
+  /// settled liquid's compression; the free surface's particles read low and are left out).
+  double mean_compression = 0, largest_compression = 0;
+  double fastest = 0;            ///< m/s, the largest particle speed at any written frame
+  size_t surface_triangles = 0;  ///< summed over the frames
+  double seconds = 0;            ///< wall time spent stepping it
+  double surface_seconds = 0;    ///< …and meshing its surfaces
+};
+
 struct SimResult {
   SimScene scene;  ///< without the meshes' cost: as parsed
   int frames = 0;
@@ -216,6 +253,7 @@ struct SimResult {
   std::vector<SimSoftBodyResult> soft_bodies;
   std::optional<SimHairResult> hair;
   std::optional<SimRigidResult> rigid;
+  std::optional<SimLiquidResult> liquid;
 };
 
 /// Where a scene's rigid bodies go for OUT: OUT itself when it is .glb/.gltf and nothing else in
@@ -225,6 +263,11 @@ std::string sim_rigid_path(const std::string& out, bool alone);
 /// Where a scene's particles go for OUT: OUT itself (a .pc2) when the scene has no cloth or soft
 /// body, else OUT's stem + "_particles.pc2"; the points' first positions go beside it as .obj.
 std::string sim_particle_cache_path(const std::string& out, bool with_cloth);
+
+/// Where a scene's liquid goes for OUT: OUT itself (a .pc2) when the liquid is all the scene
+/// writes, else OUT's stem + "_liquid.pc2"; its surfaces (when asked) go to the cache's stem +
+/// "_surface.glb".
+std::string sim_liquid_cache_path(const std::string& out, bool alone);
 
 /// Where a scene's hair goes for OUT: OUT itself (a .pc2) when the hair is all the scene writes,
 /// else OUT's stem + "_hair.pc2"; its rest strands go beside it as .obj polylines, guides first
