@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kinema/clip/clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/point_cache.h"
@@ -451,6 +452,37 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/walk.glb"));
   EXPECT_TRUE(fs::exists(out + "/walk_roundtrip.bvh"));
   EXPECT_NE(r.out.find("max joint position error"), std::string::npos) << r.out;
+  const std::string demo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+  // The graph step: walk and run blended by speed, 1.5 → 4.5 m/s over 3 s, then 4.5 m/s for
+  // 1 s, with root motion: the hips travel 9 m + 4.5 m.
+  EXPECT_NE(r.out.find("== graph: " + demo + "/locomotion.graph.json"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("wrote " + out + "/locomotion.glb: 121 frames, 4 s at 30 fps"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  locomotion.glb  "), std::string::npos) << "listed as produced\n" << r.out;
+  {
+    const kinema::Asset a = kinema::load_asset(out + "/locomotion.glb");
+    ASSERT_EQ(a.clips.size(), 1u);
+    EXPECT_NEAR(a.clips[0].duration, 4.0, 1e-6);
+    const int hips = a.skeleton.find("Hips");
+    EXPECT_NEAR(
+        kinema::sample_model_pose(a.clips[0], a.skeleton, 4.0)[size_t(hips)].translation_part().z,
+        13.5, 0.3);
+  }
+  // Foot placement: the walk up the stairs ends on the landing, 0.75 m up, the hips carried up.
+  EXPECT_NE(r.out.find("== foot placement: " + demo + "/walk.bvh on " + demo + "/stairs.obj"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("wrote " + out + "/walk_slope.glb"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  walk_stairs.glb  "), std::string::npos) << "listed as produced\n"
+                                                                  << r.out;
+  {
+    const kinema::Asset a = kinema::load_asset(out + "/walk_stairs.glb");
+    ASSERT_EQ(a.clips.size(), 1u);
+    const int hips = a.skeleton.find("Hips");
+    const auto end = kinema::sample_model_pose(a.clips[0], a.skeleton, a.clips[0].duration);
+    EXPECT_GT(end[size_t(hips)].translation_part().y, 1.5);
+  }
   // The bundled character (a VRM) takes the walk by humanoid names.
   EXPECT_TRUE(fs::exists(out + "/character_walk.glb")) << r.out;
   EXPECT_NE(r.out.find("humanoid bones: motion"), std::string::npos) << r.out;

@@ -283,22 +283,4 @@ TEST_F(IkCli, FloorAndAnkleHeightOptions) {
   EXPECT_EQ(j["ankle_heights_m"][1].get<double>(), 0.1);
 }
 
-TEST_F(IkCli, DemoPlacesTheWalkOnStairsAndSlope) {
-  const std::string out = path("demo");
-  const IkRun r = kinema("demo -o " + q(out));
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("== foot placement: " + kWalk + " on " + kStairs), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("wrote " + out + "/walk_stairs.glb"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("wrote " + out + "/walk_slope.glb"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  walk_stairs.glb  "), std::string::npos) << "listed as produced\n"
-                                                                  << r.out;
-  const kinema::Asset a = kinema::load_asset(out + "/walk_stairs.glb");
-  ASSERT_EQ(a.clips.size(), 1u);
-  // The walk ends on the landing, 0.75 m up: the hips were carried up with it.
-  const int hips = a.skeleton.find("Hips");
-  const auto end = kinema::sample_model_pose(a.clips[0], a.skeleton, a.clips[0].duration);
-  EXPECT_GT(end[static_cast<size_t>(hips)].translation_part().y, 1.5);
-}
-
 }  // namespace

@@ -206,27 +206,4 @@ TEST_F(PlayCli, QuietPrintsNothing) {
   EXPECT_TRUE(fs::exists(path("q.glb")));
 }
 
-TEST_F(PlayCli, DemoBlendsWalkAndRunThroughTheGraph) {
-  const std::string out = path("demo");
-  const PlayRun r = kinema("demo -o " + sh_quote(out));
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("== graph: " + kGraph), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("wrote " + out + "/locomotion.glb: 121 frames, 4 s at 30 fps"),
-            std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("  locomotion.glb  "), std::string::npos) << "listed as produced\n" << r.out;
-  // The earlier steps still run.
-  EXPECT_TRUE(fs::exists(out + "/walk.glb"));
-  EXPECT_TRUE(fs::exists(out + "/character_walk.vrm"));
-  const kinema::Asset a = kinema::load_asset(out + "/locomotion.glb");
-  ASSERT_EQ(a.clips.size(), 1u);
-  EXPECT_NEAR(a.clips[0].duration, 4.0, 1e-6);
-  // 1.5 → 4.5 m/s over 3 s, then 4.5 m/s for 1 s: 9 m + 4.5 m.
-  const int hips = a.skeleton.find("Hips");
-  const double z = kinema::sample_model_pose(a.clips[0], a.skeleton, 4.0)[static_cast<size_t>(hips)]
-                       .translation_part()
-                       .z;
-  EXPECT_NEAR(z, 13.5, 0.3);
-}
-
 }  // namespace
