@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libegl-dev libgl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   clang-format
+  ffmpeg
 )
 missing=()
 for p in "${packages[@]}"; do
