@@ -134,6 +134,7 @@ GridFluid::GridFluid(GridFluidOptions options) : o_(std::move(options)) {
   if (o_.diffusion_iterations < 1) throw Error(kFile, "diffusion_iterations", "must be ≥ 1");
   check_positive(o_.pressure_tolerance, "pressure_tolerance");
   if (o_.pressure_max_iterations < 1) throw Error(kFile, "pressure_max_iterations", "must be ≥ 1");
+  check_non_negative(o_.pressure_max_divergence, "pressure_max_divergence");
   check_finite(o_.buoyancy_alpha, "buoyancy_alpha");
   check_finite(o_.buoyancy_beta, "buoyancy_beta");
   check_finite(o_.ambient_temperature, "ambient_temperature");

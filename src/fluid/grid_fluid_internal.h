@@ -85,38 +85,65 @@ inline void bracket(double x, int n, int& i0, int& i1, double& t) {
   i1 = t > 0 ? i0 + 1 : i0;
 }
 
+/// The nodes and weights of trilinear interpolation at cell coordinates (x, y, z) on lattice g,
+/// found once and applied to any number of fields on that lattice (advection samples three scalar
+/// fields at one point, and MacCormack's clamp reads the nodes of the forward trace again). eval()
+/// does sample()'s arithmetic, in the same order, so the bits are the same.
+struct Stencil {
+  size_t c000, c100, c010, c110, c001, c101, c011, c111;  ///< in 2-D only the first four
+  double tx, ty, tz;
+  bool flat;  ///< 2-D: bilinear
+
+  double eval(const double* d) const {
+    if (flat) {
+      const double a = d[c000], b = d[c100], c = d[c010], e = d[c110];
+      return (a + (b - a) * tx) + ((c + (e - c) * tx) - (a + (b - a) * tx)) * ty;
+    }
+    const double v000 = d[c000], v100 = d[c100], v010 = d[c010], v110 = d[c110];
+    const double v001 = d[c001], v101 = d[c101], v011 = d[c011], v111 = d[c111];
+    const double x00 = v000 + (v100 - v000) * tx, x10 = v010 + (v110 - v010) * tx;
+    const double x01 = v001 + (v101 - v001) * tx, x11 = v011 + (v111 - v011) * tx;
+    const double y0 = x00 + (x10 - x00) * ty, y1 = x01 + (x11 - x01) * ty;
+    return y0 + (y1 - y0) * tz;
+  }
+  /// min and max of the nodes read (the MacCormack clamp of Selle 2008).
+  void bounds(const double* d, double& lo, double& hi) const {
+    if (flat) {
+      const double a = d[c000], b = d[c100], c = d[c010], e = d[c110];
+      lo = std::min({a, b, c, e});
+      hi = std::max({a, b, c, e});
+      return;
+    }
+    const double v000 = d[c000], v100 = d[c100], v010 = d[c010], v110 = d[c110];
+    const double v001 = d[c001], v101 = d[c101], v011 = d[c011], v111 = d[c111];
+    lo = std::min({v000, v100, v010, v110, v001, v101, v011, v111});
+    hi = std::max({v000, v100, v010, v110, v001, v101, v011, v111});
+  }
+};
+
+inline Stencil stencil(const Lattice& g, double x, double y, double z) {
+  Stencil s;
+  int i0, i1, j0, j1, k0 = 0, k1 = 0;
+  bracket(x - g.ox, g.sx, i0, i1, s.tx);
+  bracket(y - g.oy, g.sy, j0, j1, s.ty);
+  s.tz = 0;
+  s.flat = g.sz == 1;
+  if (!s.flat) bracket(z - g.oz, g.sz, k0, k1, s.tz);
+  const size_t r00 = size_t(g.sx) * j0, r10 = size_t(g.sx) * j1;
+  const size_t plane = size_t(g.sx) * g.sy;
+  const size_t p0 = plane * k0, p1 = plane * k1;
+  s.c000 = p0 + r00 + i0, s.c100 = p0 + r00 + i1, s.c010 = p0 + r10 + i0, s.c110 = p0 + r10 + i1;
+  s.c001 = p1 + r00 + i0, s.c101 = p1 + r00 + i1, s.c011 = p1 + r10 + i0, s.c111 = p1 + r10 + i1;
+  return s;
+}
+
 /// Trilinear interpolation of d (on lattice g) at cell coordinates (x, y, z). When lo and hi are
 /// given they receive the min and max of the nodes read (the MacCormack clamp of Selle 2008).
 inline double sample(const Lattice& g, const double* d, double x, double y, double z,
                      double* lo = nullptr, double* hi = nullptr) {
-  int i0, i1, j0, j1, k0, k1;
-  double tx, ty, tz;
-  bracket(x - g.ox, g.sx, i0, i1, tx);
-  bracket(y - g.oy, g.sy, j0, j1, ty);
-  const size_t r00 = size_t(g.sx) * j0, r10 = size_t(g.sx) * j1;
-  if (g.sz == 1) {  // 2-D: bilinear
-    const double a = d[r00 + i0], b = d[r00 + i1], c = d[r10 + i0], e = d[r10 + i1];
-    if (lo) {
-      *lo = std::min({a, b, c, e});
-      *hi = std::max({a, b, c, e});
-    }
-    return (a + (b - a) * tx) + ((c + (e - c) * tx) - (a + (b - a) * tx)) * ty;
-  }
-  bracket(z - g.oz, g.sz, k0, k1, tz);
-  const size_t plane = size_t(g.sx) * g.sy;
-  const size_t p0 = plane * k0, p1 = plane * k1;
-  const double c000 = d[p0 + r00 + i0], c100 = d[p0 + r00 + i1];
-  const double c010 = d[p0 + r10 + i0], c110 = d[p0 + r10 + i1];
-  const double c001 = d[p1 + r00 + i0], c101 = d[p1 + r00 + i1];
-  const double c011 = d[p1 + r10 + i0], c111 = d[p1 + r10 + i1];
-  if (lo) {
-    *lo = std::min({c000, c100, c010, c110, c001, c101, c011, c111});
-    *hi = std::max({c000, c100, c010, c110, c001, c101, c011, c111});
-  }
-  const double x00 = c000 + (c100 - c000) * tx, x10 = c010 + (c110 - c010) * tx;
-  const double x01 = c001 + (c101 - c001) * tx, x11 = c011 + (c111 - c011) * tx;
-  const double y0 = x00 + (x10 - x00) * ty, y1 = x01 + (x11 - x01) * ty;
-  return y0 + (y1 - y0) * tz;
+  const Stencil s = stencil(g, x, y, z);
+  if (lo) s.bounds(d, *lo, *hi);
+  return s.eval(d);
 }
 
 /// The pressure Poisson matrix on the cells (Bridson's layout; stored in float, which holds its
@@ -152,10 +179,11 @@ struct PcgResult {
 };
 
 /// Solves A x = b by MIC(0)-preconditioned conjugate gradients, starting from x when that start
-/// has a smaller residual than 0, else from 0. r, z, s, q: scratch of the cell count.
+/// has a smaller residual than 0, else from 0; stops when max |r| ≤ max(tolerance · max |b|,
+/// absolute) or after max_iterations. r, z, s, q: scratch of the cell count.
 PcgResult solve_pcg(const PoissonMatrix& A, const Mic0Factor& precon, const std::vector<double>& b,
                     std::vector<double>& x, double tolerance, int max_iterations,
                     std::vector<double>& r, std::vector<double>& z, std::vector<double>& s,
-                    std::vector<double>& q);
+                    std::vector<double>& q, double absolute = 0);
 
 }  // namespace kinema::grid_fluid_detail

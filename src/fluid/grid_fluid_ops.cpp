@@ -16,7 +16,8 @@ namespace kinema {
 using grid_fluid_detail::for_rows;
 using grid_fluid_detail::Lattice;
 using grid_fluid_detail::max_rows;
-using grid_fluid_detail::sample;
+using grid_fluid_detail::Stencil;
+using grid_fluid_detail::stencil;
 using grid_fluid_detail::sum_rows;
 
 namespace {
@@ -36,7 +37,8 @@ void advect_fields(const Lattice& g, int nf, const double* const* src, double* c
       const double x = i + g.ox;
       const Vec3 d = vel(i, j, k) * h;
       const size_t n = row * size_t(g.sx) + size_t(i);
-      for (int f = 0; f < nf; ++f) first[f][n] = sample(g, src[f], x - d.x, y - d.y, z - d.z);
+      const Stencil s = stencil(g, x - d.x, y - d.y, z - d.z);
+      for (int f = 0; f < nf; ++f) first[f][n] = s.eval(src[f]);
     }
   });
   if (!maccormack) return;
@@ -47,10 +49,12 @@ void advect_fields(const Lattice& g, int nf, const double* const* src, double* c
       const double x = i + g.ox;
       const Vec3 d = vel(i, j, k) * h;
       const size_t n = row * size_t(g.sx) + size_t(i);
+      const Stencil ahead = stencil(g, x + d.x, y + d.y, z + d.z);
+      const Stencil behind = stencil(g, x - d.x, y - d.y, z - d.z);
       for (int f = 0; f < nf; ++f) {
-        const double back = sample(g, tmp[f], x + d.x, y + d.y, z + d.z);
+        const double back = ahead.eval(tmp[f]);
         double lo, hi;
-        sample(g, src[f], x - d.x, y - d.y, z - d.z, &lo, &hi);
+        behind.bounds(src[f], lo, hi);
         dst[f][n] = std::clamp(tmp[f][n] + 0.5 * (src[f][n] - back), lo, hi);
       }
     }
@@ -370,9 +374,9 @@ void GridFluid::project_now() {
   const grid_fluid_detail::PoissonMatrix A{nx, ny, nz, &adiag_, &ax_, &ay_, &az_};
   const grid_fluid_detail::Mic0Factor precon{&precon_, &pbx_, &pby_, &pbz_};
   grid_fluid_detail::build_mic0(A, precon);
-  const auto result =
-      grid_fluid_detail::solve_pcg(A, precon, rhs_, psi_, o_.pressure_tolerance,
-                                   o_.pressure_max_iterations, cg_r_, cg_z_, cg_s_, cg_q_);
+  const auto result = grid_fluid_detail::solve_pcg(A, precon, rhs_, psi_, o_.pressure_tolerance,
+                                                   o_.pressure_max_iterations, cg_r_, cg_z_, cg_s_,
+                                                   cg_q_, o_.pressure_max_divergence * o_.dx);
   pressure_iterations_ = result.iterations;
   pressure_residual_ = result.residual;
   // u −= ∇ψ on every face with fluid on one side and fluid or an open side on the other.

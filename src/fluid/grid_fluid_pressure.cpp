@@ -2,8 +2,12 @@
 // (5-point in 2-D) Laplacian of the fluid cells, after Bridson, "Fluid Simulation for Computer
 // Graphics", ch. 4. Matrix–vector products and vector updates run in parallel over grid rows; dot
 // products are summed per fixed block of rows (grid_fluid_internal.h), so the iterates are the
-// same bits whatever the thread count. The triangular solves of the preconditioner are sequential
-// by nature and run in grid order on the calling thread.
+// same bits whatever the thread count. The triangular solves of the preconditioner run as
+// wavefronts over the grid rows (rows with the same j + k are independent), each wavefront in
+// parallel, with the arithmetic of plain grid order.
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -15,7 +19,6 @@ namespace {
 
 constexpr double kTau = 0.97;    ///< MIC blend (1 would be full modified incomplete Cholesky)
 constexpr double kSigma = 0.25;  ///< fall back to the diagonal when the pivot shrinks below this
-constexpr int kSkew = 4;         ///< rows interleaved in the triangular solves
 
 /// (A s)_c over the cells of one row and Σ_c s_c·(A s)_c; out gets A s. Coefficients to cells
 /// outside the grid are 0 (ax is 0 at i = nx − 1, ay at j = ny − 1, az at k = nz − 1), so away from
@@ -61,66 +64,129 @@ double multiply(const PoissonMatrix& A, const std::vector<double>& s, std::vecto
                   [&](size_t row) { return multiply_row(A, s.data(), out.data(), row); });
 }
 
+/// Rows (j, k) of one wavefront, j + k = d: those rows depend only on rows of wavefront d − 1
+/// (forward) or d + 1 (backward), so they may run in any order and in parallel.
+struct Wavefront {
+  int j_first, count;  ///< rows (j_first + t, d − j_first − t), t < count
+};
+inline Wavefront wavefront(int d, int ny, int nz) {
+  const int j_first = std::max(0, d - (nz - 1)), j_last = std::min(ny - 1, d);
+  return {j_first, j_last - j_first + 1};
+}
+
+constexpr int kGroup = 4;  ///< rows of a wavefront swept together: independent chains interleaved
+
+/// Forward substitution on up to kGroup rows of one wavefront (rows t0 … t0 + m − 1 of w, plane
+/// k = d − j): q[c] = (r[c] − bx[c−1]·q[c−1] − by[c−sx]·q[c−sx] − bz[c−plane]·q[c−plane])·p[c].
+/// A neighbour outside the grid (j = 0, k = 0; i = 0 is peeled) reads 0·0 from `zeros`, which
+/// subtracts an exact 0, as its zero coefficient would.
+void forward_rows(int d, const Wavefront& w, int t0, int m, size_t sx, size_t plane, int ny,
+                  const float* p, const float* bx, const float* by, const float* bz,
+                  const double* r, double* q, const double* zeros, const float* zerof) {
+  const float* cy[kGroup];
+  const float* cz[kGroup];
+  const double* qy[kGroup];
+  const double* qz[kGroup];
+  size_t base[kGroup];
+  for (int g = 0; g < m; ++g) {
+    const int j = w.j_first + t0 + g, k = d - j;
+    base[g] = (size_t(k) * size_t(ny) + size_t(j)) * sx;
+    cy[g] = j > 0 ? by + base[g] - sx : zerof;
+    qy[g] = j > 0 ? q + base[g] - sx : zeros;
+    cz[g] = k > 0 ? bz + base[g] - plane : zerof;
+    qz[g] = k > 0 ? q + base[g] - plane : zeros;
+  }
+  for (int g = 0; g < m; ++g) {
+    const size_t c = base[g];
+    q[c] = (r[c] - cy[g][0] * qy[g][0] - cz[g][0] * qz[g][0]) * p[c];
+  }
+  for (size_t i = 1; i < sx; ++i)
+    for (int g = 0; g < m; ++g) {
+      const size_t c = base[g] + i;
+      q[c] = (r[c] - bx[c - 1] * q[c - 1] - cy[g][i] * qy[g][i] - cz[g][i] * qz[g][i]) * p[c];
+    }
+}
+
+/// Backward substitution, mirrored: q[c] = (q[c] − bx[c]·q[c+1] − by[c]·q[c+sx] −
+/// bz[c]·q[c+plane])·p[c], i from the row's end (i = nx − 1 peeled: bx is 0 there); the row's
+/// Σ q·r (in that order) goes to dots[row].
+void backward_rows(int d, const Wavefront& w, int t0, int m, size_t sx, size_t plane, int ny,
+                   int nz, const float* p, const float* bx, const float* by, const float* bz,
+                   const double* r, double* q, const double* zeros, const float* zerof,
+                   double* dots) {
+  const float* cy[kGroup];
+  const float* cz[kGroup];
+  const double* qy[kGroup];
+  const double* qz[kGroup];
+  size_t base[kGroup];
+  double dot[kGroup];
+  for (int g = 0; g < m; ++g) {
+    const int j = w.j_first + t0 + g, k = d - j;
+    base[g] = (size_t(k) * size_t(ny) + size_t(j)) * sx;
+    cy[g] = j + 1 < ny ? by + base[g] : zerof;
+    qy[g] = j + 1 < ny ? q + base[g] + sx : zeros;
+    cz[g] = k + 1 < nz ? bz + base[g] : zerof;
+    qz[g] = k + 1 < nz ? q + base[g] + plane : zeros;
+    const size_t c = base[g] + sx - 1, i = sx - 1;
+    q[c] = (q[c] - cy[g][i] * qy[g][i] - cz[g][i] * qz[g][i]) * p[c];
+    dot[g] = q[c] * r[c];
+  }
+  for (size_t i = sx - 1; i-- > 0;)
+    for (int g = 0; g < m; ++g) {
+      const size_t c = base[g] + i;
+      q[c] = (q[c] - bx[c] * q[c + 1] - cy[g][i] * qy[g][i] - cz[g][i] * qz[g][i]) * p[c];
+      dot[g] += q[c] * r[c];
+    }
+  for (int g = 0; g < m; ++g) dots[base[g] / sx] = dot[g];
+}
+
 /// z = M⁻¹ r with M = L·Lᵀ the MIC(0) factor: forward then backward substitution, in place in z;
-/// returns z·r (summed in the sweep's order: sequential, so the same whatever the thread count).
-/// Non-fluid cells have p = 0 and r = 0, so they give 0 without a test; products that reach past
-/// a row's or plane's end are 0, so only the first (forward) and last (backward) plane need index
-/// checks.
+/// returns z·r. Both sweeps go wavefront by wavefront over the rows (j + k = const), each
+/// wavefront's rows in parallel, kGroup rows a task; every q[c] reads final values only, with the
+/// arithmetic of plain grid order, so the bits do not depend on the thread count. z·r is summed
+/// per row, then over the rows in order. Non-fluid cells have p = 0 and r = 0, so they give 0
+/// without a test. `dots` (one per row) and `zeros` (nx doubles) are scratch.
 double precondition(const PoissonMatrix& A, const Mic0Factor& m, const std::vector<double>& r,
-                    std::vector<double>& z) {
+                    std::vector<double>& z, std::vector<double>& dots, std::vector<double>& zeros,
+                    std::vector<float>& zerof) {
   const int nx = A.nx, ny = A.ny, nz = A.nz;
-  const size_t sx = size_t(nx), plane = size_t(nx) * ny, n = plane * size_t(nz);
+  const size_t sx = size_t(nx), plane = size_t(nx) * ny, rows = size_t(ny) * nz;
+  dots.assign(rows, 0.0);
+  zeros.assign(sx, 0.0);
+  zerof.assign(sx, 0.0f);
   const float* p = m.p->data();
   const float* bx = m.bx->data();
   const float* by = m.by->data();
   const float* bz = m.bz->data();
   const double* rp = r.data();
   double* q = z.data();
-  for (size_t c = 0; c < std::min(plane, n); ++c) {
-    const size_t i = c % sx;
-    double t = rp[c];
-    if (i > 0) t -= bx[c - 1] * q[c - 1];
-    if (c >= sx) t -= by[c - sx] * q[c - sx];
-    q[c] = t * p[c];
-  }
-  // Past the first plane: kSkew rows at a time, row r lagging r cells behind row 0, so that the
-  // kSkew recurrences along x run interleaved (the chain q[c − 1] → q[c] is the bottleneck).
-  // Every q[c] still reads final values only, so the bits are those of plain grid order. A read
-  // past a row's start (i = 0) may see a value not yet final, but its coefficient is 0.
-  for (int k = 1; k < nz; ++k)
-    for (int j0 = 0; j0 < ny; j0 += kSkew) {
-      const int rows = std::min(kSkew, ny - j0);
-      const size_t first = size_t(j0) * sx + size_t(k) * plane;
-      for (int t = 0; t < nx + rows - 1; ++t)
-        for (int r = std::max(0, t - nx + 1); r < std::min(rows, t + 1); ++r) {
-          const size_t c = first + size_t(r) * sx + size_t(t - r);
-          q[c] = (rp[c] - bx[c - 1] * q[c - 1] - by[c - sx] * q[c - sx] -
-                  bz[c - plane] * q[c - plane]) *
-                 p[c];
-        }
+  const int fronts = ny + nz - 1;
+  const bool serial = tbb::this_task_arena::max_concurrency() <= 1;
+  auto sweep = [&](int d, const auto& rows_fn) {
+    const Wavefront w = wavefront(d, ny, nz);
+    const int groups = (w.count + kGroup - 1) / kGroup;
+    auto group = [&](int gi) {
+      const int t0 = gi * kGroup;
+      rows_fn(w, t0, std::min(kGroup, w.count - t0));
+    };
+    if (serial || groups == 1) {
+      for (int gi = 0; gi < groups; ++gi) group(gi);
+    } else {
+      tbb::parallel_for(0, groups, group);
     }
+  };
+  for (int d = 0; d < fronts; ++d)
+    sweep(d, [&](const Wavefront& w, int t0, int count) {
+      forward_rows(d, w, t0, count, sx, plane, ny, p, bx, by, bz, rp, q, zeros.data(),
+                   zerof.data());
+    });
+  for (int d = fronts - 1; d >= 0; --d)
+    sweep(d, [&](const Wavefront& w, int t0, int count) {
+      backward_rows(d, w, t0, count, sx, plane, ny, nz, p, bx, by, bz, rp, q, zeros.data(),
+                    zerof.data(), dots.data());
+    });
   double dot = 0;
-  const size_t last_plane = n - plane;
-  for (size_t c = n; c-- > last_plane;) {
-    const size_t i = c % sx;
-    double t = q[c];
-    if (i + 1 < sx) t -= bx[c] * q[c + 1];
-    if (c + sx < n) t -= by[c] * q[c + sx];
-    q[c] = t * p[c];
-    dot += q[c] * rp[c];
-  }
-  // Below the last plane: skewed as the forward sweep, mirrored (rows from the top, x downwards).
-  for (int k = nz - 2; k >= 0; --k)
-    for (int jt = ny - 1; jt >= 0; jt -= kSkew) {
-      const int rows = std::min(kSkew, jt + 1);
-      const size_t last = size_t(nx - 1) + size_t(jt) * sx + size_t(k) * plane;
-      for (int t = 0; t < nx + rows - 1; ++t)
-        for (int r = std::max(0, t - nx + 1); r < std::min(rows, t + 1); ++r) {
-          const size_t c = last - size_t(r) * sx - size_t(t - r);
-          q[c] = (q[c] - bx[c] * q[c + 1] - by[c] * q[c + sx] - bz[c] * q[c + plane]) * p[c];
-          dot += q[c] * rp[c];
-        }
-    }
+  for (double v : dots) dot += v;
   return dot;
 }
 
@@ -181,7 +247,7 @@ void build_mic0(const PoissonMatrix& A, const Mic0Factor& m) {
 PcgResult solve_pcg(const PoissonMatrix& A, const Mic0Factor& precon, const std::vector<double>& b,
                     std::vector<double>& x, double tolerance, int max_iterations,
                     std::vector<double>& r, std::vector<double>& z, std::vector<double>& s,
-                    std::vector<double>& q) {
+                    std::vector<double>& q, double absolute) {
   const size_t rows = size_t(A.ny) * A.nz, sx = size_t(A.nx);
   PcgResult result;
   const double bnorm = max_abs(rows, sx, b);
@@ -201,12 +267,14 @@ PcgResult solve_pcg(const PoissonMatrix& A, const Mic0Factor& precon, const std:
     r = b;
     rnorm = bnorm;
   }
-  const double target = tolerance * bnorm;
+  const double target = std::max(tolerance * bnorm, absolute);
   if (rnorm <= target) {
     result.residual = rnorm / bnorm;
     return result;
   }
-  double sigma = precondition(A, precon, r, z);
+  std::vector<double> dots, zeros;
+  std::vector<float> zerof;
+  double sigma = precondition(A, precon, r, z, dots, zeros, zerof);
   s = z;
   for (int it = 1; it <= max_iterations; ++it) {
     const double qs = multiply(A, s, q);
@@ -223,7 +291,7 @@ PcgResult solve_pcg(const PoissonMatrix& A, const Mic0Factor& precon, const std:
       return m;
     });
     if (rnorm <= target) break;
-    const double sigma_new = precondition(A, precon, r, z);
+    const double sigma_new = precondition(A, precon, r, z, dots, zeros, zerof);
     const double beta = sigma_new / sigma;
     sigma = sigma_new;
     for_rows(rows, [&](size_t row) {

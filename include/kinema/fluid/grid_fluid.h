@@ -39,8 +39,8 @@
 // scaled form ψ = p·dt / (ρ·dx), so only velocities show. Everything runs in double precision, in
 // parallel over rows of the grid (oneTBB); sums (the CG dot products, the mass) are added per
 // fixed block of rows and then in block order, so a run is bit-identical whatever the thread
-// count. The MIC(0) triangular solves are sequential by nature and run on one thread (a few rows
-// interleaved, giving the bits of plain grid order), which limits the gain from more threads.
+// count. The MIC(0) triangular solves are sequential along each grid row; they run as wavefronts
+// of independent rows (j + k = const) in parallel, giving the bits of plain grid order.
 #pragma once
 
 #include <array>
@@ -109,6 +109,10 @@ struct GridFluidOptions {
   /// pressure_max_iterations (≥ 1).
   double pressure_tolerance = 1e-6;
   int pressure_max_iterations = 500;
+  /// CG also stops when the divergence it leaves, max |residual| / dx over the fluid cells, is at
+  /// most this (1/s, ≥ 0; 0: off): a physical bound, the same at every resolution, where
+  /// pressure_tolerance is relative to the step's own divergence.
+  double pressure_max_divergence = 0;
   double buoyancy_alpha = 0;             ///< m/s² per unit density (smoke weighs), finite
   double buoyancy_beta = 0;              ///< m/s² per unit temperature above ambient, finite
   double ambient_temperature = 0;        ///< the temperature field starts here, finite
