@@ -153,6 +153,7 @@
 #include "kinema/render/environment.h"
 #include "kinema/render/plot.h"
 #include "kinema/render/renderer.h"
+#include "kinema/render/volume.h"
 #include "kinema/retarget/acceleration_limit.h"
 #include "kinema/retarget/arm_clearance.h"
 #include "kinema/retarget/body_surface.h"

@@ -22,6 +22,7 @@
 #include "kinema/render/environment.h"
 #include "mp4_writer.h"
 #include "render_plate.h"
+#include "render_volume.h"
 
 namespace kinema::pipeline {
 
@@ -193,19 +194,19 @@ Asset obj_prop(const std::string& path) {
   return asset;
 }
 
-/// What carries a particle cache through the clip renderer: one joint at the origin (not drawn)
-/// and a clip without tracks as long as the cache, at its rate.
-Asset particle_carrier(const ParticleCacheFile& particles) {
+/// What carries a particle cache or a volume sequence through the clip renderer: one joint at the
+/// origin (not drawn) and a clip without tracks `samples` frames long at `rate`.
+Asset carrier(const std::string& name, const std::string& path, double rate, int samples) {
   Asset asset;
   Joint joint;
-  joint.name = "particles";
-  asset.skeleton = Skeleton::build({joint}, false, particles.path);
+  joint.name = name;
+  asset.skeleton = Skeleton::build({joint}, false, path);
   Clip clip;
-  clip.name = "particles";
-  clip.sample_rate = particles.samples_per_second();
-  clip.duration = double(std::max(particles.cache.samples() - 1, 0)) / clip.sample_rate;
+  clip.name = name;
+  clip.sample_rate = rate;
+  clip.duration = double(std::max(samples - 1, 0)) / clip.sample_rate;
   asset.clips.push_back(std::move(clip));
-  asset.source.path = particles.path;
+  asset.source.path = path;
   return asset;
 }
 
@@ -323,10 +324,16 @@ void particle_billboards(const ParticleCacheFile& particles, int sample, float s
 }
 
 RenderResult render_file(const RenderRequest& request, const Progress& progress) {
+  const bool volumes_in = is_volume_file(request.in) ||
+                          std::any_of(request.with.begin(), request.with.end(), is_volume_file);
+  if (volumes_in && (!request.plate.empty() || !request.camera_solve.empty()))
+    throw UsageError("volumes (.vdb) are not drawn over a plate: drop --plate and --camera-solve");
   if (!request.plate.empty() || !request.camera_solve.empty())
     return render_over_plate(request, progress);
-  if (request.plate_start || request.fps || request.place != Placement{})
-    throw UsageError("--place, --plate-start and --fps go with --plate and --camera-solve");
+  if (request.plate_start || (request.fps && !volumes_in) || request.place != Placement{})
+    throw UsageError(
+        "--place, --plate-start and --fps go with --plate and --camera-solve (--fps also with "
+        "volumes, .vdb)");
   const OutKind kind = check_request(request);
   std::string ffmpeg;
   if (kind == OutKind::Mp4) {
@@ -341,13 +348,32 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
     if (!(request.strand_colour[c] >= 0) || !std::isfinite(request.strand_colour[c]))
       throw UsageError("--strand-colour must be three finite numbers ≥ 0 (linear RGB)");
 
-  // ---- the asset, the particles and the frames ----
+  if (!volumes_in && (request.volume.extinction != VolumeShading{}.extinction ||
+                      request.volume.emission.intensity != VolumeEmission{}.intensity))
+    throw UsageError("--extinction and --fire shade volumes: give a .vdb (FILE or --with)");
+  VolumeShading shading = request.volume;  // lit by the frame's key light
+  shading.light_direction = request.options.light_direction;
+  shading.light_irradiance = request.options.light_irradiance;
+  if (volumes_in)  // named by the first volume
+    validate_volume_shading(
+        shading, is_volume_file(request.in)
+                     ? request.in
+                     : *std::find_if(request.with.begin(), request.with.end(), is_volume_file));
+
+  // ---- the asset, the particles, the volumes and the frames ----
   std::vector<ParticleCacheFile> particles;
+  std::vector<VolumeSequence> volumes;
+  const double volume_fps = request.fps.value_or(24);
   std::vector<int> props;  // meshes of OBJ props: drawn, not framed
   Asset asset;
+  const bool carried = is_particle_cache(request.in) || is_volume_file(request.in);
   if (is_particle_cache(request.in)) {
     particles.push_back(read_particle_cache(request.in));
-    asset = particle_carrier(particles.front());
+    const ParticleCacheFile& p = particles.front();
+    asset = carrier("particles", p.path, p.samples_per_second(), p.cache.samples());
+  } else if (is_volume_file(request.in)) {
+    volumes.emplace_back(request.in, volume_fps);
+    asset = carrier("volume", request.in, volume_fps, volumes.front().frames());
   } else {
     asset = load_asset(request.in, request.load);
   }
@@ -361,6 +387,10 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
       particles.push_back(read_particle_cache(other));
       continue;
     }
+    if (is_volume_file(other)) {
+      volumes.emplace_back(other, volume_fps);
+      continue;
+    }
     const bool prop = extension_of(other) == "obj";
     const Asset extra = prop ? obj_prop(other) : load_asset(other, request.load);
     if (prop)  // merge_assets appends the extra's meshes after the asset's
@@ -369,7 +399,7 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
     asset = merge_assets(asset, clip, extra, extra.clips.empty() ? -1 : 0);
     clip = 0;
   }
-  if (is_particle_cache(request.in) && clip >= 0) {  // the frames follow the cache
+  if (carried && clip >= 0) {  // the frames follow the cache or the volume
     asset.clips[size_t(clip)].duration = in_duration;
     asset.clips[size_t(clip)].sample_rate = in_rate;
   }
@@ -395,14 +425,25 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   if (!request.environment.empty())
     renderer.renderer().set_environment(load_environment(request.environment));
   if (!props.empty()) renderer.set_unframed_meshes(props);
-  if (!particles.empty())
-    renderer.set_extra_bounds([&particles](double t) { return particle_bounds(particles, t); });
+  if (!particles.empty() || !volumes.empty())
+    renderer.set_extra_bounds([&particles, &volumes](double t) {
+      std::optional<Bounds3f> b = particle_bounds(particles, t);
+      if (const std::optional<Bounds3f> v = volume_bounds(volumes, t); v && b)
+        b = Bounds3f{{std::min(b->min.x, v->min.x), std::min(b->min.y, v->min.y),
+                      std::min(b->min.z, v->min.z)},
+                     {std::max(b->max.x, v->max.x), std::max(b->max.y, v->max.y),
+                      std::max(b->max.z, v->max.z)}};
+      else if (v)
+        b = v;
+      return b;
+    });
   if (request.first_frame >= 0 || request.contact_sheet > 0)
     renderer.set_time_range(times.front(), times.back());
   const int width = request.options.target.width, height = request.options.target.height;
 
   const double start = now();
   const bool exr = extension_of(request.out) == "exr";
+  const bool ground = request.options.ground || request.options.shadow_catcher;
   std::vector<std::string> pngs;  // encoded frames (PNG, or EXR passes)
   std::vector<Image> tiles;
   std::optional<Mp4Writer> mp4;
@@ -417,11 +458,14 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
     const Strands strands = cache_strands(particles, times[i], request.strand_width,
                                           request.strand_colour, strand_positions, strand_segments);
     if (exr) {  // the render passes, motion from one frame earlier
-      pngs.push_back(encode_passes(renderer.passes(times[i], times[i] - 1.0 / rate)));
+      RenderPasses passes = renderer.passes(times[i], times[i] - 1.0 / rate);
+      draw_volumes(volumes, shading, renderer, times[i], ground, passes);
+      pngs.push_back(encode_passes(passes));
       if (times.size() > 1) report(progress, "render", long(i + 1), long(times.size()));
       continue;
     }
     Image image = renderer.frame(times[i], billboards, strands);
+    draw_volumes(volumes, shading, renderer, times[i], ground, image);
     if (request.options.transparent_background) image = straight_alpha(image);  // as PNGs want
     if (mp4)
       mp4->write(image);

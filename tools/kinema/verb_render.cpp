@@ -4,7 +4,8 @@
 // [--transparent] [--light X,Y,Z] [--light-irradiance R,G,B] [--environment PROBE]
 // [--particle-size M] [--particle-blend alpha|add] [--strand-width M] [--strand-colour R,G,B]
 // -o out.png | out_%04d.png | out.mp4`. FILE (or a --with) may be a particle point cache (.pc2):
-// its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair).
+// its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair);
+// or a smoke/fire volume, .vdb or smoke_%04d.vdb ([--fps F] [--extinction S] [--fire I]).
 // Over live action: `kinema render FILE --plate PLATE --camera-solve SOLVE.json
 // [--place X,Y,Z[,YAW_DEG[,SCALE]]] [--plate-start N] [--fps F] [--clip NAME] [--time T |
 // --frames A:B] [--skinning lbs|dqs] [--msaa N] -o out.png|out.exr | out_%04d.png|out.####.exr |
@@ -55,6 +56,7 @@ struct RenderArgs {
   std::string plate, camera_solve, place, up;
   std::optional<int> plate_start;
   std::optional<double> fps;
+  std::optional<float> extinction, fire;  // volumes
   bool camera_given = false, size_given = false;
 };
 
@@ -124,6 +126,8 @@ int render(const RenderArgs& a, const GlobalOptions& global) {
     throw UsageError("--up is the camera solve's up direction: it goes with --plate");
   request.plate_start = a.plate_start;
   request.fps = a.fps;
+  if (a.extinction) request.volume.extinction = *a.extinction;
+  if (a.fire) request.volume.emission.intensity = *a.fire;
   if (!a.plate.empty() && a.camera_given)
     throw UsageError(
         "--camera frames the character itself; with --plate the camera solve's "
@@ -165,9 +169,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       "--camera-solve, through a matchmoved camera over live-action frames. OpenGL 4.5 through "
       "EGL: a GPU when present, else Mesa's llvmpipe");
   sub->add_option("FILE", args->in,
-                  "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), or a point cache (.pc2, "
+                  "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), a point cache (.pc2, "
                   "from `kinema sim`): particles drawn as billboards, hair (an OBJ of lines "
-                  "beside it) as strands")
+                  "beside it) as strands, or smoke/fire: an OpenVDB file or smoke_%04d.vdb")
       ->required();
   sub->add_option("-o,--out", args->out,
                   "out.png (one frame, or a contact sheet), out_%04d.png (one per frame) or "
@@ -177,8 +181,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option(
       "--with", args->with,
       "Another file drawn with FILE, playing its first clip (e.g. the cloth `kinema "
-      "sim` made around the character), a particle or hair cache (.pc2), or an OBJ drawn as a "
-      "still prop (the ground a `kinema gait` walk climbs); repeatable");
+      "sim` made around the character), a particle or hair cache (.pc2), a volume (.vdb, "
+      "smoke_%04d.vdb) or an OBJ drawn as a still prop (the ground a `kinema gait` walk "
+      "climbs); repeatable");
   auto* time = sub->add_option("--time", args->time,
                                "The time of a single frame, seconds "
                                "(default 0)");
@@ -274,8 +279,13 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
                   "on disk)");
   sub->add_option("--fps", args->fps,
                   "The plate's frames a second: frame i shows the clip at i / fps (default: the "
-                  "clip's rate, else 30); the MP4's rate")
+                  "clip's rate, else 30); the MP4's rate; or a .vdb sequence's (default 24)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--extinction", args->extinction,
+                  "Volumes: extinction per unit density σ_t, 1/m (default 5)");
+  sub->add_option("--fire", args->fire,
+                  "Volumes: emitted radiance per metre of their flame or temperature (at "
+                  "1500 K; default 10; 0: no fire)");
   return [args, sub, &global]() {
     args->camera_given = sub->count("--camera") > 0;
     args->size_given = sub->count("--size") > 0;

@@ -4,7 +4,9 @@
 // lies beside them, kinema/io/particle_sidecar.h) are drawn as billboards; a cache with an OBJ of
 // `l` lines beside it and no sidecar (`kinema sim`'s hair) as strands. With a plate and a camera
 // solve (`kinema solve`, kinema/matchmove/camera_solve.h), the character is drawn through each
-// solved camera, bent through the solved lens and put over the live-action frames.
+// solved camera, bent through the solved lens and put over the live-action frames. Smoke and fire
+// volumes (OpenVDB files or frame patterns, kinema/fluid/volume_file.h) are ray-marched
+// (kinema/render/volume.h) and composited over the frames, against the meshes' depth.
 #pragma once
 
 #include <array>
@@ -21,6 +23,7 @@
 #include "kinema/math/vec3.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/render/clip_render.h"
+#include "kinema/render/volume.h"
 
 namespace kinema::pipeline {
 
@@ -61,11 +64,16 @@ Camera fixed_camera(const std::string& eye, const std::string& target, const std
 
 struct RenderRequest {
   /// A file kinema reads, or a particle point cache (.pc2): its points drawn as billboards, its
-  /// samples the frames (at the sidecar's frame rate, else 30 fps).
+  /// samples the frames (at the sidecar's frame rate, else 30 fps); or a smoke or fire volume:
+  /// an OpenVDB file (one frame) or a frame pattern such as smoke_%04d.vdb (the files present
+  /// from the lowest frame number on disk upward while consecutive, at `fps`, default 24), drawn
+  /// with the ground grid, the camera framing what the volumes hold.
   std::string in;
   /// More files drawn with `in`, each playing its first clip (the cloth `kinema sim` simulated
   /// around a character, a prop), a particle cache, or a Wavefront OBJ (triangles drawn still,
-  /// flat-shaded: the ground a `kinema gait` walk climbs); the frames follow `in`'s clip.
+  /// flat-shaded: the ground a `kinema gait` walk climbs), or a volume (.vdb, or a pattern: smoke
+  /// drawn around a character, volume frame round(t · fps) at time t); the frames follow `in`'s
+  /// clip.
   std::vector<std::string> with;
   /// out.png (one frame, or a contact sheet), a pattern with one %d or %0Nd such as
   /// out_%04d.png (one PNG per frame), or out.mp4.
@@ -85,6 +93,11 @@ struct RenderRequest {
   /// A light probe (.hdr, .exr or .png, equirectangular; kinema/render/environment.h) lighting
   /// the character instead of the default sky; empty: the default.
   std::string environment;
+  /// How volumes are shaded (kinema/render/volume.h). Its light direction and irradiance are
+  /// replaced by options' key light, its emission mode chosen per file: Flame with a "flame"
+  /// grid, else Blackbody with a "temperature" grid, else none. Each volume is composited over
+  /// the frame in turn (overlapping volumes do not mix); `environment` does not light them.
+  VolumeShading volume;
 
   // ---- Over a live-action plate: both of `plate` and `camera_solve`, or neither ----
   /// Plate frames: a sequence pattern (plate.####.png, plate_%04d.exr) or one image (a
@@ -102,7 +115,9 @@ struct RenderRequest {
   /// in the solve's world too; with options.shadows the ground under the character is a shadow
   /// catcher, so its shadow falls on the plate.
   Placement place;
-  std::optional<double> fps;  ///< the plate's frames a second (default: the clip's, else 30)
+  /// The plate's frames a second (default: the clip's, else 30), or a volume sequence's (default
+  /// 24); finite and > 0.
+  std::optional<double> fps;
 };
 
 /// A particle point cache and its sidecar (when one lies beside it), ready to draw.
@@ -168,6 +183,10 @@ struct RenderResult {
 /// cameras, a plate_start with a single image; kinema::Error naming the file for a malformed
 /// solve (and its JSON place), a plate frame missing for a camera, a plate whose size is not the
 /// solve's.
+///
+/// Volumes: kinema::Error naming the file for a missing .vdb, a pattern no file matches, a file
+/// without a "density" grid (or any read_vdb error), a shading option or `fps` out of range or
+/// not finite — all before anything is written.
 RenderResult render_file(const RenderRequest& request, const Progress& progress = {});
 
 }  // namespace kinema::pipeline
