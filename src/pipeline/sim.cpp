@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <numbers>
@@ -11,6 +12,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "kinema/fluid/volume_file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
 #include "kinema/io/particle_sidecar.h"
@@ -23,6 +25,7 @@
 #include "sim_bodies.h"
 #include "sim_liquid.h"
 #include "sim_rigid.h"
+#include "sim_smoke.h"
 
 namespace kinema::pipeline {
 
@@ -180,6 +183,50 @@ std::string sim_liquid_cache_path(const std::string& out, bool alone) {
   return (p.parent_path() / (p.stem().string() + "_liquid.pc2")).string();
 }
 
+std::string sim_smoke_path(const std::string& out) {
+  const std::filesystem::path p(out);
+  if (extension_of(out) == "vdb") {
+    bool field = false;
+    try {
+      (void)vdb_frame_path(out, 0);
+      field = true;
+    } catch (const Error&) {
+    }
+    if (field) return out;
+  }
+  std::string stem;  // a '%' of the name is literal in the pattern
+  for (char c : p.stem().string()) stem += c == '%' ? std::string("%%") : std::string(1, c);
+  std::string folder;
+  for (char c : p.parent_path().string())
+    folder += c == '%' ? std::string("%%") : std::string(1, c);
+  const bool vdb = extension_of(out) == "vdb";
+  return (std::filesystem::path(folder) / (stem + (vdb ? "_%04d.vdb" : "_smoke_%04d.vdb")))
+      .string();
+}
+
+namespace {
+
+/// Refuses to write a non-finite value: `what` names the output in the message.
+void check_finite_points(const std::string& scene, const std::string& place,
+                         std::span<const Vec3f> points, const std::string& what) {
+  for (size_t k = 0; k < points.size(); ++k)
+    if (!std::isfinite(points[k].x) || !std::isfinite(points[k].y) || !std::isfinite(points[k].z))
+      throw Error(scene, place,
+                  what + " blew up (point " + std::to_string(k) +
+                      " became infinite or NaN): lower the step (\"rate\") or raise the "
+                      "substeps or iterations; nothing was written");
+}
+
+/// The progress stage: the simulated time and the steps a wall-clock second.
+std::string sim_stage(double t, long steps, double seconds) {
+  char text[96];
+  std::snprintf(text, sizeof text, "simulating: t = %.2f s, %.0f steps/s", t,
+                seconds > 0 ? double(steps) / seconds : 0.0);
+  return text;
+}
+
+}  // namespace
+
 std::string sim_rigid_path(const std::string& out, bool alone) {
   if (alone && writes_gltf(out)) return out;
   const std::filesystem::path p(out);
@@ -192,7 +239,7 @@ std::string sim_character_path(const std::string& out) {
 }
 
 SimResult run_sim_file(const SimRequest& request) {
-  static constexpr std::string_view kOutputs[] = {"pc2", "glb", "gltf"};
+  static constexpr std::string_view kOutputs[] = {"pc2", "glb", "gltf", "vdb"};
   const NamedInput inputs[] = {{"SCENE", request.scene}};
   check_output_file(request.out, inputs, kOutputs, "sim");
   const bool gltf = writes_gltf(request.out);
@@ -200,6 +247,19 @@ SimResult run_sim_file(const SimRequest& request) {
   result.scene = parse_sim_scene(read_file(request.scene), request.scene, request.character_file);
   const SimScene& scene = result.scene;
   const size_t mesh_outputs = scene.cloths.size() + scene.soft_bodies.size();
+  if (extension_of(request.out) == "vdb" &&
+      (!scene.smoke || mesh_outputs > 0 || scene.particles || scene.hair ||
+       !scene.rigid_bodies.empty() || scene.liquid))
+    throw UsageError("-o " + request.out +
+                     ": a .vdb sequence is for a scene of smoke alone (give a .pc2 or .glb OUT; "
+                     "the smoke goes to OUT's stem + _smoke_%04d.vdb)");
+  std::string smoke_pattern;
+  if (scene.smoke) {
+    smoke_pattern = sim_smoke_path(request.out);
+    if (same_file(vdb_frame_path(smoke_pattern, 0), request.scene))
+      throw UsageError("the output " + vdb_frame_path(smoke_pattern, 0) +
+                       " is the same file as SCENE");
+  }
   if (!gltf)
     for (const SimSceneCloth& c : scene.cloths)
       for (const std::string& path : {sim_cache_path(request.out, c.name, mesh_outputs),
@@ -366,7 +426,18 @@ SimResult run_sim_file(const SimRequest& request) {
     rigid->record(0, false);
   }
   std::optional<LiquidRun> liquid;
-  if (scene.liquid) liquid.emplace(*scene.liquid, liquid_path, request.threads);
+  if (scene.liquid) liquid.emplace(*scene.liquid, liquid_path, request.scene, request.threads);
+  std::optional<SmokeRun> smoke;
+  if (scene.smoke) {
+    smoke.emplace(*scene.smoke, smoke_pattern, request.scene, request.threads);
+    std::vector<Collider> start;  // where the moving ones are before the first step
+    if (character) start = character->colliders();
+    if (rigid) rigid->add_colliders(start);
+    smoke->start_moving(start);
+  }
+  const auto wall_start = std::chrono::steady_clock::now();
+  double last_stage = -1;  // wall time of the last new stage text
+  std::string stage = sim_stage(0, 0, 0);
   // The clock turns each 1/fps frame into whole 1/rate steps; a frame is drawn α of the way
   // from the state before the last step to the state after it.
   std::vector<Collider> moving;  // this step's moving colliders
@@ -381,7 +452,7 @@ SimResult run_sim_file(const SimRequest& request) {
       // What moves and pushes cloth and particles aside: the character's capsules, the rigid
       // bodies (where the last step left them; one way: they do not feel the cloth).
       // Only worth gathering when a cloth or the particles take them.
-      const bool pushed = (character || rigid) && (!cloths.empty() || particles || liquid);
+      const bool pushed = (character || rigid) && (!cloths.empty() || particles || liquid || smoke);
       moving.clear();
       if (character) {
         character->move_to(double(result.steps) * h, h);
@@ -422,6 +493,7 @@ SimResult run_sim_file(const SimRequest& request) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
       if (liquid) liquid->step(h, moving, s + 1 == steps.steps);
+      if (smoke) smoke->step(double(result.steps - 1) * h, h, moving, s + 1 == steps.steps);
       if (character) character_now->colliders = character->colliders();
       step_bodies(soft_bodies, hair, h, character_now, s + 1 == steps.steps);
       if (rigid) {
@@ -458,6 +530,7 @@ SimResult run_sim_file(const SimRequest& request) {
     record_bodies(soft_bodies, hair, steps.alpha, steps.steps > 0);
     if (rigid) rigid->record(steps.alpha, steps.steps > 0);
     if (liquid) liquid->record(steps.alpha, steps.steps > 0);
+    if (smoke) smoke->record(frame, double(frame) / scene.fps, steps.alpha, steps.steps > 0);
     if (particles) {
       const Particles& now = particles->particles();
       result.particles_most_alive = std::max(result.particles_most_alive, now.count());
@@ -478,14 +551,63 @@ SimResult run_sim_file(const SimRequest& request) {
         }
       }
     }
-    report(request.progress, "simulating", frame, result.frames - 1);
+    if (request.progress) {
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      if (wall - last_stage >= 0.25 || frame + 1 == result.frames) {
+        stage = sim_stage(double(frame) / scene.fps, result.steps, wall);
+        last_stage = wall;
+      }
+      report(request.progress, stage, frame, result.frames - 1);
+    }
   }
   result.steps *= long(cloths.size());
   for (size_t i = 0; i < cloths.size(); ++i)
     result.cloths[i].largest_stretch = cloths[i].largest_stretch();
   result.soft_bodies = soft_bodies.finish();
   if (hair) result.hair = hair->finish();
-  if (liquid) result.liquid = liquid->finish();
+  if (liquid) {
+    result.liquid = liquid->finish();
+    const SimSceneLiquid& l = *scene.liquid;
+    result.liquid->flip = l.flip;
+    if (result.liquid->steps_at_max_substeps > 0)
+      result.warnings.push_back("liquid: " + std::to_string(result.liquid->steps_at_max_substeps) +
+                                " of " + std::to_string(result.liquid->steps) +
+                                " steps needed more than FLIP's " +
+                                std::to_string(l.flip_options.max_substeps) +
+                                " substeps (the last took what was left): raise \"rate\"");
+    if (l.planes_skipped > 0)
+      result.warnings.push_back("liquid: " + std::to_string(l.planes_skipped) +
+                                " tilted plane colliders are not solids to FLIP (only planes "
+                                "along an axis are)");
+    if (l.flip && (character || rigid))
+      result.warnings.push_back(
+          "liquid: FLIP has no moving solids yet: the character and the rigid bodies do not "
+          "push it (use an SPH solver for that)");
+  }
+  if (smoke) {
+    result.smoke = smoke->finish();
+    const SimSmokeResult& k = *result.smoke;
+    if (k.steps_split > 0 && k.steps_at_max_substeps == 0)
+      result.warnings.push_back("smoke: " + std::to_string(k.steps_split) + " of " +
+                                std::to_string(k.steps) +
+                                " steps moved the fluid more than max_cfl (" +
+                                SceneReader::format(scene.smoke->options.max_cfl) +
+                                ") cells and were split into " + std::to_string(k.substeps) +
+                                " substeps in all, automatically (raise \"rate\" to "
+                                "step it evenly)");
+    if (k.steps_at_max_substeps > 0)
+      result.warnings.push_back(
+          "smoke: " + std::to_string(k.steps_at_max_substeps) + " of " + std::to_string(k.steps) +
+          " steps needed more than max_substeps (" +
+          std::to_string(scene.smoke->options.max_substeps) +
+          ") substeps, so the fluid moved more than max_cfl cells a substep: raise \"rate\" or "
+          "\"max_substeps\"");
+    if (scene.smoke->planes_skipped > 0)
+      result.warnings.push_back("smoke: " + std::to_string(scene.smoke->planes_skipped) +
+                                " tilted plane colliders are not obstacles to the smoke (only "
+                                "planes along an axis are)");
+  }
   if (rigid) {
     result.rigid = rigid->result();
     if (!result.rigid->finite)
@@ -544,6 +666,12 @@ SimResult run_sim_file(const SimRequest& request) {
       }
   }
 
+  // Nothing non-finite is written.
+  for (size_t i = 0; i < caches.size(); ++i)
+    check_finite_points(request.scene, "/cloth/" + std::to_string(i), caches[i].positions,
+                        "the cloth \"" + scene.cloths[i].name + "\"");
+  check_finite_points(request.scene, "/particles", particle_cache.positions, "the particles");
+
   // Everything ran: now write (each file atomically).
   if (particles) {
     write_pc2(result.particle_cache_path, particle_cache);
@@ -560,6 +688,7 @@ SimResult run_sim_file(const SimRequest& request) {
   if (hair) hair->write_cache();
   if (rigid) rigid->write(scene.fps);
   if (liquid) liquid->write(scene.fps);
+  if (smoke) smoke->commit();
   if (gltf && mesh_outputs > 0) {
     std::vector<MeshFrames> meshes;
     for (size_t i = 0; i < scene.cloths.size(); ++i)

@@ -17,6 +17,7 @@
 #include "sim_liquid.h"
 #include "sim_rigid.h"
 #include "sim_scene_reader.h"
+#include "sim_smoke.h"
 
 namespace kinema::pipeline {
 
@@ -435,9 +436,10 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
                          const std::string& character_file) {
   const SceneReader r{file};
   json j = r.parse(json_text);
-  r.only(j, "",
-         {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character",
-          "particles", "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver", "liquid"});
+  r.only(
+      j, "",
+      {"duration", "fps", "rate", "gravity", "wind", "colliders", "cloth", "character", "particles",
+       "soft_bodies", "hair", "rigid_bodies", "joints", "rigid_solver", "liquid", "smoke"});
   SimScene scene;
   if (j.contains("duration")) scene.duration = r.at_least(j["duration"], "/duration", 0, true);
   if (j.contains("fps")) scene.fps = r.whole(j["fps"], "/fps", 1, 1000);
@@ -459,12 +461,13 @@ SimScene parse_sim_scene(const std::string& json_text, const std::string& file,
     r.fail("/soft_bodies", "must be an array");
   if (j.contains("liquid"))
     scene.liquid = read_liquid(r, j["liquid"], "/liquid", gravity, colliders);
+  if (j.contains("smoke")) scene.smoke = read_smoke(r, j["smoke"], "/smoke", colliders);
   if ((!j.contains("cloth") || j["cloth"].empty()) && !scene.particles &&
       (!j.contains("soft_bodies") || j["soft_bodies"].empty()) && !j.contains("hair") &&
-      !j.contains("rigid_bodies") && !scene.liquid)
+      !j.contains("rigid_bodies") && !scene.liquid && !scene.smoke)
     r.fail("/cloth",
            "a scene needs a non-empty array \"cloth\", \"soft_bodies\" or \"rigid_bodies\", "
-           "\"hair\", \"particles\" or \"liquid\"");
+           "\"hair\", \"particles\", \"liquid\" or \"smoke\"");
   if (j.contains("character")) {
     const json& c = j["character"];
     r.only(c, "/character",

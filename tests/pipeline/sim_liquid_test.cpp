@@ -68,8 +68,17 @@ TEST(SimLiquidScene, BadLiquidsAreRefusedAtTheirJsonPointer) {
   const std::string block = R"("blocks": [{"min": [0, 0, 0], "max": [0.1, 0.1, 0.1]}])";
   refuses(R"({"liquid": {"viscoity": 1, )" + box + ", " + block + "}}", "/liquid/viscoity",
           "unknown key");
-  refuses(R"({"liquid": {"solver": "flip", )" + box + ", " + block + "}}", "/liquid/solver",
+  refuses(R"({"liquid": {"solver": "mpm", )" + box + ", " + block + "}}", "/liquid/solver",
           "unknown solver");
+  refuses(R"({"liquid": {"solver": "flip", "xsph": 0.1, )" + box + ", " + block + "}}",
+          "/liquid/xsph", "for the SPH solvers");
+  refuses(R"({"liquid": {"flip_ratio": 0.9, )" + box + ", " + block + "}}", "/liquid/flip_ratio",
+          "is for \"solver\": \"flip\"");
+  refuses(R"({"liquid": {"solver": "flip", "flip_ratio": 2, )" + box + ", " + block + "}}",
+          "/liquid/flip_ratio", "between 0 and 1");
+  refuses(R"({"liquid": {"solver": "flip", "cell_size": 0.0009, )" + box +
+              R"(, "blocks": [{"min": [0, 0, 0], "max": [0.01, 0.01, 0.01]}]}})",
+          "/liquid/cell_size", "at most 1024");
   refuses(R"({"liquid": {)" + block + "}}", "/liquid/domain", "needs a \"domain\" or a \"tank\"");
   refuses(R"({"liquid": {)" + box + "}}", "/liquid/blocks", "non-empty array");
   refuses(R"({"liquid": {)" + box + R"(, "blocks": [{"min": [0.5, 0, 0], "max": [1.5, 1, 1]}]}})",
@@ -88,7 +97,67 @@ TEST(SimLiquidScene, BadLiquidsAreRefusedAtTheirJsonPointer) {
       "/liquid/tank/layers", "between 1 and 6");
 }
 
+TEST(SimLiquidScene, FlipTakesItsGridFromTheTankAndTheCollidersAsSolids) {
+  const SimScene s = parse_sim_scene(R"({"colliders": [
+      {"shape": "sphere", "centre": [0.3, 0.1, 0.06], "radius": 0.05},
+      {"shape": "capsule", "a": [0.1, 0.3, 0], "b": [0.3, 0.3, 0], "radius": 0.04},
+      {"shape": "plane", "normal": [1, 1, 0]}],
+    "liquid": {"solver": "flip", "spacing": 0.02, "flip_ratio": 0.9,
+               "tank": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.12]},
+               "blocks": [{"min": [0, 0, 0], "max": [0.16, 0.24, 0.12]}]}})",
+                                     "scene.json");
+  ASSERT_TRUE(s.liquid);
+  const SimSceneLiquid& l = *s.liquid;
+  EXPECT_TRUE(l.flip);
+  const FlipOptions& f = l.flip_options;
+  EXPECT_DOUBLE_EQ(f.dx, 0.04);  // 2 × spacing
+  EXPECT_EQ(f.flip_ratio, 0.9);
+  EXPECT_EQ(f.gravity, (Vec3{0, -9.8, 0}));
+  EXPECT_EQ(f.origin, (Vec3{0, 0, 0}));  // the grid's border is the tank's walls
+  EXPECT_EQ(f.nx, 10);
+  EXPECT_EQ(f.ny, 15);  // the tank and half its height above
+  EXPECT_EQ(f.nz, 3);
+  ASSERT_GT(f.solids.size(), 3u);  // the sphere, the capsule as a row of spheres
+  EXPECT_EQ(f.solids[0].shape, FlipSolidShape::Sphere);
+  EXPECT_EQ(l.planes_skipped, 1u);
+}
+
 class SimLiquid : public test::PipelineTest {};
+
+TEST_F(SimLiquid, AFlipColumnCollapsesInsideItsTankAndIsWrittenLikeSph) {
+  write_file_atomically(path("scene.json"), R"({"duration": 0.3, "fps": 10, "rate": 60,
+    "liquid": {"solver": "flip", "spacing": 0.02,
+               "tank": {"min": [0, 0, 0], "max": [0.4, 0.4, 0.12]},
+               "blocks": [{"min": [0, 0, 0], "max": [0.16, 0.24, 0.12]}], "surface": true}})");
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("water.pc2");
+  request.threads = 1;
+  const SimResult r = run_sim_file(request);
+  ASSERT_TRUE(r.liquid);
+  const SimLiquidResult& l = *r.liquid;
+  EXPECT_TRUE(l.flip);
+  EXPECT_EQ(l.particles, 4u * 6u * 3u * 8u);  // 8 a cell of 4 cm
+  EXPECT_EQ(l.steps, 18);
+  EXPECT_GE(l.substeps, l.steps);
+  EXPECT_GT(l.fastest, 0.5);
+  EXPECT_TRUE(r.warnings.empty());
+  const PointCache cache = read_pc2(l.cache_path);
+  ASSERT_EQ(cache.points, int(l.particles));
+  ASSERT_EQ(cache.samples(), 4);
+  double first_x = 0, last_x = 0;
+  for (int i = 0; i < cache.points; ++i) {
+    first_x += cache.positions[size_t(i)].x;
+    const Vec3f p = cache.positions[size_t(3 * cache.points + i)];
+    last_x += p.x;
+    EXPECT_TRUE(p.x >= 0 && p.x <= 0.4f && p.y >= 0 && p.z >= 0 && p.z <= 0.12f)
+        << "particle " << i << " at " << p.x << ", " << p.y << ", " << p.z;
+  }
+  EXPECT_GT(last_x, first_x + 0.02 * cache.points) << "the column spreads to the right";
+  EXPECT_EQ(read_particle_sidecar(l.sidecar_path).points.size(), l.particles);
+  const Asset surface = load_asset(l.surface_path);
+  EXPECT_EQ(surface.meshes.size(), 4u);
+}
 
 TEST_F(SimLiquid, AWaterColumnCollapsesInsideItsTankAndIsWrittenWithItsSurface) {
   write_file_atomically(path("scene.json"), kDamBreak);

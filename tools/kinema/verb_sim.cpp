@@ -1,15 +1,18 @@
-// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf [--threads N] [--json]`
+// tools/kinema/verb_sim.cpp — `kinema sim SCENE.json -o OUT.pc2|.glb|.gltf|.vdb [--threads N]
+// [--json]`
 // (its `springbones` subcommand lives in verb_sim_springbones.cpp).
 //
 // Parses the options and runs pipeline::run_sim_file (kinema/pipeline/sim.h, docs/physics.md):
-// the scene's character, particles, cloths, soft bodies, hair, rigid bodies and liquid on the
-// fixed-step clock (rigid bodies written as a glTF whose nodes are keyed at every frame), each
+// the scene's character, particles, cloths, soft bodies, hair, rigid bodies, liquid and smoke on
+// the fixed-step clock (rigid bodies written as a glTF whose nodes are keyed at every frame), each
 // cloth and soft body written as a PC2 point cache with its rest mesh as OBJ, or all of them as one
-// glTF with a morph target per frame; hair as a point cache with its strands as OBJ polylines.
+// glTF with a morph target per frame; hair as a point cache with its strands as OBJ polylines;
+// smoke and fire as an OpenVDB sequence (OUT's stem + _smoke_%04d.vdb, or OUT.vdb for smoke alone).
 // Prints per cloth: vertices, springs, frames and steps, time per step, the largest structural
 // stretch (at the end and at any frame) and contacts; per soft body its volume error, stretch and
 // contacts; the hair's stretch and contacts; the particles' counts; the character's output (as
-// one JSON object with --json); the rigid bodies' counts, joint separation and contacts.
+// one JSON object with --json); the rigid bodies' counts, joint separation and contacts; the
+// liquid's and smoke's figures and any warnings (pipeline::sim_fluid_summary).
 //
 // Exit codes: 1 for a command line that makes no sense (OUT of the wrong kind, a folder or an
 // input); 2 for a bad scene or file (the message names the JSON
@@ -111,42 +114,6 @@ void print_rigid(const pipeline::SimResult& r) {
             << " (glTF: a node per body, clip \"simulation\"; kinema render " << g.path << ")\n";
 }
 
-/// The liquid's figures in the --json report and its line of the summary.
-void add_liquid_json(const pipeline::SimResult& r, nlohmann::ordered_json& j) {
-  if (!r.liquid) return;
-  const pipeline::SimLiquidResult& l = *r.liquid;
-  j["liquid"] = {{"out", l.cache_path},
-                 {"surface", l.surface_path},
-                 {"particles", l.particles},
-                 {"boundary_particles", l.boundary_particles},
-                 {"steps", l.steps},
-                 {"substeps", l.substeps},
-                 {"ms_per_step", ms_per_step(l.seconds, l.steps)},
-                 {"mean_compression", l.mean_compression},
-                 {"largest_compression", l.largest_compression},
-                 {"fastest_m_per_s", l.fastest},
-                 {"surface_triangles", l.surface_triangles},
-                 {"surface_seconds", l.surface_seconds}};
-}
-
-void print_liquid(const pipeline::SimResult& r) {
-  if (!r.liquid) return;
-  const pipeline::SimLiquidResult& l = *r.liquid;
-  std::cout << "  liquid: " << l.particles << " particles (" << l.boundary_particles
-            << " in the tank's walls), " << l.steps << " steps (" << l.substeps << " substeps), "
-            << format_number(ms_per_step(l.seconds, l.steps)) << " ms a step; compressed "
-            << format_number(100 * l.mean_compression) << " % on average, "
-            << format_number(100 * l.largest_compression) << " % at most at the end; fastest "
-            << format_number(l.fastest) << " m/s\n    " << l.cache_path
-            << " (point cache, a vertex per particle), " << l.mesh_path << ", " << l.sidecar_path
-            << " (drawn by kinema render --with " << l.cache_path << ")";
-  if (!l.surface_path.empty())
-    std::cout << "\n    " << l.surface_path << " (its surface at every frame, "
-              << l.surface_triangles << " triangles in all; " << format_number(l.surface_seconds)
-              << " s meshing)";
-  std::cout << '\n';
-}
-
 /// The soft bodies' and hair's lines of the summary.
 void print_bodies(const pipeline::SimResult& r) {
   for (const pipeline::SimSoftBodyResult& b : r.soft_bodies)
@@ -205,7 +172,8 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
     }
     add_bodies_json(r, j);
     add_rigid_json(r, j);
-    add_liquid_json(r, j);
+    const auto fluids = nlohmann::ordered_json::parse(pipeline::sim_fluid_json(r));
+    for (const auto& [key, value] : fluids.items()) j[key] = value;  // liquid, smoke, warnings
     if (!r.character_path.empty())
       j["character"] = {
           {"file", scene.character->file},
@@ -250,7 +218,7 @@ int run_sim(SimArgs& a, const GlobalOptions& global) {
     }
     print_bodies(r);
     print_rigid(r);
-    print_liquid(r);
+    std::cout << pipeline::sim_fluid_summary(r);
     if (!r.character_path.empty())
       std::cout << "  character " << scene.character->file << ": " << r.character_colliders
                 << " colliders from its skin, "
@@ -274,14 +242,15 @@ VerbRun register_sim(CLI::App& app, const GlobalOptions& global) {
       "colliders and a character playing a clip on the fixed-step clock: each cloth and soft "
       "body as a PC2 point cache with its rest mesh as OBJ (or all of them as glTF morph "
       "targets), hair, particles and liquids as point caches, rigid bodies as a glTF of keyed "
-      "nodes, liquid surfaces as glTF, the "
+      "nodes, liquid surfaces as glTF, smoke and fire as OpenVDB frames, the "
       "character with its spring bones baked as glTF (docs/physics.md); or `sim springbones "
       "AVATAR` to bake an avatar's spring bones");
   sub->add_option("SCENE", args->request.scene, "The scene, JSON (never modified)");
   sub->add_option("-o,--out", args->request.out,
                   "The .pc2 to write (several cloths or soft bodies: OUT's stem + _NAME.pc2 each; "
                   "the rest mesh goes beside it as .obj), or a .glb/.gltf with every cloth and "
-                  "soft body as a mesh with a morph target per frame");
+                  "soft body as a mesh with a morph target per frame; smoke alone: a .vdb "
+                  "pattern such as smoke_%04d.vdb");
   sub->add_option("--threads", args->request.threads, "Threads (0: all cores; same result)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

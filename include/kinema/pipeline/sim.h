@@ -5,12 +5,15 @@
 #pragma once
 
 #include <array>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kinema/character/asset.h"
+#include "kinema/fluid/flip.h"
+#include "kinema/fluid/grid_fluid.h"
 #include "kinema/fluid/sph.h"
 #include "kinema/physics/cloth.h"
 #include "kinema/physics/hair.h"
@@ -61,9 +64,19 @@ struct SimSceneHair {
 };
 
 /// A liquid (`liquid`): SPH particles (kinema/fluid/sph.h) filling boxes, held by a tank of
-/// boundary particles and the domain, pushed aside by the scene's and the character's colliders.
+/// boundary particles and the domain, pushed aside by the scene's and the character's colliders;
+/// or, with "solver": "flip", FLIP particles (kinema/fluid/flip.h) on a grid over the domain.
 struct SimSceneLiquid {
   SphOptions options;  ///< gravity: the scene's; domain: `domain`, else the tank with a margin
+  /// "solver": "flip": a kinema::FlipLiquid runs instead, its grid over the domain (options'
+  /// domain_min…domain_max; with a tank and no domain: the tank with half its height again above,
+  /// whose border is the tank's walls) in cells of `cell_size` (default 2 × spacing, 2 particles
+  /// a cell and axis); its solids: the scene's spheres, boxes (a turned box: the axis-aligned box
+  /// around it), capsules (as spheres along them) and planes along an axis (the box behind).
+  /// FLIP has no moving solids: the character and the rigid bodies do not push it.
+  bool flip = false;
+  FlipOptions flip_options;   ///< gravity: the scene's
+  size_t planes_skipped = 0;  ///< FLIP: tilted planes (no solid)
   struct Block {
     Vec3 min, max;  ///< m, filled on a lattice of the spacing
     Vec3 velocity;  ///< m/s, at the start
@@ -76,6 +89,26 @@ struct SimSceneLiquid {
   double surface_spacing = 0;  ///< m, the surface grid's; 0: half the particle spacing
   std::array<float, 3> colour{0.10f, 0.32f, 0.80f};  ///< linear RGB the cache's sidecar draws
   std::vector<Collider> colliders;                   ///< the scene's
+};
+
+/// Smoke and fire (`smoke`; docs/fluid.md): a kinema::GridFluid over a box, fed by sources over
+/// time; the scene's colliders are static obstacles (planes along an axis as the box behind them,
+/// tilted planes left out) and the character's capsules and the rigid bodies moving ones.
+struct SimSceneSmoke {
+  /// The grid (origin: the domain's min; dx and nx, ny, nz: whole cells over the domain),
+  /// boundaries, advection, buoyancy, vorticity, fire; obstacles: the scene's colliders.
+  GridFluidOptions options;
+  struct Source {
+    FluidSource source;
+    double start = 0;                                      ///< s
+    double end = std::numeric_limits<double>::infinity();  ///< s: on while start ≤ t < end
+  };
+  std::vector<Source> sources;
+  bool fire = false;                ///< a `fire` object: fuel burns; "flame" and "fuel" written
+  bool character_obstacles = true;  ///< the character's capsules and rigid bodies push it
+  size_t planes_skipped = 0;        ///< tilted planes among the colliders (no obstacle)
+  float tolerance = 0;              ///< VdbWriteOptions::tolerance
+  bool half = false;                ///< VdbWriteOptions::save_float_as_half
 };
 
 /// A character in a scene: it plays a clip; its skin gives the cloth colliders (capsules along
@@ -125,7 +158,7 @@ struct SimSceneJoint {
 /// A parsed scene. Times: `rate` simulation steps and `fps` output frames a second (whole
 /// numbers, so that the clock counts exactly), `duration` seconds; frames written:
 /// ⌊duration·fps⌋ + 1, the first the rest state. A scene needs at least one cloth, soft body, rigid
-/// body, hair or particles.
+/// body, hair, particles, liquid or smoke.
 struct SimScene {
   double duration = 2;
   int fps = 30;
@@ -141,6 +174,7 @@ struct SimScene {
   std::vector<SimSceneJoint> joints;
   RigidWorldSettings rigid_solver;  ///< `rigid_solver`: substeps, iterations, sleeping; gravity
   std::optional<SimSceneLiquid> liquid;
+  std::optional<SimSceneSmoke> smoke;
 };
 
 /// Parses a scene from JSON text. `file` names it in messages and resolves mesh paths relative to
@@ -226,10 +260,36 @@ struct SimLiquidResult {
   /// At the end: the mean and largest ρ/ρ0 − 1 over the particles with a full neighbourhood (a
   /// settled liquid's compression; the free surface's particles read low and are left out).
   double mean_compression = 0, largest_compression = 0;
-  double fastest = 0;            ///< m/s, the largest particle speed at any written frame
-  size_t surface_triangles = 0;  ///< summed over the frames
-  double seconds = 0;            ///< wall time spent stepping it
-  double surface_seconds = 0;    ///< …and meshing its surfaces
+  bool flip = false;               ///< run by FLIP (no compression figures then)
+  long steps_at_max_substeps = 0;  ///< FLIP: steps that hit its max_substeps
+  double max_divergence = 0;       ///< FLIP: max |∇·u| after the last projection, 1/s
+  double fastest = 0;              ///< m/s, the largest particle speed at any written frame
+  size_t surface_triangles = 0;    ///< summed over the frames
+  double seconds = 0;              ///< wall time spent stepping it
+  double surface_seconds = 0;      ///< …and meshing its surfaces
+};
+
+struct SimSmokeResult {
+  /// The VDB sequence (sim_smoke_path) and every frame's file, frame 0 first. Each holds the
+  /// grids "density", "temperature" (above the ambient temperature: 0 in still air) and, with
+  /// fire, "flame" (the fuel, 0…1 of the sources' largest) and "fuel"; voxel (i, j, k) is cell
+  /// (i, j, k) of the grid, its centre at the domain's min + (i + ½, j + ½, k + ½)·cell_size.
+  std::string pattern;
+  std::vector<std::string> paths;
+  int nx = 0, ny = 0, nz = 0;
+  double cell_size = 0;  ///< m
+  bool fire = false;
+  int frames = 0;
+  size_t obstacles = 0;         ///< static, from the scene's colliders
+  size_t moving_obstacles = 0;  ///< the most at any step (the character's capsules, bodies)
+  long steps = 0, substeps = 0;
+  long steps_split = 0;            ///< steps split into substeps (the fluid outran max_cfl)
+  long steps_at_max_substeps = 0;  ///< steps that hit max_substeps (the fluid outran max_cfl)
+  double max_divergence = 0;       ///< 1/s, the largest after any step's projection
+  double smoke_mass = 0;           ///< Σ density·dx³ at the end
+  double hottest = 0;              ///< the largest temperature above ambient at any frame
+  double seconds = 0;              ///< wall time spent stepping it
+  double write_seconds = 0;        ///< …and writing its frames
 };
 
 struct SimResult {
@@ -254,6 +314,10 @@ struct SimResult {
   std::optional<SimHairResult> hair;
   std::optional<SimRigidResult> rigid;
   std::optional<SimLiquidResult> liquid;
+  std::optional<SimSmokeResult> smoke;
+  /// Things worth a look that did not stop the run (a solver at its substep limit, colliders a
+  /// fluid cannot use), one sentence each.
+  std::vector<std::string> warnings;
 };
 
 /// Where a scene's rigid bodies go for OUT: OUT itself when it is .glb/.gltf and nothing else in
@@ -269,6 +333,19 @@ std::string sim_particle_cache_path(const std::string& out, bool with_cloth);
 /// "_surface.glb".
 std::string sim_liquid_cache_path(const std::string& out, bool alone);
 
+/// Where a scene's smoke goes for OUT: a printf pattern of one integer field, for
+/// vdb_frame_path. OUT itself when it is a .vdb path with such a field ("smoke_%04d.vdb"); a .vdb
+/// OUT without one: OUT's stem + "_%04d.vdb"; any other OUT: OUT's stem + "_smoke_%04d.vdb".
+std::string sim_smoke_path(const std::string& out);
+
+/// The liquid's and smoke's lines of `kinema sim`'s summary (each indented and ending in '\n'),
+/// then the warnings.
+std::string sim_fluid_summary(const SimResult& r);
+
+/// The liquid's and smoke's figures and the warnings as one JSON object's text ({"liquid": …,
+/// "smoke": …, "warnings": […]}, each only when there is one) for `kinema sim --json`.
+std::string sim_fluid_json(const SimResult& r);
+
 /// Where a scene's hair goes for OUT: OUT itself (a .pc2) when the hair is all the scene writes,
 /// else OUT's stem + "_hair.pc2"; its rest strands go beside it as .obj polylines, guides first
 /// (each root to tip), then the children.
@@ -279,8 +356,10 @@ std::string sim_character_path(const std::string& out);
 
 /// Reads and parses the scene, runs it and writes every cloth's cache and mesh (all of them only
 /// once the whole run has succeeded: a failure leaves no output). Throws UsageError for an OUT
-/// that is not .pc2, .glb or .gltf, is a folder or the scene; kinema::Error for a bad scene or a
-/// write failure.
+/// that is not .pc2, .glb, .gltf or (a scene of smoke alone) .vdb, is a folder or the scene;
+/// kinema::Error for a bad scene, a simulation that blew up (a value not finite: nothing is
+/// written) or a write failure. `progress` gets the stage "simulating: t = 0.52 s, 410 steps/s"
+/// (the simulated time and the steps a wall-clock second, updated about 4 times a second).
 SimResult run_sim_file(const SimRequest& request);
 
 /// The output paths of cloth or soft body `name` for OUT when the scene has `cloth_count` cloths
