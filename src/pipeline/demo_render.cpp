@@ -83,8 +83,8 @@ void Demo::render() {
       bodies.push_back(rigid.string());  // the crates and the ball
   }
   if (!sheets.empty() || !bodies.empty() || written(out_dir_ / "crowd.pc2") ||
-      written(out_dir_ / "dam_break_surface.glb") || written(out_dir_ / "walk_stairs.glb") ||
-      written(out_dir_ / "gait_spider.glb"))
+      written(out_dir_ / "dam_break_surface.glb") || written(out_dir_ / "smoke_0000.vdb") ||
+      written(out_dir_ / "walk_stairs.glb") || written(out_dir_ / "gait_spider.glb"))
     report(DemoEvent::Phase::Started, DemoSheet{});
   for (const Sheet& sheet : sheets) {
     if (sheet.asset->clips.empty()) continue;
@@ -177,6 +177,18 @@ void Demo::render() {
     request.options.camera = CameraMode::Front;
     render_sheet(request, "dam_break.png",
                  "the water column collapsing: its surface and its particles");
+  }
+  if (written(out_dir_ / "smoke_0000.vdb")) {
+    RenderRequest request;
+    request.in = (out_dir_ / "smoke_%04d.vdb").string();
+    request.out = output("smoke.png");
+    request.contact_sheet = 6;
+    request.options.target.width = 320;
+    request.options.target.height = 240;
+    request.options.camera = CameraMode::Front;
+    render_sheet(
+        request, "smoke.png",
+        "the plume ray-marched: smoke lit by the sun and sky, fire glowing where fuel burns");
   }
   if (!bodies.empty()) {
     RenderRequest request;

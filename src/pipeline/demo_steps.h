@@ -48,6 +48,7 @@ class Demo {
   std::optional<DemoCloth> bundled_scene(const char* scene_file, const char* out, std::string what,
                                          const std::string& character_file = {});
   void liquid();
+  void smoke();
   void spring_bones();
   void ragdoll();
   std::optional<DemoCloth> walk_scene(const char* scene_file, const char* out, std::string what);

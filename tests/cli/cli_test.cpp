@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "kinema/clip/clip.h"
+#include "kinema/fluid/volume_file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/point_cache.h"
@@ -509,6 +511,18 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/dam_break.kpa")) << r.out;
   EXPECT_EQ(kinema::load_asset(out + "/dam_break_surface.glb").meshes.size(), 37u);
   EXPECT_TRUE(fs::exists(out + "/dam_break.png")) << r.out;
+  // The smoke step: a plume with fire, an OpenVDB file per frame, ray-marched into a sheet.
+  EXPECT_NE(r.out.find("smoke and fire rising past a sphere"), std::string::npos) << r.out;
+  {
+    const std::vector<kinema::VolumeGrid> last = kinema::read_vdb(out + "/smoke_0048.vdb");
+    ASSERT_EQ(last.size(), 4u);  // density, temperature, flame, fuel
+    EXPECT_EQ(last[0].name, "density");
+    float densest = 0;
+    for (float d : last[0].values) densest = std::max(densest, d);
+    EXPECT_GT(densest, 0.01f) << "the plume holds smoke at the end";
+  }
+  EXPECT_FALSE(fs::exists(out + "/smoke_0049.vdb")) << "2 s at 24 fps: frames 0…48";
+  EXPECT_TRUE(fs::exists(out + "/smoke.png")) << r.out;
   // The spring-bone step: Godette's hair and ribbon baked into the walk, drawn.
   EXPECT_NE(r.out.find("== spring bones:"), std::string::npos) << r.out;
   const kinema::Asset springs = kinema::load_asset(out + "/character_walk_springs.glb");

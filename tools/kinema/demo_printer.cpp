@@ -164,6 +164,14 @@ struct DemoPrinter {
       if (!l.surface_path.empty()) out << "; its surface at every frame: " << l.surface_path;
       out << "\n";
     }
+    if (s.result.smoke) {
+      const pipeline::SimSmokeResult& m = *s.result.smoke;
+      out << "  " << m.pattern << ": " << m.frames << " OpenVDB frames of " << m.nx << " × " << m.ny
+          << " × " << m.nz << " cells ("
+          << (m.fire ? "density, temperature, flame, fuel" : "density, temperature") << "), "
+          << m.substeps << " substeps; divergence after projection "
+          << format_number(m.max_divergence, 6) << " 1/s at most\n";
+    }
     if (!s.result.character_path.empty())
       out << "  " << s.result.character_path << ": the character with "
           << s.result.character_colliders
