@@ -44,6 +44,7 @@
 #include "kinema/fluid/flip.h"
 #include "kinema/fluid/grid_fluid.h"
 #include "kinema/fluid/marching_cubes.h"
+#include "kinema/fluid/mesh_sdf.h"
 #include "kinema/fluid/sph.h"
 #include "kinema/fluid/volume_file.h"
 #include "kinema/graph/graph.h"

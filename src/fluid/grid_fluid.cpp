@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "grid_fluid_internal.h"
 #include "kinema/core/error.h"
+#include "kinema/fluid/mesh_sdf.h"
 
 namespace kinema {
 
@@ -43,6 +45,7 @@ void check_region(const FluidRegion& r, const std::string& what) {
   check_finite(r.a, what + ".a");
   check_finite(r.b, what + ".b");
   check_non_negative(r.radius, what + ".radius");
+  if (r.shape == FluidShape::Mesh && !r.sdf) throw Error(kFile, what + ".sdf", "is null");
   if (r.shape == FluidShape::Box) {
     check_non_negative(r.half_extents.x, what + ".half_extents.x");
     check_non_negative(r.half_extents.y, what + ".half_extents.y");
@@ -66,6 +69,10 @@ void bounds(const FluidRegion& r, Vec3& lo, Vec3& hi) {
            Vec3::one() * r.radius;
       hi = Vec3{std::max(r.a.x, r.b.x), std::max(r.a.y, r.b.y), std::max(r.a.z, r.b.z)} +
            Vec3::one() * r.radius;
+      return;
+    case FluidShape::Mesh:
+      lo = r.sdf->lower() + r.center;
+      hi = r.sdf->upper() + r.center;
       return;
   }
 }
@@ -96,6 +103,13 @@ FluidRegion FluidRegion::capsule(const Vec3& a, const Vec3& b, double radius) {
   r.radius = radius;
   return r;
 }
+FluidRegion FluidRegion::mesh(std::shared_ptr<const MeshSdf> mesh, const Vec3& offset) {
+  FluidRegion r;
+  r.shape = FluidShape::Mesh;
+  r.center = offset;
+  r.sdf = std::move(mesh);
+  return r;
+}
 
 double FluidRegion::distance(const Vec3& p) const {
   switch (shape) {
@@ -114,6 +128,8 @@ double FluidRegion::distance(const Vec3& p) const {
       const double t = len2 > 0 ? std::clamp(dot(p - a, ab) / len2, 0.0, 1.0) : 0.0;
       return kinema::distance(p, a + ab * t) - radius;
     }
+    case FluidShape::Mesh:
+      return sdf ? sdf->distance(p - center) : std::numeric_limits<double>::infinity();
   }
   return 0;
 }

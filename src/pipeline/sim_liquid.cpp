@@ -11,8 +11,10 @@
 
 #include "kinema/clip/clip.h"
 #include "kinema/core/error.h"
+#include "kinema/fluid/mesh_sdf.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/particle_sidecar.h"
+#include "sim_smoke.h"
 
 namespace kinema::pipeline {
 
@@ -88,7 +90,7 @@ SimSceneLiquid read_liquid(const SceneReader& r, const json& j, const std::strin
   r.only(j, p,
          {"spacing", "solver", "viscosity", "xsph", "sound_speed", "rest_density", "pbf_iterations",
           "domain", "tank", "blocks", "surface", "surface_spacing", "colour", "cell_size",
-          "flip_ratio"});
+          "flip_ratio", "obstacles"});
   SimSceneLiquid l;
   SphOptions& o = l.options;
   o.gravity = gravity;
@@ -180,6 +182,12 @@ SimSceneLiquid read_liquid(const SceneReader& r, const json& j, const std::strin
     l.colour = {float(c.x), float(c.y), float(c.z)};
   }
   l.colliders = colliders;
+  if (j.contains("obstacles")) {
+    if (l.flip) r.fail(p + "/obstacles", "mesh obstacles are for the SPH solvers, not \"flip\"");
+    std::vector<FluidObstacle> obstacles;
+    read_mesh_obstacles(r, j["obstacles"], p + "/obstacles", obstacles);
+    for (FluidObstacle& ob : obstacles) l.obstacles.push_back(std::move(ob.region));
+  }
   if (l.flip) {
     // Whole cells from the domain's min, covering it.
     const Vec3 size = o.domain_max - o.domain_min;
@@ -228,9 +236,21 @@ LiquidRun::LiquidRun(const SimSceneLiquid& liquid, const std::string& cache_path
     o.threads = threads;
     sph_.emplace(o);
     for (const SimSceneLiquid::Block& b : liquid.blocks) sph_->add_block(b.min, b.max, b.velocity);
-    if (liquid.tank) {
-      const std::vector<Vec3> walls = sph_box_boundary(
-          liquid.tank_min, liquid.tank_max, liquid.options.spacing, liquid.tank_layers, 3, true);
+    std::vector<Vec3> walls;
+    if (liquid.tank)
+      walls = sph_box_boundary(liquid.tank_min, liquid.tank_max, liquid.options.spacing,
+                               liquid.tank_layers, 3, true);
+    for (size_t i = 0; i < liquid.obstacles.size(); ++i) {
+      const FluidRegion& g = liquid.obstacles[i];
+      try {
+        const std::vector<Vec3> shell =
+            sph_mesh_boundary(*g.sdf, g.center, liquid.options.spacing, liquid.tank_layers, 3);
+        walls.insert(walls.end(), shell.begin(), shell.end());
+      } catch (const Error& e) {
+        throw Error(scene_file, "/liquid/obstacles/" + std::to_string(i), e.reason());
+      }
+    }
+    if (!walls.empty()) {
       sph_->set_boundary_particles(walls);
       result_.boundary_particles = walls.size();
     }

@@ -8,9 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <system_error>
 
 #include "kinema/core/error.h"
+#include "kinema/fluid/mesh_sdf.h"
+#include "sim_rigid.h"
 
 namespace kinema::pipeline {
 
@@ -43,6 +46,10 @@ void region_bounds(const FluidRegion& g, Vec3& lo, Vec3& hi) {
            Vec3{g.radius, g.radius, g.radius};
       hi = Vec3{std::max(g.a.x, g.b.x), std::max(g.a.y, g.b.y), std::max(g.a.z, g.b.z)} +
            Vec3{g.radius, g.radius, g.radius};
+      return;
+    case FluidShape::Mesh:
+      lo = g.sdf->lower() + g.center;
+      hi = g.sdf->upper() + g.center;
       return;
   }
 }
@@ -151,12 +158,38 @@ bool collider_region(const Collider& c, const Vec3& lo, const Vec3& hi, double m
   return false;
 }
 
+void read_mesh_obstacles(const SceneReader& r, const json& j, const std::string& p,
+                         std::vector<FluidObstacle>& obstacles) {
+  if (!j.is_array()) r.fail(p, "must be an array of {\"mesh\", \"offset\"}");
+  const std::filesystem::path folder = std::filesystem::path(r.file).parent_path();
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string q = p + "/" + std::to_string(i);
+    const json& jo = j[i];
+    r.only(jo, q, {"mesh", "offset"});
+    if (!jo.contains("mesh")) r.fail(q + "/mesh", "missing: the obstacle's mesh file (OBJ)");
+    std::filesystem::path path(r.text(jo["mesh"], q + "/mesh"));
+    if (path.is_relative()) path = folder / path;
+    const Vec3 offset = jo.contains("offset") ? r.vec3(jo["offset"], q + "/offset") : Vec3{0, 0, 0};
+    const ClothMesh mesh = read_mesh_file(r, path.string(), "", q + "/mesh");
+    std::vector<std::array<int, 3>> triangles;
+    triangles.reserve(mesh.triangles.size());
+    for (const auto& t : mesh.triangles) triangles.push_back({int(t[0]), int(t[1]), int(t[2])});
+    std::shared_ptr<const MeshSdf> sdf;
+    try {
+      sdf = std::make_shared<const MeshSdf>(mesh.positions, std::move(triangles), path.string());
+    } catch (const Error& e) {
+      r.fail(q, path.string() + " " + e.reason());
+    }
+    obstacles.push_back({FluidRegion::mesh(std::move(sdf), offset), {0, 0, 0}});
+  }
+}
+
 SimSceneSmoke read_smoke(const SceneReader& r, const json& j, const std::string& p,
                          const std::vector<Collider>& colliders) {
   r.only(j, p,
          {"domain", "resolution", "cell_size", "boundary", "advection", "buoyancy", "vorticity",
           "viscosity", "diffusion", "cooling_rate", "fire", "sources", "colliders",
-          "character_obstacles", "max_cfl", "max_substeps", "vdb"});
+          "character_obstacles", "obstacles", "max_cfl", "max_substeps", "vdb"});
   SimSceneSmoke s;
   GridFluidOptions& o = s.options;
   if (!j.contains("domain")) r.fail(p + "/domain", "missing: the smoke's box {\"min\", \"max\"}");
@@ -298,6 +331,8 @@ SimSceneSmoke read_smoke(const SceneReader& r, const json& j, const std::string&
       else
         ++s.planes_skipped;
     }
+  if (j.contains("obstacles"))
+    read_mesh_obstacles(r, j["obstacles"], p + "/obstacles", o.obstacles);
   return s;
 }
 

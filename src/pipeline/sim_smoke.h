@@ -21,9 +21,23 @@ namespace kinema::pipeline {
 /// value at fault: unknown keys, a domain that is empty or too fine (more than 16.8 million
 /// cells), both "resolution" and "cell_size", a boundary that is not "wall" or "open", an unknown
 /// advection scheme or source shape, negative coefficients, no sources, a source wholly outside
-/// the domain or too small to hold a cell's centre, a source whose "end" is not after its "start".
+/// the domain or too small to hold a cell's centre, a source whose "end" is not after its "start",
+/// an obstacle mesh that cannot be read (at …/obstacles/i/mesh) or does not bound a volume — open
+/// edges, non-manifold or inconsistently wound edges, degenerate triangles — (at …/obstacles/i,
+/// naming the file and, when open, the number of open edges). Mesh obstacles ("obstacles":
+/// [{"mesh": "rock.obj", "offset": [x, y, z]}], paths relative to the scene's folder) are static
+/// and come after the colliders in options.obstacles.
 SimSceneSmoke read_smoke(const SceneReader& r, const nlohmann::json& j, const std::string& p,
                          const std::vector<Collider>& colliders);
+
+/// An `obstacles` array at pointer `p` (the smoke's, the liquid's): [{"mesh": FILE, "offset":
+/// [x, y, z]}], each a closed mesh file (OBJ, or any file the cloth reads; the path relative to
+/// the scene's folder, vertices welded where they coincide) moved by "offset" (m, default 0),
+/// appended to `obstacles` as a static FluidRegion::mesh. Throws kinema::Error at
+/// …/obstacles/i/mesh for a missing or unreadable file, at …/obstacles/i for a mesh that does not
+/// bound a volume (naming the file and, when open, its open-edge count), at unknown keys.
+void read_mesh_obstacles(const SceneReader& r, const nlohmann::json& j, const std::string& p,
+                         std::vector<FluidObstacle>& obstacles);
 
 /// The region a collider fills inside the box lo…hi, as GridFluid voxelizes it: spheres and
 /// capsules as themselves, boxes axis-aligned (a turned box: the axis-aligned box around it), a

@@ -11,7 +11,9 @@
 
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
+#include "kinema/fluid/mesh_sdf.h"
 #include "kinema/fluid/volume_file.h"
+#include "kinema/io/point_cache.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/sim.h"
 #include "pipeline/pipeline_test_util.h"
@@ -141,6 +143,104 @@ TEST(SimSmokeScene, BadSmokeIsRefusedAtItsJsonPointer) {
 }
 
 class SimSmoke : public test::PipelineTest {};
+
+/// A cube of side 0.2 m about the origin as OBJ: 8 vertices, 12 triangles wound outward; `faces`
+/// of them (the last ones left out).
+std::string obj_cube(int faces = 12) {
+  std::string obj =
+      "v -0.1 -0.1 -0.1\nv 0.1 -0.1 -0.1\nv 0.1 0.1 -0.1\nv -0.1 0.1 -0.1\n"
+      "v -0.1 -0.1 0.1\nv 0.1 -0.1 0.1\nv 0.1 0.1 0.1\nv -0.1 0.1 0.1\n";
+  const char* const f[12] = {"1 4 3", "1 3 2", "5 6 7", "5 7 8", "1 2 6", "1 6 5",
+                             "4 8 7", "4 7 3", "1 5 8", "1 8 4", "2 3 7", "2 7 6"};
+  for (int i = 0; i < faces; ++i) obj += std::string("f ") + f[i] + "\n";
+  return obj;
+}
+
+// kPlume with a closed OBJ cube (rock.obj, beside the scene) 0.5…0.7 m up over the source.
+const char* const kPlumeUnderACube = R"({
+  "duration": 0.5, "fps": 10, "rate": 40,
+  "smoke": {"domain": {"min": [-0.4, 0, -0.4], "max": [0.4, 1.2, 0.4]}, "resolution": 24,
+            "buoyancy": {"density": 0, "heat": 4},
+            "obstacles": [{"mesh": "rock.obj", "offset": [0, 0.6, 0]}],
+            "sources": [{"shape": "sphere", "centre": [0, 0.2, 0], "radius": 0.12,
+                         "density": 1, "temperature": 1, "end": 0.3}]}
+})";
+
+TEST_F(SimSmoke, MeshObstaclesAreReadRelativeToTheSceneWithTheirOffsets) {
+  write_file_atomically(path("rock.obj"), obj_cube());
+  const SimScene s = parse_sim_scene(kPlumeUnderACube, path("scene.json"));
+  ASSERT_TRUE(s.smoke);
+  ASSERT_EQ(s.smoke->options.obstacles.size(), 1u);
+  const FluidRegion& g = s.smoke->options.obstacles[0].region;
+  ASSERT_EQ(g.shape, FluidShape::Mesh);
+  ASSERT_TRUE(g.sdf);
+  EXPECT_EQ(g.center, (Vec3{0, 0.6, 0}));
+  EXPECT_EQ(g.sdf->triangles().size(), 12u);
+  EXPECT_NEAR(g.distance({0, 0.6, 0}), -0.1, 1e-12);
+  EXPECT_NEAR(g.distance({0, 0.3, 0}), 0.2, 1e-12);
+}
+
+TEST_F(SimSmoke, AClosedObjCubeBlocksTheSmoke) {
+  write_file_atomically(path("rock.obj"), obj_cube());
+  write_file_atomically(path("scene.json"), kPlumeUnderACube);
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("plume.pc2");
+  request.threads = 1;
+  const SimResult r = run_sim_file(request);
+  ASSERT_TRUE(r.smoke);
+  EXPECT_EQ(r.smoke->obstacles, 1u);
+  ASSERT_EQ(r.smoke->paths.size(), 6u);
+  const VolumeGrid g = read_vdb(r.smoke->paths.back())[0];
+  ASSERT_EQ(g.name, "density");
+  // The cube fills cells 6…9 on x and z (−0.1…0.1 m) and 10…13 on y (0.5…0.7 m).
+  auto at = [&](int i, int j, int k) {
+    return g.values[size_t(i) + size_t(g.nx) * (size_t(j) + size_t(g.ny) * size_t(k))];
+  };
+  float inside = 0, under = 0;
+  for (int k = 6; k <= 9; ++k)
+    for (int i = 6; i <= 9; ++i) {
+      for (int j = 10; j <= 13; ++j) inside = std::max(inside, at(i, j, k));
+      under += at(i, 9, k);
+    }
+  EXPECT_EQ(inside, 0.0f);
+  EXPECT_GT(under, 0.0f) << "the plume reached the cube";
+  EXPECT_GT(total(g), 0);
+}
+
+TEST_F(SimSmoke, AnOpenObstacleMeshIsRefusedAndNothingIsWritten) {
+  write_file_atomically(path("rock.obj"), obj_cube(11));
+  write_file_atomically(path("scene.json"), kPlumeUnderACube);
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("plume.pc2");
+  try {
+    run_sim_file(request);
+    ADD_FAILURE() << "ran with an open obstacle mesh";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), path("scene.json"));
+    EXPECT_EQ(e.place(), "/smoke/obstacles/0");
+    EXPECT_NE(e.reason().find(path("rock.obj")), std::string::npos) << e.what();
+    EXPECT_NE(e.reason().find("not closed: 3 open edges"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(file_count(), 2u);  // the scene and the mesh
+  // A missing mesh, or one without a "mesh", is refused where it is named.
+  const std::string domain = R"("domain": {"min": [0, 0, 0], "max": [1, 1, 1]})";
+  const std::string source = R"("sources": [{"centre": [0.5, 0.2, 0.5], "radius": 0.1}])";
+  try {
+    parse_sim_scene(
+        R"({"smoke": {)" + domain + ", " + source + R"(, "obstacles": [{"mesh": "nowhere.obj"}]}})",
+        path("scene.json"));
+    ADD_FAILURE() << "read a missing mesh";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place(), "/smoke/obstacles/0/mesh") << e.what();
+  }
+  refuses(R"({"smoke": {)" + domain + ", " + source + R"(, "obstacles": [{"offset": [0, 0, 0]}]}})",
+          "/smoke/obstacles/0/mesh", "missing");
+  refuses(R"({"smoke": {)" + domain + ", " + source +
+              R"(, "obstacles": [{"mesh": "a.obj", "scale": 2}]}})",
+          "/smoke/obstacles/0/scale", "unknown key");
+}
 
 TEST_F(SimSmoke, APlumeRisesGrowsWhileItsSourceRunsAndIsWrittenAsVdbFrames) {
   write_file_atomically(path("scene.json"), kPlume);
@@ -339,6 +439,68 @@ TEST_F(SimSmoke, TheFramesDoNotDependOnTheThreadCount) {
   run_sim_file(request);
   EXPECT_EQ(read_vdb(path("one_smoke_0005.vdb"))[0].values,
             read_vdb(path("two_smoke_0005.vdb"))[0].values);
+}
+
+// ---- mesh obstacles in liquids (SPH boundary particles) ----
+
+// Water dropped from 5 cm onto a closed OBJ cube (0.2 m) standing in a 0.4 m tank.
+const char* const kDropOnACube = R"({
+  "duration": 0.3, "fps": 10, "rate": 60,
+  "liquid": {"spacing": 0.02, "viscosity": 0.02,
+             "tank": {"min": [0, 0, 0], "max": [0.4, 0.45, 0.12]},
+             "obstacles": [{"mesh": "rock.obj", "offset": [0.2, 0.1, 0.06]}],
+             "blocks": [{"min": [0.12, 0.25, 0], "max": [0.28, 0.35, 0.12]}]}
+})";
+
+TEST_F(SimSmoke, LiquidWaterFallingOnAnObjCubeStaysOutOfIt) {
+  write_file_atomically(path("rock.obj"), obj_cube());
+  write_file_atomically(path("scene.json"), kDropOnACube);
+  const SimScene s = parse_sim_scene(kDropOnACube, path("scene.json"));
+  ASSERT_TRUE(s.liquid);
+  ASSERT_EQ(s.liquid->obstacles.size(), 1u);
+  EXPECT_EQ(s.liquid->obstacles[0].center, (Vec3{0.2, 0.1, 0.06}));
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("water.pc2");
+  request.threads = 1;
+  const SimResult r = run_sim_file(request);
+  ASSERT_TRUE(r.liquid);
+  // The tank's walls and the cube's 3 layers (a 10³ lattice less its 4³ core).
+  const size_t tank = sph_box_boundary({0, 0, 0}, {0.4, 0.45, 0.12}, 0.02, 3, 3, true).size();
+  EXPECT_EQ(r.liquid->boundary_particles, tank + 10 * 10 * 10 - 4 * 4 * 4);
+  const PointCache cache = read_pc2(r.liquid->cache_path);
+  ASSERT_EQ(cache.samples(), 4);
+  const auto& sdf = *s.liquid->obstacles[0].sdf;
+  double deepest = 0;
+  size_t below_start = 0;
+  for (int i = 0; i < cache.points; ++i) {
+    const Vec3 p(cache.at(3, i));
+    deepest = std::min(deepest, sdf.distance(p - Vec3{0.2, 0.1, 0.06}));
+    below_start += p.y < 0.25;
+  }
+  EXPECT_GT(below_start, size_t(cache.points) / 2) << "the water fell onto the cube";
+  EXPECT_GT(deepest, -0.01) << "a particle went into the cube";
+}
+
+TEST_F(SimSmoke, LiquidOpenObstacleMeshIsRefusedAndNothingIsWritten) {
+  write_file_atomically(path("rock.obj"), obj_cube(11));
+  write_file_atomically(path("scene.json"), kDropOnACube);
+  SimRequest request;
+  request.scene = path("scene.json");
+  request.out = path("water.pc2");
+  try {
+    run_sim_file(request);
+    ADD_FAILURE() << "ran with an open obstacle mesh";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place(), "/liquid/obstacles/0");
+    EXPECT_NE(e.reason().find(path("rock.obj")), std::string::npos) << e.what();
+    EXPECT_NE(e.reason().find("not closed: 3 open edges"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(file_count(), 2u);  // the scene and the mesh
+  refuses(R"({"liquid": {"solver": "flip", "tank": {"min": [0, 0, 0], "max": [1, 1, 1]},
+              "blocks": [{"min": [0, 0, 0], "max": [0.5, 0.5, 0.5]}],
+              "obstacles": [{"mesh": "rock.obj"}]}})",
+          "/liquid/obstacles", "not \"flip\"");
 }
 
 }  // namespace

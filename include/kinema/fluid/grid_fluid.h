@@ -46,6 +46,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -56,21 +57,29 @@ namespace kinema {
 
 enum class FluidBoundary { Wall, Open };
 enum class FluidAdvection { SemiLagrangian, MacCormack };
-enum class FluidShape { Box, Sphere, Capsule };
+enum class FluidShape { Box, Sphere, Capsule, Mesh };
 
-/// A region of space, by its signed distance: an axis-aligned box, a sphere, or a capsule (the
-/// points within `radius` of the segment a–b). In 2-D (nz = 1) a region is cut by the plane
-/// z = centre.z (capsule: a.z), whatever z the grid's cells have.
+class MeshSdf;  // kinema/fluid/mesh_sdf.h
+
+/// A region of space, by its signed distance: an axis-aligned box, a sphere, a capsule (the
+/// points within `radius` of the segment a–b), or the inside of a closed triangle mesh (a shared
+/// MeshSdf moved by `center`: the points p with sdf->distance(p − center) < 0). In 2-D (nz = 1) a
+/// region is cut by the plane z = centre.z (capsule: a.z; mesh: the plane of the mesh's own
+/// z = 0), whatever z the grid's cells have.
 struct FluidRegion {
   FluidShape shape = FluidShape::Sphere;
-  Vec3 center{0, 0, 0};         ///< Box, Sphere
-  Vec3 half_extents{0, 0, 0};   ///< Box
-  double radius = 0;            ///< Sphere, Capsule
-  Vec3 a{0, 0, 0}, b{0, 0, 0};  ///< Capsule: the segment's ends
+  Vec3 center{0, 0, 0};                ///< Box, Sphere; Mesh: the offset added to its vertices
+  Vec3 half_extents{0, 0, 0};          ///< Box
+  double radius = 0;                   ///< Sphere, Capsule
+  Vec3 a{0, 0, 0}, b{0, 0, 0};         ///< Capsule: the segment's ends
+  std::shared_ptr<const MeshSdf> sdf;  ///< Mesh (not null; GridFluid refuses a null one)
 
   static FluidRegion box(const Vec3& center, const Vec3& half_extents);
   static FluidRegion sphere(const Vec3& center, double radius);
   static FluidRegion capsule(const Vec3& a, const Vec3& b, double radius);
+  /// The inside of `mesh` (closed: MeshSdf checked it) moved by `offset` metres. Building the
+  /// MeshSdf is the costly part; regions share it (copies of a region are cheap).
+  static FluidRegion mesh(std::shared_ptr<const MeshSdf> mesh, const Vec3& offset = {0, 0, 0});
   /// Signed distance of p to the surface (negative inside), metres.
   double distance(const Vec3& p) const;
 };

@@ -89,6 +89,9 @@ struct SimSceneLiquid {
   double surface_spacing = 0;  ///< m, the surface grid's; 0: half the particle spacing
   std::array<float, 3> colour{0.10f, 0.32f, 0.80f};  ///< linear RGB the cache's sidecar draws
   std::vector<Collider> colliders;                   ///< the scene's
+  /// "obstacles" (SPH only): closed meshes (FluidShape::Mesh regions: sdf and offset `center`)
+  /// filled with boundary particles to tank_layers spacings below their surface.
+  std::vector<FluidRegion> obstacles;
 };
 
 /// Smoke and fire (`smoke`; docs/fluid.md): a kinema::GridFluid over a box, fed by sources over
