@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "format_number.h"
 #include "kinema/character/merge.h"
 #include "kinema/clip/clip.h"
 #include "kinema/composite/exr_file.h"
@@ -47,18 +48,6 @@ std::string frame_name(const std::string& pattern, int index) {
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-/// "12.5" / "3": a number with up to `digits` decimals, trailing zeros removed (for messages).
-std::string number(double value, int digits = 3) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  return s == "-0" ? "0" : s;
 }
 
 /// One frame's render passes as a multi-channel EXR: the beauty as R, G, B, A (what other
@@ -411,14 +400,14 @@ RenderResult render_file(const RenderRequest& request, const Progress& progress)
   if (first >= 0 && last > last_frame)
     throw UsageError("--frames " + std::to_string(first) + ":" + std::to_string(last) +
                      ": the clip has frames 0:" + std::to_string(last_frame) + " (" +
-                     number(duration) + " s at " + number(rate) + " fps)");
+                     format_number(duration) + " s at " + format_number(rate) + " fps)");
   if (first < 0) {
     first = 0;
     last = last_frame;
   }
   if (request.time && *request.time > duration + 1e-9)
-    throw UsageError("--time " + number(*request.time) + ": the clip lasts " + number(duration) +
-                     " s");
+    throw UsageError("--time " + format_number(*request.time) + ": the clip lasts " +
+                     format_number(duration) + " s");
   const std::vector<double> times = frame_times(request, kind, duration, rate, first, last);
 
   ClipRenderer renderer(asset, clip, request.options, request.in);

@@ -7,25 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "format_number.h"
 #include "kinema/pipeline/sim.h"
 
 namespace kinema::pipeline {
 
 namespace {
-
-/// `value` with at most `digits` decimals, trailing zeros dropped (the CLI's format_number).
-std::string number(double value, int digits = 3) {
-  if (!std::isfinite(value)) return std::to_string(value);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
-}
 
 double ms_per_step(double seconds, long steps) {
   return steps > 0 ? 1e3 * seconds / double(steps) : 0.0;
@@ -41,32 +28,33 @@ std::string sim_fluid_summary(const SimResult& r) {
     if (!l.flip) out << " (" << l.boundary_particles << " in the tank's walls)";
     out << ", " << l.steps << " steps (" << l.substeps
         << " substeps, split by the solver's stability limit), "
-        << number(ms_per_step(l.seconds, l.steps)) << " ms a step; ";
+        << format_number(ms_per_step(l.seconds, l.steps)) << " ms a step; ";
     if (l.flip)
-      out << "max |∇·u| " << number(l.max_divergence, 6) << " 1/s at the end";
+      out << "max |∇·u| " << format_number(l.max_divergence, 6) << " 1/s at the end";
     else
-      out << "compressed " << number(100 * l.mean_compression) << " % on average, "
-          << number(100 * l.largest_compression) << " % at most at the end";
-    out << "; fastest " << number(l.fastest) << " m/s\n    " << l.cache_path
+      out << "compressed " << format_number(100 * l.mean_compression) << " % on average, "
+          << format_number(100 * l.largest_compression) << " % at most at the end";
+    out << "; fastest " << format_number(l.fastest) << " m/s\n    " << l.cache_path
         << " (point cache, a vertex per particle), " << l.mesh_path << ", " << l.sidecar_path
         << " (drawn by kinema render --with " << l.cache_path << ")";
     if (!l.surface_path.empty())
       out << "\n    " << l.surface_path << " (its surface at every frame, " << l.surface_triangles
-          << " triangles in all; " << number(l.surface_seconds) << " s meshing)";
+          << " triangles in all; " << format_number(l.surface_seconds) << " s meshing)";
     out << '\n';
   }
   if (r.smoke) {
     const SimSmokeResult& k = *r.smoke;
     out << "  smoke" << (k.fire ? " and fire" : "") << ": " << k.nx << " × " << k.ny << " × "
-        << k.nz << " cells of " << number(100 * k.cell_size, 2) << " cm, " << k.obstacles
+        << k.nz << " cells of " << format_number(100 * k.cell_size, 2) << " cm, " << k.obstacles
         << " obstacles";
     if (k.moving_obstacles > 0) out << " and " << k.moving_obstacles << " moving";
     out << "; " << k.steps << " steps (" << k.substeps << " substeps), "
-        << number(ms_per_step(k.seconds, k.steps)) << " ms a step; smoke mass "
-        << number(k.smoke_mass, 4) << " at the end, max |∇·u| " << number(k.max_divergence, 6)
-        << " 1/s, hottest " << number(k.hottest) << " above ambient\n    " << k.pattern << " ("
-        << k.frames << " OpenVDB frames: density, temperature" << (k.fire ? ", flame, fuel" : "")
-        << "; " << number(k.write_seconds)
+        << format_number(ms_per_step(k.seconds, k.steps)) << " ms a step; smoke mass "
+        << format_number(k.smoke_mass, 4) << " at the end, max |∇·u| "
+        << format_number(k.max_divergence, 6) << " 1/s, hottest " << format_number(k.hottest)
+        << " above ambient\n    " << k.pattern << " (" << k.frames
+        << " OpenVDB frames: density, temperature" << (k.fire ? ", flame, fuel" : "") << "; "
+        << format_number(k.write_seconds)
         << " s writing; Blender: Import > OpenVDB, rotate +90° about X)\n";
   }
   for (const std::string& w : r.warnings) out << "  warning: " << w << '\n';

@@ -106,14 +106,6 @@ double non_negative(const SceneReader& r, const json& j, const std::string& p, c
   return j.contains(key) ? r.at_least(j[key], p + "/" + key, 0, false) : fallback;
 }
 
-/// A staged file's hidden name beside its target.
-std::string staged_name(const std::string& target) {
-  const std::filesystem::path t(target);
-  return ((t.has_parent_path() ? t.parent_path() : std::filesystem::path(".")) /
-          ("." + t.filename().string() + ".kinema-staged"))
-      .string();
-}
-
 }  // namespace
 
 bool collider_region(const Collider& c, const Vec3& lo, const Vec3& hi, double margin,
@@ -361,11 +353,6 @@ SmokeRun::SmokeRun(const SimSceneSmoke& smoke, const std::string& pattern,
   record(0, 0, 0, false);
 }
 
-SmokeRun::~SmokeRun() {
-  std::error_code ec;
-  for (const auto& [staged, target] : staged_) std::filesystem::remove(staged, ec);
-}
-
 void SmokeRun::start_moving(const std::vector<Collider>& moving) {
   const GridFluidOptions& o = smoke_.options;
   const Vec3 top = o.origin + Vec3{double(o.nx), double(o.ny), double(o.nz)} * o.dx;
@@ -464,28 +451,17 @@ void SmokeRun::record(int frame, double time, double alpha, bool stepped) {
     fill(grids.back(), fluid_.fuel(), fuel_before_, 0, 1);
   }
   const std::string target = vdb_frame_path(result_.pattern, frame);
-  const std::string staged = staged_name(target);
   VdbWriteOptions options;
   options.tolerance = smoke_.tolerance;
   options.save_float_as_half = smoke_.half;
   options.frame = frame;
   options.time = time;
-  staged_.emplace_back(staged, target);  // listed first: removed even if the write fails midway
-  write_vdb(staged, grids, options);
+  write_vdb(staged_.stage(target), grids, options);
   result_.paths.push_back(target);
   result_.smoke_mass = fluid_.smoke_mass();
   ++result_.frames;
   result_.write_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-void SmokeRun::commit() {
-  for (const auto& [staged, target] : staged_) {
-    std::error_code ec;
-    std::filesystem::rename(staged, target, ec);
-    if (ec) throw Error(target, "", "cannot move the finished frame into place: " + ec.message());
-  }
-  staged_.clear();
 }
 
 }  // namespace kinema::pipeline

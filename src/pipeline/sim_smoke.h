@@ -14,6 +14,7 @@
 #include "kinema/physics/collider.h"
 #include "kinema/pipeline/sim.h"
 #include "sim_scene_reader.h"
+#include "staged_outputs.h"
 
 namespace kinema::pipeline {
 
@@ -57,7 +58,6 @@ class SmokeRun {
            int threads);
   SmokeRun(const SmokeRun&) = delete;
   SmokeRun& operator=(const SmokeRun&) = delete;
-  ~SmokeRun();
   /// Where the moving colliders are at the start (their first step's velocities come from here).
   void start_moving(const std::vector<Collider>& moving);
   /// One step of h seconds from time t with `moving` colliders (the character's capsules, the
@@ -70,7 +70,7 @@ class SmokeRun {
   void record(int frame, double time, double alpha, bool stepped);
   SimSmokeResult finish() const { return result_; }
   /// Moves every staged frame into place.
-  void commit();
+  void commit() { staged_.commit(); }
 
  private:
   const SimSceneSmoke& smoke_;
@@ -78,7 +78,7 @@ class SmokeRun {
   GridFluid fluid_;
   std::vector<double> density_before_, temperature_before_, fuel_before_;
   std::vector<std::pair<Vec3, int>> last_moving_;  ///< centres and shapes of the last moving ones
-  std::vector<std::pair<std::string, std::string>> staged_;  ///< (staged, target)
+  StagedOutputs staged_;   ///< the frames written so far, under hidden names
   double fuel_scale_ = 1;  ///< 1 / the sources' largest fuel: "flame" is fuel in 0…1
   SimSmokeResult result_;
 };

@@ -1,5 +1,5 @@
 // Outputs of a many-file job, staged beside their targets and moved into place only when the
-// whole job has succeeded (module-private: comp.cpp, lens.cpp).
+// whole job has succeeded (module-private: comp.cpp, lens.cpp, render_plate.cpp, sim_smoke.cpp).
 #pragma once
 
 #include <filesystem>
@@ -26,12 +26,17 @@ class StagedOutputs {
     for (const auto& [staged, target] : files_) std::filesystem::remove(staged, ec);
   }
   void add(const std::string& target, const std::string& bytes) {
+    write_file_atomically(stage(target), bytes);
+  }
+  /// For a writer that writes the file itself (write_vdb): the hidden path to write `target` to,
+  /// listed before it is written, so that a write failing midway is removed too.
+  std::string stage(const std::string& target) {
     const std::filesystem::path t(target);
     const std::filesystem::path staged =
         (t.has_parent_path() ? t.parent_path() : std::filesystem::path(".")) /
         ("." + t.filename().string() + ".kinema-staged");
-    write_file_atomically(staged.string(), bytes);
     files_.emplace_back(staged.string(), target);
+    return staged.string();
   }
   /// Moves every staged file into place; returns the targets in the order they were added.
   std::vector<std::string> commit() {
