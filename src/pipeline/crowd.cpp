@@ -86,10 +86,12 @@ CrowdSettings read_settings(const SceneReader& r, const json& j, const std::stri
   return s;
 }
 
-// The navigation grid: sampled from a ground file, or flat over an area; obstacles closed.
+// The navigation grid: sampled from a ground file (its path goes to ground_file), or flat over
+// an area; obstacles closed.
 std::shared_ptr<NavGrid> read_navigation(const SceneReader& r, const json& scene,
                                          const std::filesystem::path& folder, float radius,
-                                         std::vector<CrowdObstacle>& shapes) {
+                                         std::vector<CrowdObstacle>& shapes,
+                                         std::string& ground_file) {
   const bool has_ground = scene.contains("ground"), has_area = scene.contains("area");
   if (has_ground && has_area) r.fail("/area", "give either \"ground\" or \"area\", not both");
   if (!has_ground && !has_area) {
@@ -116,7 +118,8 @@ std::shared_ptr<NavGrid> read_navigation(const SceneReader& r, const json& scene
     }
     std::filesystem::path file = r.text(g["file"], "/ground/file");
     if (file.is_relative()) file = folder / file;
-    const GroundFile ground = load_ground(file.string());
+    ground_file = file.string();
+    const GroundFile ground = load_ground(ground_file);
     Vec2 lo{ground.lo.x, ground.lo.z}, hi{ground.hi.x, ground.hi.z};
     if (g.contains("lo")) lo = read_vec2(r, g["lo"], "/ground/lo");
     if (g.contains("hi")) hi = read_vec2(r, g["hi"], "/ground/hi");
@@ -420,8 +423,9 @@ CrowdReport run_crowd(const CrowdRequest& request) {
   settings.threads = request.threads;
   const std::filesystem::path folder = std::filesystem::path(request.scene).parent_path();
   std::vector<CrowdObstacle> obstacles;
+  std::string ground_file;
   std::shared_ptr<const NavGrid> nav =
-      read_navigation(r, scene, folder, settings.radius, obstacles);
+      read_navigation(r, scene, folder, settings.radius, obstacles, ground_file);
   Crowd crowd(settings, nav);
   if (!scene.contains("agents") || !scene["agents"].is_array() || scene["agents"].empty())
     r.fail("/agents", "needs a non-empty array of agents");
@@ -477,6 +481,10 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     std::optional<Renderer> renderer;
     std::optional<CrowdDrawer> drawer;
     std::optional<Mp4Writer> mp4;
+    Mesh obstacles;  // still props: the obstacles, a ground mesh
+    std::vector<Vec3f> ground_positions;
+    std::vector<uint32_t> ground_indices;
+    std::vector<PropMesh> props;
     std::vector<int> sheet_frames;  // frame indices of the sheet's tiles, increasing
     std::vector<Image> tiles;
     double animating = 0, drawing = 0;
@@ -503,6 +511,22 @@ CrowdReport run_crowd(const CrowdRequest& request) {
     draw.options.ground_center_z = float(centre.y);
     draw.options.ground_half_size = float(0.75 * std::max(hi.x - lo.x, hi.y - lo.y) + 10);
     draw.options.grid_spacing = 1.0f;
+    // The obstacles standing on the ground and an .obj ground, drawn in stone colours.
+    std::vector<float> bases;
+    for (const CrowdObstacle& o : obstacles)
+      bases.push_back(float(nav->height(o.disc ? o.centre : (o.lo + o.hi) * 0.5)));
+    draw.obstacles = crowd_obstacle_mesh(obstacles, bases);
+    if (!draw.obstacles.indices.empty())
+      draw.props.push_back({draw.obstacles.positions, draw.obstacles.indices,
+                            CrowdDrawer::obstacle_colour(), "obstacles"});
+    if (extension_of(ground_file) == "obj") {
+      const ObjTriangles ground = parse_obj_triangles(read_file(ground_file), ground_file);
+      for (const Vec3& v : ground.vertices) draw.ground_positions.push_back(Vec3f(v));
+      for (const int i : ground.indices) draw.ground_indices.push_back(uint32_t(i));
+      draw.props.push_back(
+          {draw.ground_positions, draw.ground_indices, CrowdDrawer::ground_colour(), "ground"});
+    }
+    draw.options.props = draw.props;
     CrowdAnimationSettings animation = characters->animation;
     animation.threads = request.threads;
     animation.lod.frame_hz = float(1.0 / draw.frame_dt);

@@ -1,4 +1,4 @@
-// A walked crowd as a glTF scene (crowd_layout.h).
+// A walked crowd as a glTF scene, and its obstacles as a mesh (crowd_layout.h).
 #include "crowd_layout.h"
 
 #include <cmath>
@@ -71,6 +71,21 @@ Mesh pawn(float radius, const std::string& name, int node) {
 
 }  // namespace
 
+Mesh crowd_obstacle_mesh(std::span<const CrowdObstacle> obstacles, std::span<const float> bases,
+                         float height) {
+  Mesh m;
+  m.name = "obstacles";
+  for (std::size_t i = 0; i < obstacles.size(); ++i) {
+    const CrowdObstacle& o = obstacles[i];
+    const float y0 = i < bases.size() ? bases[i] : 0.0f, y1 = y0 + height;
+    if (o.disc)
+      prism(m, o.centre, float(o.radius), y0, y1, 24);
+    else
+      box(m, {float(o.lo.x), y0, float(o.lo.y)}, {float(o.hi.x), y1, float(o.hi.y)});
+  }
+  return m;
+}
+
 Asset crowd_layout_asset(const CrowdRecording& rec, std::span<const CrowdObstacle> obstacles,
                          Vec2 lo, Vec2 hi) {
   Asset asset;
@@ -99,15 +114,8 @@ Asset crowd_layout_asset(const CrowdRecording& rec, std::span<const CrowdObstacl
   quad(ground, {float(lo.x), 0, float(hi.y)}, {float(hi.x), 0, float(hi.y)},
        {float(hi.x), 0, float(lo.y)}, {float(lo.x), 0, float(lo.y)});
   asset.meshes.push_back(std::move(ground));
-  Mesh walls;
-  walls.name = "obstacles";
+  Mesh walls = crowd_obstacle_mesh(obstacles);
   walls.node = 1;
-  for (const CrowdObstacle& o : obstacles) {
-    if (o.disc)
-      prism(walls, o.centre, float(o.radius), 0, 1.2f, 24);
-    else
-      box(walls, {float(o.lo.x), 0, float(o.lo.y)}, {float(o.hi.x), 1.2f, float(o.hi.y)});
-  }
   if (!walls.positions.empty()) asset.meshes.push_back(std::move(walls));
   Mesh goals;  // a flat marker 20 cm across at each goal, just above the ground
   goals.name = "goals";

@@ -21,6 +21,12 @@ struct CrowdObstacle {
   double radius = 0;
 };
 
+/// The obstacles as one still mesh with flat normals: discs as 24-sided prisms, boxes as boxes,
+/// `height` metres tall, obstacle i standing on bases[i] (the ground's height under it, metres;
+/// empty: 0). What the glTF scene holds and the pictures draw.
+Mesh crowd_obstacle_mesh(std::span<const CrowdObstacle> obstacles,
+                         std::span<const float> bases = {}, float height = 1.2f);
+
 /// What the walk recorded: frame f of agent i at positions[f · agents + i] (world metres) facing
 /// headings[f · agents + i] (radians about +Y, 0 = +Z), frames `1 / fps` apart.
 struct CrowdRecording {

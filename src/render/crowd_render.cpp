@@ -358,6 +358,7 @@ Image Renderer::render_crowd(const CrowdFrame& frame, const Camera& camera,
   Impl& s = *impl_;
   render_detail::check_billboards(options.billboards);
   render_detail::check_strands(options.strands);
+  render_detail::check_props(options.props);
   const size_t n_skel = frame.skeletons.size();
   for (size_t i = 0; i < n_skel; ++i) {
     const std::string place = "crowd skeleton instance " + std::to_string(i);

@@ -188,6 +188,7 @@ Renderer::~Renderer() {
   s.free_meshes();
   s.free_lighting();
   s.free_passes();
+  s.free_props();
   const GLuint buffers[] = {s.lbs_buffer, s.dq_buffer, s.prescale_buffer, s.feedback_buffer,
                             s.previous_buffer};
   glDeleteBuffers(5, buffers);
@@ -346,6 +347,7 @@ void Renderer::Impl::begin_frame(const Camera& camera, const DrawOptions& option
   if (samples > 1) glEnable(GL_MULTISAMPLE);
   // The shadow-only pass draws the ground after the meshes' depth, so that they hide it.
   if (!depth_only_meshes) draw_ground(options, view_proj);
+  draw_props(options, camera, view_proj);
 }
 
 void Renderer::Impl::draw_ground(const DrawOptions& options, const Mat4f& view_proj) {
@@ -442,6 +444,7 @@ Image Renderer::render(std::span<const Mat4> model_pose, const Camera& camera,
                     std::to_string(s.joint_count));
   render_detail::check_billboards(options.billboards);
   render_detail::check_strands(options.strands);
+  render_detail::check_props(options.props);
   if (!finite(options.light_direction) || !(length(options.light_direction) > 0))
     throw Error("render", "light direction", "it is not a finite, non-zero vector");
   if (!finite(options.light_irradiance) || options.light_irradiance.x < 0 ||

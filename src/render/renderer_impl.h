@@ -51,6 +51,7 @@ constexpr std::array<float, 3> kBackground{0.80f, 0.84f, 0.89f};  // sRGB
 /// DrawOptions documents).
 void check_billboards(std::span<const Billboard> billboards);
 void check_strands(const Strands& strands);
+void check_props(std::span<const PropMesh> props);
 
 /// The crowd programs, baked VATs and impostors (crowd_render.cpp), made on first use.
 struct CrowdGl;
@@ -94,6 +95,7 @@ struct Renderer::Impl {
   GLuint billboard_program = 0, billboard_vao = 0, billboard_buffer = 0;
   GLuint strand_program = 0, strand_vao = 0;
   std::array<GLuint, 3> strand_buffers{};  // positions, colours, segments (bindings 3, 4, 5)
+  GLuint prop_program = 0, prop_vao = 0, prop_positions = 0, prop_indices = 0;  // props.cpp
   GLuint lbs_buffer = 0, dq_buffer = 0, prescale_buffer = 0, feedback_buffer = 0;
   std::vector<GpuMesh> meshes;
   int joint_count = 0;
@@ -110,11 +112,14 @@ struct Renderer::Impl {
 
   explicit Impl(const RendererOptions& o) : context(o.prefer_gpu) {}
 
-  /// Makes the context current, clears the target and draws the ground (options.ground);
-  /// view_proj: the camera's for the target's aspect.
+  /// Makes the context current, clears the target and draws the ground (options.ground) and the
+  /// props; view_proj: the camera's for the target's aspect.
   void begin_frame(const Camera& camera, const DrawOptions& options, Mat4f& view_proj);
   /// The ground grid, or the shadow catcher (options.shadow_catcher), or nothing.
   void draw_ground(const DrawOptions& options, const Mat4f& view_proj);
+  /// The props (props.cpp; made on first use); only into depth when depth_only_meshes.
+  void draw_props(const DrawOptions& options, const Camera& camera, const Mat4f& view_proj);
+  void free_props();
   /// Strands, then billboards (after the opaque meshes).
   void draw_extras(const DrawOptions& options, const Camera& camera, const Mat4f& view_proj);
   /// Resolves the multisampled target and reads it back, top row first.

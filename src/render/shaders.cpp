@@ -503,6 +503,29 @@ void main() {
 )GLSL"});
 const char* const kImpostorFragmentShader = kImpostorFragmentText.c_str();
 
+const char* const kPropVertexShader = R"GLSL(#version 450 core
+layout(location = 0) in vec3 aPosition;  // world metres
+uniform mat4 uViewProjection;
+out vec3 vPosition;
+void main() {
+  vPosition = aPosition;
+  gl_Position = uViewProjection * vec4(aPosition, 1.0);
+}
+)GLSL";
+
+const std::string kPropFragmentText = fragment({kShadeGlsl, R"GLSL(
+in vec3 vPosition;  // world space
+uniform vec3 uAlbedo;  // linear
+out vec4 fragColor;
+void main() {
+  vec3 n = cross(dFdx(vPosition), dFdy(vPosition));  // the face's normal
+  float len = length(n);
+  n = len > 1e-30 ? n / len : vec3(0.0, 1.0, 0.0);
+  fragColor = shade(uAlbedo, n, vPosition);
+}
+)GLSL"});
+const char* const kPropFragmentShader = kPropFragmentText.c_str();
+
 }  // namespace kinema::render_detail
 
 namespace kinema {

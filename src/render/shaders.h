@@ -33,5 +33,9 @@ extern const char* const kCrowdFragmentShader;
 extern const char* const kVatVertexShader;
 extern const char* const kImpostorVertexShader;
 extern const char* const kImpostorFragmentShader;
+/// Props (kinema::PropMesh): world-space triangles in one colour, lit as the crowds (kShadeGlsl)
+/// with flat face normals from the screen-space derivatives of the position.
+extern const char* const kPropVertexShader;
+extern const char* const kPropFragmentShader;
 
 }  // namespace kinema::render_detail

@@ -123,20 +123,12 @@ TEST_F(CrowdCli, DrawsTheCharactersAtTheirLodTiersIntoAContactSheet) {
   EXPECT_EQ(height, 2 * 96);
   const std::vector<uint8_t> rgba = kinema::test::png_rgba(png);
   // Every tier's debug colour is on the first tile.
-  int green = 0, yellow = 0, orange = 0, red = 0;
-  for (int y = 0; y < 96; ++y)
-    for (int x = 0; x < 160; ++x) {
-      const uint8_t* p = &rgba[(size_t(y) * size_t(width) + size_t(x)) * 4];
-      const int r8 = p[0], g8 = p[1], b8 = p[2];
-      green += g8 > r8 + 40 && g8 > b8 + 40;
-      yellow += r8 > 150 && g8 > 130 && b8 < 90 && std::abs(r8 - g8) < 50;
-      orange += r8 > 150 && g8 > 70 && g8 < 130 && b8 < 70;
-      red += r8 > 120 && g8 < 70 && b8 < 80;
-    }
-  EXPECT_GT(green, 20);
-  EXPECT_GT(yellow, 20);
-  EXPECT_GT(orange, 5);
-  EXPECT_GT(red, 5);
+  const kinema::test::TierPixels coloured =
+      kinema::test::count_tier_pixels(rgba, width, 0, 0, 160, 96);
+  EXPECT_GT(coloured.green, 20);
+  EXPECT_GT(coloured.yellow, 20);
+  EXPECT_GT(coloured.orange, 5);
+  EXPECT_GT(coloured.red, 5);
 }
 
 TEST_F(CrowdCli, PicturesNeedCharactersThatLoadAndFit) {

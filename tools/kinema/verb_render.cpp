@@ -5,7 +5,8 @@
 // [--particle-size M] [--particle-blend alpha|add] [--strand-width M] [--strand-colour R,G,B]
 // -o out.png | out_%04d.png | out.mp4`. FILE (or a --with) may be a particle point cache (.pc2):
 // its points drawn as billboards, or as strands when an OBJ with `l` lines lies beside it (hair);
-// or a smoke/fire volume, .vdb or smoke_%04d.vdb ([--fps F] [--extinction S] [--fire I]).
+// or a smoke/fire volume, .vdb or smoke_%04d.vdb ([--fps F] [--extinction S] [--fire I]); or a
+// crowd scene (.json [--lod-colours]), drawn as `kinema crowd` draws it (verb_render_crowd.cpp).
 // Over live action: `kinema render FILE --plate PLATE --camera-solve SOLVE.json
 // [--place X,Y,Z[,YAW_DEG[,SCALE]]] [--plate-start N] [--fps F] [--clip NAME] [--time T |
 // --frames A:B] [--skinning lbs|dqs] [--msaa N] -o out.png|out.exr | out_%04d.png|out.####.exr |
@@ -18,7 +19,6 @@
 // rendered (PNGs are encoded in memory first, the MP4 goes to a temporary file renamed at the end),
 // so a failure leaves no partial output.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -29,6 +29,7 @@
 
 #include "cli.h"
 #include "kinema/pipeline/render.h"
+#include "render_crowd.h"
 
 namespace kinema::cli {
 
@@ -171,7 +172,8 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("FILE", args->in,
                   "The file to draw (.bvh .gltf .glb .vrm .fbx .dae), a point cache (.pc2, "
                   "from `kinema sim`): particles drawn as billboards, hair (an OBJ of lines "
-                  "beside it) as strands, or smoke/fire: an OpenVDB file or smoke_%04d.vdb")
+                  "beside it) as strands, or smoke/fire: an OpenVDB file or smoke_%04d.vdb; or a "
+                  "crowd scene (.json, docs/crowds.md), drawn as `kinema crowd` draws it")
       ->required();
   sub->add_option("-o,--out", args->out,
                   "out.png (one frame, or a contact sheet), out_%04d.png (one per frame) or "
@@ -184,9 +186,8 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
       "sim` made around the character), a particle or hair cache (.pc2), a volume (.vdb, "
       "smoke_%04d.vdb) or an OBJ drawn as a still prop (the ground a `kinema gait` walk "
       "climbs); repeatable");
-  auto* time = sub->add_option("--time", args->time,
-                               "The time of a single frame, seconds "
-                               "(default 0)");
+  auto* time =
+      sub->add_option("--time", args->time, "The time of a single frame, seconds (default 0)");
   auto* frames = sub->add_option("--frames", args->frames,
                                  "Frames A:B (inclusive, at the clip's rate; default: all)");
   time->excludes(frames);
@@ -286,7 +287,9 @@ VerbRun register_render(CLI::App& app, const GlobalOptions& global) {
   sub->add_option("--fire", args->fire,
                   "Volumes: emitted radiance per metre of their flame or temperature (at "
                   "1500 K; default 10; 0: no fire)");
+  add_render_crowd_options(*sub);
   return [args, sub, &global]() {
+    if (const std::optional<int> code = render_crowd_scene(*sub, global)) return *code;
     args->camera_given = sub->count("--camera") > 0;
     args->size_given = sub->count("--size") > 0;
     return render(*args, global);

@@ -71,6 +71,11 @@ class CrowdDrawer {
   static Vec3f tier_colour(CrowdTier tier) noexcept;
   /// Agent i's colour with `variety` (linear RGB).
   static Vec3f agent_colour(std::size_t agent) noexcept;
+  /// The muted stone colours (linear RGB) `kinema crowd` draws a scene's still props in
+  /// (DrawOptions::props): its obstacles, a warm sandstone, and its ground mesh, a grey slate.
+  /// LOD colours leave them as they are.
+  static Vec3f obstacle_colour() noexcept { return {0.50f, 0.37f, 0.24f}; }
+  static Vec3f ground_colour() noexcept { return {0.27f, 0.28f, 0.27f}; }
 
  private:
   Renderer& renderer_;

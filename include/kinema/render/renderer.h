@@ -130,6 +130,20 @@ struct Strands {
   float min_width_pixels = 1;         ///< pixels (≥ 0)
 };
 
+/// A still triangle mesh drawn with the frame (a crowd's obstacles, a ground mesh, a set piece):
+/// world space, opaque, in one colour, lit as the crowds' characters and the flat debug look are
+/// (the default sky and a key light from DrawOptions::light_direction; an environment map does
+/// not light them) with each triangle's own face normal turned towards the camera (either
+/// winding, both sides), depth-tested and depth-writing against the meshes, the ground and each
+/// other. Props neither cast nor receive the key light's shadow, and the render passes' depth,
+/// normal and motion passes leave them out (beauty has them).
+struct PropMesh {
+  std::span<const Vec3f> positions;   ///< vertices, world metres
+  std::span<const uint32_t> indices;  ///< three vertex indices a triangle
+  Vec3f colour{0.5f, 0.5f, 0.5f};     ///< linear RGB albedo, ≥ 0 (as the meshes' debug colours)
+  std::string_view name;              ///< for error messages (may be empty)
+};
+
 /// What one frame draws besides the character.
 struct DrawOptions {
   SkinningMethod skinning = SkinningMethod::Lbs;
@@ -174,6 +188,11 @@ struct DrawOptions {
   /// position, a width ≤ 0 or non-finite or a negative or non-finite min_width_pixels is a
   /// kinema::Error naming the segment or vertex.
   Strands strands;
+  /// Still meshes drawn after the ground, before the character (render(), render_crowd()). A
+  /// non-finite position, an index past the positions, an index count that is not a multiple of
+  /// 3 or a negative or non-finite colour is a kinema::Error naming the prop (its index and name)
+  /// and the vertex or index.
+  std::span<const PropMesh> props;
 };
 
 // ---- Crowds
@@ -348,10 +367,11 @@ class Renderer {
   /// The atlas of impostor `index`, read back (cell (view v, frame f) at column v, row f from the
   /// top), for checks and pictures. Throws kinema::Error for an unknown index.
   Image crowd_impostor_atlas(int index);
-  /// Draws a crowd of the current asset on the ground (options.ground), then options' strands and
-  /// billboards. options.skinning is ignored: crowds skin by linear blend. Throws kinema::Error
-  /// naming the instance for a pose of the wrong size, a bake index no add_* returned, a
-  /// coverage outside 0…1 or a non-finite position, yaw or time.
+  /// Draws a crowd of the current asset on the ground (options.ground) among options' props, then
+  /// options' strands and billboards. options.skinning is ignored: crowds skin by linear blend.
+  /// Throws kinema::Error naming the instance for a pose of the wrong size, a bake index no add_*
+  /// returned, a coverage outside 0…1 or a non-finite position, yaw or time, and for bad props
+  /// (DrawOptions).
   Image render_crowd(const CrowdFrame& frame, const Camera& camera,
                      const DrawOptions& options = {});
 
