@@ -52,6 +52,16 @@ function(kinema_module name)
     PRIVATE ${PROJECT_SOURCE_DIR}/src/${name})
   target_compile_features(kinema_${name} PUBLIC cxx_std_20)
   target_compile_options(kinema_${name} PRIVATE ${KINEMA_WARNINGS} ${KINEMA_ARCH})
+  if(KINEMA_SANITIZE AND KINEMA_UNITY_BATCHES)
+    # The sanitized builds exist only to run the tests, so their library compiles in unity
+    # batches too (the release library stays one file at a time: its code and figures are those
+    # of the sources as written). A batch makes each source an included file, so GCC's
+    # -Wsubobject-linkage (a private Impl holding a type of its .cpp's anonymous namespace) fires
+    # where it means nothing.
+    set_target_properties(kinema_${name} PROPERTIES UNITY_BUILD ON
+                          UNITY_BUILD_BATCH_SIZE ${KINEMA_UNITY_BATCH_SIZE})
+    target_compile_options(kinema_${name} PRIVATE -Wno-subobject-linkage)
+  endif()
   foreach(dep ${arg_DEPS})
     target_link_libraries(kinema_${name} PUBLIC kinema_${dep})
   endforeach()

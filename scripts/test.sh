@@ -6,12 +6,20 @@
 # sanitize the whole suite). README.md gives the measured time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-cmake --preset release >/dev/null
-cmake --build --preset release
-ctest --preset release
+# Each phase prints its wall time ("== phase: N s"), so a CI log shows where the time goes.
+phase() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "== ${name}: $((SECONDS - start)) s (total $SECONDS s)"
+}
+quietly() { "$@" >/dev/null; }
+phase setup bash scripts/setup.sh
+phase "release configure" quietly cmake --preset release
+phase "release build" cmake --build --preset release
+phase "release tests" ctest --preset release
 if [ "${KINEMA_TEST_ASAN:-1}" = "1" ]; then
-  cmake --preset asan-focus >/dev/null
-  cmake --build --preset asan-focus
-  ctest --preset asan-focus
+  phase "asan-focus configure" quietly cmake --preset asan-focus
+  phase "asan-focus build" cmake --build --preset asan-focus
+  phase "asan-focus tests" ctest --preset asan-focus
 fi
