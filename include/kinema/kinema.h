@@ -127,6 +127,7 @@
 #include "kinema/pipeline/demo.h"
 #include "kinema/pipeline/drive.h"
 #include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/format_number.h"
 #include "kinema/pipeline/gait.h"
 #include "kinema/pipeline/grow.h"
 #include "kinema/pipeline/inspect.h"

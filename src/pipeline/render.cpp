@@ -13,13 +13,13 @@
 #include <filesystem>
 #include <vector>
 
-#include "format_number.h"
 #include "kinema/character/merge.h"
 #include "kinema/clip/clip.h"
 #include "kinema/composite/exr_file.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/io/terrain.h"
+#include "kinema/pipeline/format_number.h"
 #include "kinema/render/environment.h"
 #include "mp4_writer.h"
 #include "render_plate.h"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "format_number.h"
+#include "kinema/pipeline/format_number.h"
 #include "kinema/pipeline/sim.h"
 
 namespace kinema::pipeline {

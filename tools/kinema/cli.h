@@ -21,6 +21,7 @@
 #include "kinema/pipeline/crowd.h"
 #include "kinema/pipeline/demo.h"
 #include "kinema/pipeline/feet.h"
+#include "kinema/pipeline/format_number.h"
 #include "kinema/pipeline/gait.h"
 #include "kinema/pipeline/inspect.h"
 #include "kinema/pipeline/job.h"
@@ -170,7 +171,7 @@ using pipeline::same_file;
 void print_info(const Asset& asset, const std::string& file, std::ostream& out, bool show_tree);
 
 /// "2.86", "0.5": a number with up to `digits` decimals, trailing zeros removed.
-std::string format_number(double value, int digits = 3);
+using pipeline::format_number;
 /// A whole decimal number, all of `s`.
 bool parse_int(const std::string& s, int& v);
 /// "640x480" → (640, 480); throws UsageError.

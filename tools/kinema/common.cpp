@@ -79,19 +79,6 @@ void JobProgress::done() { bar_.reset(); }
 
 // ---- small parsing / formatting helpers ---------------------------------------------------
 
-std::string format_number(double value, int digits) {
-  if (!std::isfinite(value)) return std::to_string(value);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, value);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
-}
-
 std::string format_bytes(unsigned long long bytes) {
   if (bytes < 1000) return std::to_string(bytes) + " B";
   if (bytes < 1000 * 1000) return format_number(static_cast<double>(bytes) / 1e3, 1) + " kB";

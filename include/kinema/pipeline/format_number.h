@@ -1,5 +1,5 @@
-// A number for the pipeline's messages and reports (module-private: render.cpp,
-// sim_fluid_report.cpp) — the CLI's format_number, which tools/kinema keeps for itself.
+// kinema/pipeline/format_number.h — a number as the pipeline's messages and reports and the
+// `kinema` command line print it.
 #pragma once
 
 #include <cmath>
