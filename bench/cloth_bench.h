@@ -38,4 +38,19 @@ StretchOverRun stretch_over_run(Step&& step, Stretch&& stretch) {
   return {values[values.size() / 2], values.back()};
 }
 
+/// The robustness figure: the same scene run twice more, perturbed — the wind 0.05 m/s weaker
+/// and stronger (the flag), the sphere 5 mm to either side along x (the sphere) — and the largest
+/// stretch over kStretchSteps steps after the settling of all three runs reported. A loose solve
+/// stretches chaotically: one run's largest can be lucky.
+constexpr double kWindPerturbation = 0.05;     ///< m/s
+constexpr double kSpherePerturbation = 0.005;  ///< m
+
+/// The largest of `largest` and run(−1), run(+1), where run(sign) builds the scene perturbed by
+/// sign × the perturbation, settles it and returns its largest stretch (%) over kStretchSteps.
+template <class Run>
+double largest_over_perturbed_runs(double largest, Run&& run) {
+  for (double sign : {-1.0, 1.0}) largest = std::max(largest, run(sign));
+  return largest;
+}
+
 }  // namespace kinema::cloth_bench

@@ -56,6 +56,9 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
   non_negative(mat.aerodynamic_coefficient, "aerodynamic_coefficient");
   non_negative(o_.thickness, "thickness");
   non_negative(o_.cg_tolerance, "cg_tolerance");
+  non_negative(o_.strain_limit, "strain_limit");
+  if (o_.strain_limit > 0 && o_.strain_limit_passes < 1)
+    fail("strain_limit_passes must be at least 1 when strain_limit is set");
   if (!is_finite(o_.gravity)) fail("gravity is not finite");
   if (!is_finite(o_.wind)) fail("wind is not finite");
   if (o_.substeps < 0) fail("substeps must be ≥ 0 (0: automatic)");
@@ -116,6 +119,16 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
     if (k == 0 || (inverse_mass_[s.a] == 0 && inverse_mass_[s.b] == 0)) continue;
     springs_.push_back(s);
     stiffness_.push_back(k);
+  }
+  // Strain limiting works on every structural spring with a free end, whatever its stiffness.
+  if (o_.strain_limit > 0) {
+    for (const ClothSpring& s : all_springs) {
+      const double wa = inverse_mass_[s.a], wb = inverse_mass_[s.b];
+      if (s.kind != ClothSpringKind::Structural || wa + wb == 0) continue;
+      const double longest = (1 + o_.strain_limit) * s.rest_length;
+      limited_springs_.push_back(
+          {s.a, s.b, wa / (wa + wb), wb / (wa + wb), longest, longest * longest});
+    }
   }
 
   // Per-vertex adjacency of springs and triangles (CSR, in index order).
@@ -330,7 +343,7 @@ void Cloth::move_kinematic(double fraction) {
   for (std::uint32_t k : kinematic_) x_[k] = lerp(kinematic_from_[k], kinematic_to_[k], fraction);
 }
 
-size_t Cloth::collide(std::span<const Vec3> before) {
+size_t Cloth::collide(std::span<const Vec3> before, bool friction) {
   if (o_.colliders.empty()) return 0;
   size_t contacts = 0;
   for (size_t i = 0; i < x_.size(); ++i) {
@@ -340,13 +353,14 @@ size_t Cloth::collide(std::span<const Vec3> before) {
       if (!collider_contact(c, x_[i], o_.thickness, surface, normal)) continue;
       const double depth = length(surface - x_[i]);
       x_[i] = surface;
+      ++contacts;
+      if (!friction) continue;
       // Coulomb friction on the substep's tangential motion: static while it is under
       // friction·depth, else shortened by that much.
       const Vec3 moved = x_[i] - before[i];
       const Vec3 tangential = moved - normal * dot(moved, normal);
       const double slide = length(tangential), grip = c.friction * depth;
       if (slide > 0) x_[i] = x_[i] - tangential * std::min(1.0, grip / slide);
-      ++contacts;
     }
   }
   return contacts;
@@ -498,19 +512,7 @@ void Cloth::substep_xpbd(double h) {
   };
   const size_t colours = colour_start_.size() - 1;
   for (int it = 0; it < o_.iterations; ++it) {
-    // Tethers: a free vertex no further from its anchor than its rest distance along the cloth.
-    if (o_.tethers && !kinematic_.empty()) {
-      for_blocks(arena, o_.threads, n, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i)
-          for (std::uint32_t t = tether_start_[i]; t < tether_start_[i + 1]; ++t) {
-            // Without a branch: which tethers are taut changes every substep in a gusty wind.
-            const Vec3 anchor = x_[tether_anchor_[t]], d = x_[i] - anchor;
-            const double scale =
-                std::min(1.0, tether_length_[t] / std::sqrt(length_squared(d) + 1e-300));
-            x_[i] = anchor + d * scale;
-          }
-      });
-    }
+    apply_tethers();
     for (size_t c = 0; c < colours; ++c) {
       const std::uint32_t begin = colour_start_[c], end = colour_start_[c + 1];
       if (c == 64 || o_.threads == 1 || end - begin < kParallelSprings) {
@@ -525,6 +527,45 @@ void Cloth::substep_xpbd(double h) {
         });
       }
     }
+  }
+}
+
+// Tethers: a free vertex no further from its anchors than its rest distances along the cloth.
+void Cloth::apply_tethers() {
+  if (!o_.tethers || kinematic_.empty()) return;
+  for_blocks(parallel_->arena, o_.threads, x_.size(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
+      for (std::uint32_t t = tether_start_[i]; t < tether_start_[i + 1]; ++t) {
+        // Without a branch: which tethers are taut changes every substep in a gusty wind.
+        const Vec3 anchor = x_[tether_anchor_[t]], d = x_[i] - anchor;
+        const double scale =
+            std::min(1.0, tether_length_[t] / std::sqrt(length_squared(d) + 1e-300));
+        x_[i] = anchor + d * scale;
+      }
+  });
+}
+
+// Strain limiting (Provot 1995): the tethers, then sequential sweeps over the structural springs
+// that alternate direction (a correction travels the whole cloth in one sweep along the order,
+// and back in the next), each over-long spring shortened to its limit. Sequential, so the result
+// does not depend on the thread count; the caller turns the moves into velocities.
+void Cloth::limit_strain() {
+  apply_tethers();
+  const size_t count = limited_springs_.size();
+  for (int pass = 0; pass < o_.strain_limit_passes; ++pass) {
+    bool moved = false;
+    for (size_t j = 0; j < count; ++j) {
+      const LimitedSpring& s = limited_springs_[pass % 2 == 0 ? j : count - 1 - j];
+      const Vec3 d = x_[s.b] - x_[s.a];
+      const double length2 = length_squared(d);
+      if (length2 <= s.longest_squared) continue;
+      const double length = std::sqrt(length2);
+      const Vec3 correction = d * ((length - s.longest) / length);
+      x_[s.a] += correction * s.share_a;
+      x_[s.b] -= correction * s.share_b;
+      moved = true;
+    }
+    if (!moved) break;
   }
 }
 
@@ -566,11 +607,15 @@ ClothStepStats Cloth::step(double h, std::span<const Vec3> skin_positions) {
         substep_xpbd(hs);
         break;
     }
-    // Contacts move positions; the velocities of the moved vertices follow the move (XPBD:
-    // every vertex's velocity is its substep's displacement).
+    // Contacts and the strain limit move positions; the velocities of the moved vertices follow
+    // the move (XPBD: every vertex's velocity is its substep's displacement).
     before = x_;
     stats.collider_contacts += collide(previous_);
     stats.self_contacts += self_collide();
+    if (!limited_springs_.empty()) {
+      limit_strain();
+      collide(previous_, false);  // the limit may have pulled particles back into a collider
+    }
     const bool all = o_.solver == ClothSolver::Xpbd;
     for (size_t i = 0; i < x_.size(); ++i) {
       if (inverse_mass_[i] == 0) {

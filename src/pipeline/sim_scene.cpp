@@ -178,7 +178,7 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
   r.only(j, p,
          {"name", "grid", "mesh", "mesh_name", "solver", "substeps", "iterations", "tethers",
           "pinned", "material", "thickness", "self_collision", "cg_max_iterations", "cg_tolerance",
-          "attach_to_skin", "attach_joint"});
+          "strain_limit", "strain_limit_passes", "attach_to_skin", "attach_joint"});
   SimSceneCloth c;
   c.name = j.contains("name") ? r.text(j["name"], p + "/name") : "cloth" + std::to_string(index);
   if (c.name.empty() || c.name.find_first_of("/\\:") != std::string::npos)
@@ -242,6 +242,10 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
     o.cg_max_iterations = r.whole(j["cg_max_iterations"], p + "/cg_max_iterations", 1, 100000);
   if (j.contains("cg_tolerance"))
     o.cg_tolerance = r.at_least(j["cg_tolerance"], p + "/cg_tolerance", 0, false);
+  if (j.contains("strain_limit"))
+    o.strain_limit = r.at_least(j["strain_limit"], p + "/strain_limit", 0, false);
+  if (j.contains("strain_limit_passes"))
+    o.strain_limit_passes = r.whole(j["strain_limit_passes"], p + "/strain_limit_passes", 1, 10000);
   if (j.contains("pinned")) {
     const json& pins = j["pinned"];
     if (!pins.is_array()) r.fail(p + "/pinned", "must be an array of vertex indices");

@@ -65,6 +65,19 @@ TEST(SimScene, ParsesGridsMaterialsCollidersAndPins) {
   EXPECT_EQ(c.options.solver, ClothSolver::Xpbd);
 }
 
+TEST(SimScene, ReadsTheStrainLimit) {
+  const std::string grid = R"("grid": {"columns": 4, "rows": 4, "width": 1, "height": 1})";
+  const SimScene s = parse_sim_scene(
+      R"({"cloth": [{)" + grid + R"(, "strain_limit": 0.005, "strain_limit_passes": 12}]})",
+      "scene.json");
+  EXPECT_EQ(s.cloths[0].options.strain_limit, 0.005);
+  EXPECT_EQ(s.cloths[0].options.strain_limit_passes, 12);
+  EXPECT_EQ(parse_sim_scene(R"({"cloth": [{)" + grid + "}]}", "scene.json")
+                .cloths[0]
+                .options.strain_limit,
+            0);
+}
+
 TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
   refuses("{\"cloth\": [\n  {\"grid\": }]}", "line 2, column 12", "malformed JSON");
   refuses("[]", "/", "must be an object");
@@ -86,6 +99,10 @@ TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
   refuses(R"({"cloth": [{)" + grid +
               R"(, "solver": "implicit", "material": {"stretch_stiffness": "inextensible"}}]})",
           "/cloth/0/material", "needs \"solver\": \"xpbd\"");
+  refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit": -0.01}]})", "/cloth/0/strain_limit",
+          "must be ≥ 0");
+  refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit_passes": 0}]})",
+          "/cloth/0/strain_limit_passes", "between 1 and 10000");
   refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [0, 99]}]})", "/cloth/0/pinned/1",
           "between 0 and 15");
   refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [3, 3]}]})", "/cloth/0/pinned/1",

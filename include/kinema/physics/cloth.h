@@ -133,9 +133,20 @@ struct ClothOptions {
   /// ImplicitEuler 1, Xpbd 8.
   int substeps = 0;
   int iterations = 1;  ///< XPBD: constraint sweeps per substep
-  /// XPBD: each particle stays within its rest distance (along the structural springs) of its
-  /// nearest pin or attachment; what keeps a hanging cloth from stretching.
+  /// XPBD, and every solver with a strain limit: each particle stays within its rest distance
+  /// (along the structural springs) of its nearest pin or attachment; what keeps a hanging cloth
+  /// from stretching.
   bool tethers = true;
+  /// Strain limiting (Provot 1995), any solver: after each substep's solve and contacts, a
+  /// structural spring longer than (1 + strain_limit)·rest is shortened to that length by moving
+  /// its free ends (inversely to their masses), in `strain_limit_passes` sweeps over the springs
+  /// that alternate direction and stop early once nothing moves; the tethers are applied first and
+  /// the colliders once more after; the moved particles' velocities follow their moves. It trims
+  /// what an unconverged implicit solve leaves (a pin's neighbours, a free edge whipping in the
+  /// wind, cloth pushed out over a collider); sweeps carry a correction along the spring order,
+  /// so a stretch spread over a long chain needs more passes. 0: off; e.g. 0.003 for 0.3 %.
+  double strain_limit = 0;
+  int strain_limit_passes = 8;
   int cg_max_iterations = 200;  ///< ImplicitEuler: conjugate-gradient iterations per step
   double cg_tolerance = 1e-8;   ///< ImplicitEuler: stop at |residual| ≤ tolerance·|right side|
   ClothPreconditioner preconditioner = ClothPreconditioner::BlockJacobi;  ///< ImplicitEuler
@@ -215,8 +226,12 @@ class Cloth {
   void number_free_vertices();
   detail::ClothMultigrid& multigrid();
   void substep_xpbd(double h);
+  void apply_tethers();
+  void limit_strain();
   void forces(std::vector<Vec3>& f);
-  size_t collide(std::span<const Vec3> before);
+  /// Projects the free particles out of the colliders; with `friction`, Coulomb friction on
+  /// their motion since `before`.
+  size_t collide(std::span<const Vec3> before, bool friction = true);
   size_t self_collide();
   void build_self_candidates(double h);
   void move_kinematic(double fraction);
@@ -264,6 +279,13 @@ class Cloth {
   std::vector<std::uint32_t> jacobi_incidence_start_, jacobi_incidence_;
   std::vector<std::array<std::uint32_t, 2>> jacobi_kinematic_;
   std::vector<double> lambda_;
+  // Strain limiting: the structural springs with a free end; each end's share of a correction
+  // (its inverse mass over the two), and the longest length allowed, squared.
+  struct LimitedSpring {
+    std::uint32_t a, b;
+    double share_a, share_b, longest, longest_squared;  ///< m, m²
+  };
+  std::vector<LimitedSpring> limited_springs_;
 };
 
 }  // namespace kinema
