@@ -28,15 +28,13 @@
 #include "kinema/compress/compress.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
+#include "shared_data.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string shared_data() {
-  if (const char* env = std::getenv("KINEMA_SHARED_DATA"); env && *env) return env;
-  return std::string(KINEMA_SOURCE_DIR) + "/../shared/data";
-}
+using kinema::bench::shared_data;
 
 struct Entry {
   std::string source, name;

@@ -15,15 +15,13 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/io/gltf.h"
+#include "shared_data.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string shared_data() {
-  if (const char* env = std::getenv("KINEMA_SHARED_DATA"); env && *env) return env;
-  return std::string(KINEMA_SOURCE_DIR) + "/../shared/data";
-}
+using kinema::bench::shared_data;
 
 void bvh_parse(benchmark::State& state, const std::string& path) {
   const std::string text = kinema::read_file(path);

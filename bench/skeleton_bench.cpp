@@ -20,16 +20,14 @@
 #include "kinema/clip/clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "shared_data.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace kinema;
 
-std::string shared_data() {
-  if (const char* env = std::getenv("KINEMA_SHARED_DATA"); env && *env) return env;
-  return std::string(KINEMA_SOURCE_DIR) + "/../shared/data";
-}
+using kinema::bench::shared_data;
 
 /// Deterministic pseudo-random numbers (no <random> distribution differences across libstdc++).
 struct Lcg {

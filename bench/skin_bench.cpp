@@ -8,8 +8,8 @@
 // Counters: per_vertex (seconds per vertex: 1.70n = 1.70 ns), vertices_per_s, bytes_per_s
 // (bytes read + written per second; compare with Copy/ bytes_per_s), influences (mean).
 //
-// Data: /work/shared/data/fbx/ozz_pab/arnaud.fbx (ozz-animation's sample, MIT), or the file
-// named by KINEMA_SKIN_MESH.
+// Data: $KINEMA_SHARED_DATA/fbx/ozz_pab/arnaud.fbx (ozz-animation's sample, MIT; the folder as in
+// bench/shared_data.h), or the file named by KINEMA_SKIN_MESH.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -25,6 +25,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skin_mesh.h"
+#include "shared_data.h"
 #include "skin_bench_mesh.h"
 
 namespace kinema::bench {
@@ -55,7 +56,7 @@ Vec3f tangent_of(const Vec3f& n) {
 
 void build(SkinBenchMesh& b, bool subdivide) {
   const char* env = std::getenv("KINEMA_SKIN_MESH");
-  const std::string path = env && *env ? env : "/work/shared/data/fbx/ozz_pab/arnaud.fbx";
+  const std::string path = env && *env ? env : shared_data() + "/fbx/ozz_pab/arnaud.fbx";
   const Asset asset = load_asset(path);
   // The skinned meshes of the first skin, one after another.
   int skin = -1;
