@@ -45,11 +45,18 @@ StretchOverRun stretch_over_run(Step&& step, Stretch&& stretch) {
 constexpr double kWindPerturbation = 0.05;     ///< m/s
 constexpr double kSpherePerturbation = 0.005;  ///< m
 
-/// The largest of `largest` and run(−1), run(+1), where run(sign) builds the scene perturbed by
-/// sign × the perturbation, settles it and returns its largest stretch (%) over kStretchSteps.
-template <class Run>
-double largest_over_perturbed_runs(double largest, Run&& run) {
-  for (double sign : {-1.0, 1.0}) largest = std::max(largest, run(sign));
+/// The largest of `largest` and the largest stretch (%) over kStretchSteps of the scene perturbed
+/// by −1 and +1 × the perturbation, each settled kSettleSteps first: make(sign) builds one, and
+/// step(scene) and stretch(scene) (relative) advance and measure it.
+template <class Make, class Step, class Stretch>
+double largest_over_perturbed_runs(double largest, Make&& make, Step&& step, Stretch&& stretch) {
+  for (double sign : {-1.0, 1.0}) {
+    auto scene = make(sign);
+    for (int i = 0; i < kSettleSteps; ++i) step(*scene);
+    const StretchOverRun run =
+        stretch_over_run([&] { step(*scene); }, [&] { return stretch(*scene); });
+    largest = std::max(largest, run.largest_pct);
+  }
   return largest;
 }
 

@@ -651,6 +651,16 @@ TEST(Cloth, StrainLimitHoldsAHangingRopeToItsLimitExactly) {
   EXPECT_LE(hang(0.01), 0.01 + 1e-12);
 }
 
+/// Stiff springs (10⁵ N/m) solved loosely: block Jacobi, at most 10 conjugate-gradient iterations.
+void loose_stiff_solve(ClothOptions& o) {
+  o.solver = ClothSolver::ImplicitEuler;
+  o.material.stretch_stiffness = 1e5;
+  o.material.shear_stiffness = 2e4;
+  o.cg_max_iterations = 10;
+  o.cg_tolerance = 1e-3;
+  o.implicit_bend = false;
+}
+
 TEST(Cloth, StrainLimitKeepsTheDrapedClothWithinItsLimit) {
   // A 32 × 32 cloth of stiff springs (10⁵ N/m) dropped on a sphere and solved loosely (block
   // Jacobi, at most 10 conjugate-gradient iterations): pushed out over the sphere every step, it
@@ -659,12 +669,7 @@ TEST(Cloth, StrainLimitKeepsTheDrapedClothWithinItsLimit) {
   const Vec3 centre{0.5, 0, 0.5};
   auto drop = [&](double limit) {
     ClothOptions o;
-    o.solver = ClothSolver::ImplicitEuler;
-    o.material.stretch_stiffness = 1e5;
-    o.material.shear_stiffness = 2e4;
-    o.cg_max_iterations = 10;
-    o.cg_tolerance = 1e-3;
-    o.implicit_bend = false;
+    loose_stiff_solve(o);
     o.colliders = {Collider{ColliderShape::Sphere, centre, {}, {0, 1, 0}, 0.4}};
     o.strain_limit = limit;
     Cloth cloth(make_grid_cloth(32, 32, 1, 1, {0, 0.7, 0}, {1, 0, 0}, {0, 0, 1}), o);
@@ -689,11 +694,7 @@ TEST(Cloth, StrainLimitTrimsALooseSolvesStretchOnTheFlag) {
   // the same for one thread or two.
   auto fly = [](double limit, int threads, std::vector<Vec3>* end) {
     ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 32);
-    o.material.stretch_stiffness = 1e5;
-    o.material.shear_stiffness = 2e4;
-    o.cg_max_iterations = 10;
-    o.cg_tolerance = 1e-3;
-    o.implicit_bend = false;
+    loose_stiff_solve(o);
     o.wind = {0, 0, 3};
     o.strain_limit = limit;
     o.threads = threads;
