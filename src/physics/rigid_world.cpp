@@ -11,6 +11,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "contact_batches.h"
 #include "joint_direct_solver.h"
 #include "kinema/core/error.h"
 #include "kinema/physics/narrow_phase.h"
@@ -84,6 +85,12 @@ struct RigidWorld::Impl {
   std::vector<char> pair_touches;                     // per pair: its manifold has points
   std::vector<std::size_t> manifold_start;            // each manifold's first point, then the end
   std::vector<char> warm_started;                     // per point: last step's impulse found
+  // The contact pass four manifolds at a time (contact_batches.h), rebuilt each substep.
+  std::vector<detail::ContactBatch> contact_batches;
+  std::vector<detail::WideContactPoint> wide_points;
+  std::vector<std::uint32_t> manifold_a, manifold_b;  // per manifold: its two bodies
+  std::vector<char> body_moves;                       // per body: inverse mass > 0
+  std::vector<std::int32_t> body_last_batch;          // scratch for the batching
   std::unique_ptr<tbb::task_arena> arena;             // made when more than one thread is asked
   int arena_threads = 0;
 
@@ -145,6 +152,8 @@ struct RigidWorld::Impl {
   void prepare_points(std::size_t begin, std::size_t end);
   void match_cached_points(std::size_t begin, std::size_t end);
   void solve_velocities();
+  void batch_contacts();
+  void unbatch_contacts();
   void integrate_positions(double h);
   void recover_penetration();
   void store_cache_and_contacts();
@@ -479,6 +488,7 @@ void RigidWorld::Impl::solve_velocities() {
   for (const detail::JointState& j : joints)
     iterate = iterate || (joint_active(j) && detail::needs_iterations(j));
   const int passes = iterate ? settings.velocity_iterations : 1;
+  batch_contacts();
   for (int iteration = 0; iteration < passes; ++iteration) {
     // The joints' exact solve first in each pass and the contacts after it: with the joints last,
     // a ragdoll's limb lying on its own body was pushed into it by every pass's projection and
@@ -489,71 +499,81 @@ void RigidWorld::Impl::solve_velocities() {
       if (joint_active(j))
         detail::solve_joint_velocity(j, bodies[j.desc.a].body, bodies[j.desc.b].body,
                                      inverse_inertia[j.desc.a], inverse_inertia[j.desc.b]);
-    // Manifold by manifold: the friction of all its points, then their normal impulses (Box2D's
-    // and Jolt's order: the normal impulses, solved last, win where the two fight, and no point
-    // of a face is always first to both).
-    for (std::size_t m = 0; m + 1 < manifold_start.size(); ++m) {
-      const std::size_t begin = manifold_start[m], end = manifold_start[m + 1];
-      RigidBody& a = bodies[points[begin].a].body;
-      RigidBody& b = bodies[points[begin].b].body;
-      // The velocities in locals, written back once: the compiler cannot tell the bodies from the
-      // points' own numbers, and would reload them after every update.
-      Vec3 va = a.linear_velocity, wa = a.angular_velocity;
-      Vec3 vb = b.linear_velocity, wb = b.angular_velocity;
-      const double ma = a.inverse_mass, mb = b.inverse_mass;
-      // Speed of b relative to a at point p along its direction k.
-      auto speed = [&](const SolverPoint& p, const Vec3& direction, int k) {
-        return dot(vb - va, direction) + dot(wb, p.rb_cross[k]) - dot(wa, p.ra_cross[k]);
-      };
-      for (std::size_t i = begin; i < end; ++i) {  // friction, inside last pass's normal cone
-        SolverPoint& p = points[i];
-        const double max_friction = p.friction * p.jn;
-        const double old1 = p.jt1, old2 = p.jt2;
-        double new1 = old1 - speed(p, p.tangent1, 1) * p.tangent_mass1;
-        double new2 = old2 - speed(p, p.tangent2, 2) * p.tangent_mass2;
-        // Coulomb's circular cone; the square root (whose latency the whole point waited on)
-        // only when the impulse is outside it.
-        const double magnitude_squared = new1 * new1 + new2 * new2;
-        if (magnitude_squared > max_friction * max_friction) {
-          const double scale = max_friction / std::sqrt(magnitude_squared);
-          new1 *= scale;
-          new2 *= scale;
-        }
-        p.jt1 = new1;
-        p.jt2 = new2;
-        const double d1 = new1 - old1, d2 = new2 - old2;
-        const Vec3 impulse = p.tangent1 * d1 + p.tangent2 * d2;
-        va -= impulse * ma;
-        wa -= p.turn_a[1] * d1 + p.turn_a[2] * d2;
-        vb += impulse * mb;
-        wb += p.turn_b[1] * d1 + p.turn_b[2] * d2;
-      }
-      for (std::size_t i = begin; i < end; ++i) {  // the normal impulses, never pulling
-        SolverPoint& p = points[i];
-        const double old = p.jn;
-        p.jn = std::max(0.0, old + (p.velocity_bias - speed(p, p.normal, 0)) * p.normal_mass);
-        const double dn = p.jn - old;
-        va -= p.normal * (dn * ma);
-        wa -= p.turn_a[0] * dn;
-        vb += p.normal * (dn * mb);
-        wb += p.turn_b[0] * dn;
-      }
-      // A static or kinematic body takes no impulse and is not written: the points on the ground
-      // would otherwise wait on one another through its velocity, one long chain of stores and
-      // loads.
-      if (ma > 0) {
-        a.linear_velocity = va;
-        a.angular_velocity = wa;
-      }
-      if (mb > 0) {
-        b.linear_velocity = vb;
-        b.angular_velocity = wb;
-      }
-    }
+    // Four body-disjoint manifolds at a time, each the friction of all its points, then their
+    // normal impulses (Box2D's and Jolt's order: the normal impulses, solved last, win where the
+    // two fight, and no point of a face is always first to both).
+    detail::solve_contact_batches(contact_batches, wide_points, body_pointers);
   }
   // Last, so that the step ends with the joints' equalities exactly satisfied (one pass with
   // nothing to iterate has just done it).
   if (iterate) joint_solver.solve_velocities(body_pointers, inverse_inertia, joints);
+  unbatch_contacts();
+}
+
+void RigidWorld::Impl::batch_contacts() {
+  const std::size_t manifold_count = manifold_start.empty() ? 0 : manifold_start.size() - 1;
+  manifold_a.resize(manifold_count);
+  manifold_b.resize(manifold_count);
+  for (std::size_t m = 0; m < manifold_count; ++m) {
+    manifold_a[m] = points[manifold_start[m]].a;
+    manifold_b[m] = points[manifold_start[m]].b;
+  }
+  body_moves.resize(bodies.size());
+  for (std::size_t i = 0; i < bodies.size(); ++i) body_moves[i] = bodies[i].body.inverse_mass > 0;
+  detail::deal_contact_batches(manifold_a, manifold_b, body_moves, contact_batches,
+                               body_last_batch);
+  std::size_t slots = 0;
+  for (detail::ContactBatch& batch : contact_batches) {
+    batch.first_slot = std::uint32_t(slots);
+    batch.slot_count = 0;
+    for (int l = 0; l < detail::kContactLanes && batch.manifold[l] >= 0; ++l) {
+      const std::size_t m = std::size_t(batch.manifold[l]);
+      batch.slot_count =
+          std::max(batch.slot_count, std::uint32_t(manifold_start[m + 1] - manifold_start[m]));
+      batch.inverse_mass_a[l] = bodies[batch.body_a[l]].body.inverse_mass;
+      batch.inverse_mass_b[l] = bodies[batch.body_b[l]].body.inverse_mass;
+    }
+    slots += batch.slot_count;
+  }
+  wide_points.assign(slots, detail::WideContactPoint{});
+  for (const detail::ContactBatch& batch : contact_batches)
+    for (int l = 0; l < detail::kContactLanes && batch.manifold[l] >= 0; ++l) {
+      const std::size_t m = std::size_t(batch.manifold[l]);
+      for (std::size_t i = manifold_start[m]; i < manifold_start[m + 1]; ++i) {
+        const SolverPoint& p = points[i];
+        detail::WideContactPoint& w = wide_points[batch.first_slot + (i - manifold_start[m])];
+        const Vec3 directions[3] = {p.normal, p.tangent1, p.tangent2};
+        for (int k = 0; k < 3; ++k)
+          for (int c = 0; c < 3; ++c) {
+            w.direction[k][c][l] = directions[k][c];
+            w.ra_cross[k][c][l] = p.ra_cross[k][c];
+            w.rb_cross[k][c][l] = p.rb_cross[k][c];
+            w.turn_a[k][c][l] = p.turn_a[k][c];
+            w.turn_b[k][c][l] = p.turn_b[k][c];
+          }
+        w.mass[0][l] = p.normal_mass;
+        w.mass[1][l] = p.tangent_mass1;
+        w.mass[2][l] = p.tangent_mass2;
+        w.velocity_bias[l] = p.velocity_bias;
+        w.friction[l] = p.friction;
+        w.impulse[0][l] = p.jn;
+        w.impulse[1][l] = p.jt1;
+        w.impulse[2][l] = p.jt2;
+      }
+    }
+}
+
+void RigidWorld::Impl::unbatch_contacts() {
+  for (const detail::ContactBatch& batch : contact_batches)
+    for (int l = 0; l < detail::kContactLanes && batch.manifold[l] >= 0; ++l) {
+      const std::size_t m = std::size_t(batch.manifold[l]);
+      for (std::size_t i = manifold_start[m]; i < manifold_start[m + 1]; ++i) {
+        const detail::WideContactPoint& w = wide_points[batch.first_slot + (i - manifold_start[m])];
+        points[i].jn = w.impulse[0][l];
+        points[i].jt1 = w.impulse[1][l];
+        points[i].jt2 = w.impulse[2][l];
+      }
+    }
 }
 
 void RigidWorld::Impl::integrate_positions(double h) {
