@@ -292,17 +292,14 @@ void JointDirectSolver::solve_velocities(const std::vector<RigidBody*>& bodies,
   }
 }
 
-void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodies,
+bool JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodies,
                                             const std::vector<Mat3>& inverse_inertia,
-                                            std::vector<JointState>& joints) {
+                                            std::vector<JointState>& joints, double tolerance) {
   Impl& s = *impl_;
-  if (!s.factored) return;
-  // The bodies have moved since the velocity solve: A at the current poses (arms, axes, inertias),
-  // so that each pass is a Newton step on the position errors.
-  std::vector<Mat3>& current_inverse_inertia = s.current_inverse_inertia;
-  current_inverse_inertia.resize(inverse_inertia.size());
-  for (std::size_t i = 0; i < bodies.size(); ++i)
-    current_inverse_inertia[i] = world_inverse_inertia(*bodies[i]);
+  if (!s.factored) return false;
+  // The bodies have moved since the velocity solve: the arms and axes at the current poses, the
+  // errors there, and (unless they are all within the tolerance) A there too, so that each pass
+  // is a Newton step on the position errors.
   for (std::size_t n = 0; n < s.entries.size(); ++n) {
     JointState& j = joints[s.entry_joint[n]];
     const RigidBody& a = *bodies[j.desc.a];
@@ -317,9 +314,8 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       const Vec3 between = (b.position + j.rb) - (a.position + j.ra);
       if (length(between) > 1e-12) j.rod_direction = normalize(between);
     }
-    jacobian_rows(j, s.entries[n]);
   }
-  if (!s.assemble(bodies, current_inverse_inertia, joints)) return;
+  s.rhs.resize(s.total);
   for (std::size_t n = 0; n < s.entries.size(); ++n) {
     const JointState& j = joints[s.entry_joint[n]];
     const RigidBody& a = *bodies[j.desc.a];
@@ -346,6 +342,17 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       for (int k = 0; k < 3; ++k) r[3 + k] = 2 * error.vec()[k];
     }
   }
+  // Converged: nothing worth a factorization (a Newton pass leaves the square of the error, so
+  // the second pass of a step usually finds none).
+  double largest = 0;
+  for (int k = 0; k < s.total; ++k) largest = std::max(largest, std::abs(s.rhs[k]));
+  if (!(largest > tolerance)) return false;
+  std::vector<Mat3>& current_inverse_inertia = s.current_inverse_inertia;
+  current_inverse_inertia.resize(inverse_inertia.size());
+  for (const int id : s.moving) current_inverse_inertia[id] = world_inverse_inertia(*bodies[id]);
+  for (std::size_t n = 0; n < s.entries.size(); ++n)
+    jacobian_rows(joints[s.entry_joint[n]], s.entries[n]);
+  if (!s.assemble(bodies, current_inverse_inertia, joints)) return false;
   s.solve();
   // Moved joint by joint: a body's turns compose (summed first, the 50-link chain's worst drift is
   // 0.1% larger).
@@ -361,6 +368,7 @@ void JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       body.position += Vec3{dx[0], dx[1], dx[2]};
       body.orientation = turned_by(body.orientation, {dx[3], dx[4], dx[5]});
     }
+  return true;
 }
 
 }  // namespace kinema::detail

@@ -45,10 +45,12 @@ class JointDirectSolver {
   bool using_tree_solver() const;
 
   /// Position pass after the step: moves and turns the bodies so that the direct rows' position
-  /// errors vanish to first order; velocities are untouched.
-  void stabilize_positions(const std::vector<RigidBody*>& bodies,
+  /// errors vanish to first order; velocities are untouched. Returns false, moving nothing and
+  /// factoring nothing, when no row's error exceeds `tolerance` (m for the point rows and rods,
+  /// rad for the angular rows).
+  bool stabilize_positions(const std::vector<RigidBody*>& bodies,
                            const std::vector<Mat3>& inverse_inertia,
-                           std::vector<JointState>& joints);
+                           std::vector<JointState>& joints, double tolerance);
 
  private:
   struct Impl;

@@ -343,7 +343,9 @@ void RigidWorld::Impl::step(double h) {
   w.integrate_positions(h);
   w.recover_penetration();
   for (int pass = 0; pass < w.settings.joint_stabilization_passes; ++pass)
-    w.joint_solver.stabilize_positions(w.body_pointers, w.inverse_inertia, w.joints);
+    if (!w.joint_solver.stabilize_positions(w.body_pointers, w.inverse_inertia, w.joints,
+                                            w.settings.joint_stabilization_tolerance))
+      break;
   w.store_cache_and_contacts();
   w.sleep_islands(h);
 }

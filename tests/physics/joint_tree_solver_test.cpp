@@ -165,8 +165,9 @@ TEST(JointTreeSolver, MatchesTheSparseFactorizationOnRandomTrees) {
         b.orientation = turned_by(b.orientation, b.angular_velocity * kStep);
       }
     const System moved = tree;
-    tree_solver.stabilize_positions(tree.pointers, tree.inverse_inertia, tree.joints);
-    general_solver.stabilize_positions(general.pointers, general.inverse_inertia, general.joints);
+    tree_solver.stabilize_positions(tree.pointers, tree.inverse_inertia, tree.joints, 0.0);
+    general_solver.stabilize_positions(general.pointers, general.inverse_inertia, general.joints,
+                                       0.0);
     double moved_by = 0, moved_difference = 0;
     for (std::size_t i = 1; i < tree.bodies.size(); ++i) {
       moved_by = std::max(moved_by, max_abs(tree.bodies[i].position - moved.bodies[i].position));

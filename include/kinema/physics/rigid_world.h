@@ -49,10 +49,10 @@ struct RigidWorldSettings {
   /// More substeps, up to max_substeps, while a jointed body spins so fast that one substep would
   /// turn it by more than this (rad); 0 turns it off. Joints hold exactly in velocity, but a body
   /// turns along a straight line in angle within a step, and the drift grows with the turn
-  /// squared: a 50-link chain whipping at 60 Hz keeps its joints within 0.01 mm this way (about
-  /// 3 substeps a step on average over a 5 s swing, 8 at the whip), and comes apart by metres
-  /// with one.
-  double max_joint_turn_per_substep = 0.05;
+  /// squared; the stabilization passes remove it, and converge in fewer passes from a smaller
+  /// drift. A 50-link chain whipping at 60 Hz keeps its joints within 1.3 µm this way (1.04
+  /// substeps a step on average over a 5 s swing).
+  double max_joint_turn_per_substep = 0.5;
   int max_substeps = 8;
   int velocity_iterations = 10;      ///< sequential-impulse passes over the contacts a (sub)step
   int position_iterations = 4;       ///< penetration-recovery passes a step
@@ -62,10 +62,15 @@ struct RigidWorldSettings {
   double joint_correction = 0.5;     ///< fraction of a joint's drift removed per pass
   /// Every joint's equality rows (anchor point, hinge axis, weld, rod) are solved exactly each
   /// pass by a sparse direct solve (Baraff 1996; linear time when the joints form a tree, as in
-  /// chains and ragdolls), and their drift removed on the positions by
-  /// this many passes of the same solve after each step (Cline and Pai 2003); limits, motors,
-  /// ropes and contacts use the iterations.
-  int joint_stabilization_passes = 2;
+  /// chains and ragdolls), and their drift removed on the positions after each step by Newton
+  /// passes of the same solve at the current poses (Cline and Pai 2003) until no joint drifts by
+  /// more than joint_stabilization_tolerance, at most this many; limits, motors, ropes and
+  /// contacts use the iterations. Each pass leaves about the square of the error before it: two
+  /// passes usually end it, and a chain at its whip, whose links turn by half a radian in a step,
+  /// takes a few more (two at most came apart by metres there).
+  int joint_stabilization_passes = 16;
+  /// m for anchors and rods, rad for hinge and weld axes.
+  double joint_stabilization_tolerance = 1e-6;
   double restitution_threshold = 0.5;  ///< approach speeds below this do not bounce (m/s)
   bool warm_starting = true;
   bool sleeping = true;
