@@ -47,7 +47,8 @@ struct ContactBatch {
 /// Deals manifolds into batches. Manifold m joins bodies `pair_a[m]` and `pair_b[m]`; a body
 /// whose `moves[body]` is 0 (static, kinematic) is never written and may sit in several lanes of
 /// one batch. Each manifold goes into the first batch with a free lane after every batch holding
-/// one of its moving bodies, so two manifolds that share a moving body meet in their own order:
+/// one of its moving bodies (or, past 32 full batches, into a new one at the end), so two
+/// manifolds that share a moving body meet in their own order:
 /// solving the batches in turn gives exactly what solving the manifolds in turn gives.
 /// `last_batch` is scratch (one entry a body).
 void deal_contact_batches(std::span<const std::uint32_t> pair_a,

@@ -184,12 +184,11 @@ std::vector<WideContactPoint> lay_out(std::vector<ContactBatch>& batches,
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
-TEST(ContactBatches, DealKeepsManifoldsThatShareAMovingBodyInTheirOrder) {
-  std::mt19937_64 g(7);
-  std::vector<RigidBody> bodies;
-  std::vector<Manifold> manifolds;
-  random_world(g, 60, 4, 400, bodies, manifolds);
-  const std::vector<ContactBatch> batches = deal(manifolds, bodies);
+// Every manifold dealt once, into its own lane; two that share a moving body in increasing
+// batches. Returns how many pairs of manifolds share a batch through a body that never moves.
+std::size_t expect_dealt_in_order(const std::vector<Manifold>& manifolds,
+                                  const std::vector<RigidBody>& bodies,
+                                  const std::vector<ContactBatch>& batches) {
   std::vector<int> batch_of(manifolds.size(), -1);
   std::size_t lanes_used = 0;
   for (std::size_t k = 0; k < batches.size(); ++k)
@@ -200,13 +199,13 @@ TEST(ContactBatches, DealKeepsManifoldsThatShareAMovingBodyInTheirOrder) {
         for (int rest = l; rest < kContactLanes; ++rest) EXPECT_LT(batches[k].manifold[rest], 0);
         break;
       }
-      ASSERT_EQ(batch_of[std::size_t(m)], -1) << "manifold " << m << " dealt twice";
+      EXPECT_EQ(batch_of[std::size_t(m)], -1) << "manifold " << m << " dealt twice";
       batch_of[std::size_t(m)] = int(k);
       EXPECT_EQ(batches[k].body_a[l], manifolds[std::size_t(m)].a);
       EXPECT_EQ(batches[k].body_b[l], manifolds[std::size_t(m)].b);
       ++lanes_used;
     }
-  ASSERT_EQ(lanes_used, manifolds.size());
+  EXPECT_EQ(lanes_used, manifolds.size());
   std::size_t static_shared = 0;
   for (std::size_t i = 0; i < manifolds.size(); ++i)
     for (std::size_t j = i + 1; j < manifolds.size(); ++j) {
@@ -219,10 +218,47 @@ TEST(ContactBatches, DealKeepsManifoldsThatShareAMovingBodyInTheirOrder) {
       else if (share_static && batch_of[i] == batch_of[j])
         ++static_shared;
     }
+  return static_shared;
+}
+
+TEST(ContactBatches, DealKeepsManifoldsThatShareAMovingBodyInTheirOrder) {
+  std::mt19937_64 g(7);
+  std::vector<RigidBody> bodies;
+  std::vector<Manifold> manifolds;
+  random_world(g, 60, 4, 400, bodies, manifolds);
+  const std::vector<ContactBatch> batches = deal(manifolds, bodies);
   // A body that never moves does not keep two manifolds apart.
-  EXPECT_GT(static_shared, 0u);
+  EXPECT_GT(expect_dealt_in_order(manifolds, bodies, batches), 0u);
   // 400 manifolds over 56 moving bodies: most lanes are used.
   EXPECT_LT(batches.size(), manifolds.size() / 2);
+}
+
+TEST(ContactBatches, DealStaysInOrderPastTheLimitOnHowFarAManifoldLooks) {
+  // A chain of 80 manifolds, each waiting on the one before (a batch each), and from each chain
+  // body three more manifolds to bodies of their own, which wait on the chain and on each other:
+  // the chain's first batch keeps free lanes, the next ones fill. A last manifold on the chain's
+  // first body then finds full batches after that body's last one; it looks at 32 of them and
+  // opens a batch at the end rather than walking on to a free lane further along.
+  std::vector<RigidBody> bodies(2000);
+  for (RigidBody& b : bodies) b.inverse_mass = 1;
+  std::vector<Manifold> manifolds;
+  for (std::uint32_t i = 0; i < 80; ++i) manifolds.push_back({i, i + 1, {}});
+  for (std::uint32_t i = 0; i < 80; ++i)
+    for (std::uint32_t k = 0; k < 3; ++k) manifolds.push_back({i, 100 + 3 * i + k, {}});
+  manifolds.push_back({0, 1999, {}});
+  const std::vector<ContactBatch> batches = deal(manifolds, bodies);
+  expect_dealt_in_order(manifolds, bodies, batches);
+  int last = -1;  // the last manifold's batch
+  for (std::size_t k = 0; k < batches.size(); ++k)
+    for (const std::int32_t m : batches[k].manifold)
+      if (m == std::int32_t(manifolds.size() - 1)) last = int(k);
+  EXPECT_EQ(last, int(batches.size()) - 1);
+  EXPECT_EQ(batches.back().manifold[1], -1);  // alone in a new batch
+  // Body 0's last batch before it is 3; a free lane waited somewhere between 4 + 32 and the end.
+  bool free_lane_further = false;
+  for (std::size_t k = 4 + 32; k + 1 < batches.size(); ++k)
+    free_lane_further = free_lane_further || batches[k].manifold[kContactLanes - 1] < 0;
+  EXPECT_TRUE(free_lane_further);
 }
 
 TEST(ContactBatches, FillsEveryLaneWhenNoManifoldsShareAMovingBody) {
