@@ -342,8 +342,7 @@ bool JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
       for (int k = 0; k < 3; ++k) r[3 + k] = 2 * error.vec()[k];
     }
   }
-  // Converged: nothing worth a factorization (a Newton pass leaves the square of the error, so
-  // the second pass of a step usually finds none).
+  // Converged: nothing worth a factorization or a move.
   double largest = 0;
   for (int k = 0; k < s.total; ++k) largest = std::max(largest, std::abs(s.rhs[k]));
   if (!(largest > tolerance)) return false;
