@@ -8,15 +8,10 @@ namespace kinema::detail {
 
 namespace {
 
-constexpr std::uint32_t kInside = 0xFFFFFFFFu;  ///< an edge inside one aggregate
-constexpr std::size_t kCoarsest = 64;           ///< nodes solved directly
-/// The smoother's damping: block Jacobi needs ω < 2/λ_max(D⁻¹A), and λ_max ≤ 2 for a spring
-/// network, so ω below 1 keeps the V-cycle positive definite; 2/3 damps the high frequencies best.
-constexpr double kSmootherDamping = 2.0 / 3;
+constexpr std::size_t kCoarsest = 64;  ///< nodes solved directly
 
-/// Pairs the nodes of a weighted graph: each unmatched node, in order, with its unmatched
-/// neighbour of largest total weight (the first such on a tie); a node without one stays alone.
-/// Returns each node's pair index and the pair count.
+}  // namespace
+
 std::size_t match_pairs(std::size_t nodes, const std::vector<std::array<std::uint32_t, 2>>& edges,
                         const std::vector<double>& weight, std::vector<std::uint32_t>& pair_of) {
   std::vector<std::uint32_t> start(nodes + 1, 0), other, edge_of;
@@ -48,8 +43,6 @@ std::size_t match_pairs(std::size_t nodes, const std::vector<std::array<std::uin
   return pairs;
 }
 
-/// The graph of `groups` nodes that `group_of` maps a graph onto: an edge per pair of groups
-/// joined by any edge, weights summed; `edge_map[e]` is the new edge of edge e (kInside: none).
 void coarsen_graph(const std::vector<std::array<std::uint32_t, 2>>& edges,
                    const std::vector<double>& weight, const std::vector<std::uint32_t>& group_of,
                    std::vector<std::array<std::uint32_t, 2>>& coarse_edges,
@@ -77,7 +70,22 @@ void coarsen_graph(const std::vector<std::array<std::uint32_t, 2>>& edges,
   }
 }
 
-}  // namespace
+std::size_t aggregate_in_fours(std::size_t nodes,
+                               const std::vector<std::array<std::uint32_t, 2>>& edges,
+                               const std::vector<double>& weight,
+                               std::vector<std::uint32_t>& group_of) {
+  // Two rounds of pairing: aggregates of up to four nodes.
+  std::vector<std::uint32_t> first, second;
+  const std::size_t pairs = match_pairs(nodes, edges, weight, first);
+  std::vector<std::array<std::uint32_t, 2>> pair_edges;
+  std::vector<double> pair_weight;
+  std::vector<std::uint32_t> unused;
+  coarsen_graph(edges, weight, first, pair_edges, pair_weight, unused);
+  const std::size_t groups = match_pairs(pairs, pair_edges, pair_weight, second);
+  group_of.resize(nodes);
+  for (std::size_t i = 0; i < nodes; ++i) group_of[i] = second[first[i]];
+  return groups;
+}
 
 ClothSym3 inverse(const ClothSym3& a) {
   const double c_xx = a.yy * a.zz - a.yz * a.yz, c_xy = a.xz * a.yz - a.xy * a.zz,
@@ -101,17 +109,9 @@ ClothMultigrid::ClothMultigrid(std::size_t nodes, std::vector<std::array<std::ui
   // Coarsen while it pays: down to kCoarsest nodes, or until matching stops shrinking the graph.
   while (coarsen_ && levels_.back().nodes > kCoarsest) {
     const BlockNetwork& fine = levels_.back();
-    // Two rounds of pairing: aggregates of up to four nodes.
-    std::vector<std::uint32_t> first, second;
-    const std::size_t pairs = match_pairs(fine.nodes, fine.edges, level_weight, first);
-    std::vector<std::array<std::uint32_t, 2>> pair_edges;
-    std::vector<double> pair_weight;
-    std::vector<std::uint32_t> unused;
-    coarsen_graph(fine.edges, level_weight, first, pair_edges, pair_weight, unused);
-    const std::size_t groups = match_pairs(pairs, pair_edges, pair_weight, second);
+    std::vector<std::uint32_t> group_of;
+    const std::size_t groups = aggregate_in_fours(fine.nodes, fine.edges, level_weight, group_of);
     if (groups * 5 > fine.nodes * 4) break;  // under 20 % fewer nodes: not worth a level
-    std::vector<std::uint32_t> group_of(fine.nodes);
-    for (std::size_t i = 0; i < fine.nodes; ++i) group_of[i] = second[first[i]];
     BlockNetwork coarse;
     coarse.nodes = groups;
     std::vector<double> coarse_weight;

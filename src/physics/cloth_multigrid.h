@@ -35,6 +35,32 @@ inline void add(ClothSym3& to, const ClothSym3& a) {
   to.xx += a.xx, to.yy += a.yy, to.zz += a.zz, to.xy += a.xy, to.xz += a.xz, to.yz += a.yz;
 }
 
+constexpr std::uint32_t kInside = 0xFFFFFFFFu;  ///< an edge inside one aggregate
+
+/// Pairs the nodes of a weighted graph: each unmatched node, in order, with its unmatched
+/// neighbour of largest total weight (the first such on a tie); a node without one stays alone.
+/// Returns each node's pair index and the pair count.
+std::size_t match_pairs(std::size_t nodes, const std::vector<std::array<std::uint32_t, 2>>& edges,
+                        const std::vector<double>& weight, std::vector<std::uint32_t>& pair_of);
+
+/// The graph of `groups` nodes that `group_of` maps a graph onto: an edge per pair of groups
+/// joined by any edge, weights summed; `edge_map[e]` is the new edge of edge e (kInside: none).
+void coarsen_graph(const std::vector<std::array<std::uint32_t, 2>>& edges,
+                   const std::vector<double>& weight, const std::vector<std::uint32_t>& group_of,
+                   std::vector<std::array<std::uint32_t, 2>>& coarse_edges,
+                   std::vector<double>& coarse_weight, std::vector<std::uint32_t>& edge_map);
+
+/// One coarsening step: two rounds of match_pairs, so each aggregate is up to four nodes joined
+/// by their stiffest springs. Sets each node's aggregate; returns the aggregate count.
+std::size_t aggregate_in_fours(std::size_t nodes,
+                               const std::vector<std::array<std::uint32_t, 2>>& edges,
+                               const std::vector<double>& weight,
+                               std::vector<std::uint32_t>& group_of);
+
+/// The damping of the multigrid's block-Jacobi smoother: ω < 2/λ_max(D⁻¹A) with λ_max ≤ 2 for a
+/// spring network keeps the V-cycle positive definite; 2/3 damps the high frequencies best.
+constexpr double kSmootherDamping = 2.0 / 3;
+
 /// A symmetric block system in spring-network form, and its node and edge lists.
 struct BlockNetwork {
   std::size_t nodes = 0;

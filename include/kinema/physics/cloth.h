@@ -40,8 +40,7 @@
 namespace kinema {
 
 namespace detail {
-class ClothMultigrid;     ///< the implicit solver's preconditioner (src/physics/cloth_multigrid.h)
-class ClothJacobiSolver;  ///< the implicit solver's block-Jacobi CG (src/physics/cloth_jacobi.h)
+class ClothCgSolver;  ///< the implicit solver's conjugate gradients (src/physics/cloth_cg.h)
 /// A symmetric 3 × 3 matrix (xx, yy, zz, xy, xz, yz): a spring's block in the implicit solve.
 struct ClothSym3 {
   double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0;
@@ -95,9 +94,14 @@ enum class ClothSolver : std::uint8_t { SemiImplicit, ImplicitEuler, Xpbd };
 /// ImplicitEuler's preconditioner. The system's stiff in-plane part is like a grid Laplacian: on a
 /// 64 × 64 flag of 10⁵ N/m springs in wind, block Jacobi still leaves a 0.6 % residual after 100
 /// iterations, where one V-cycle of aggregation multigrid per iteration reaches 4 % in 5 and
-/// 0.4 % in 10 (an iteration costs about 2.5 of Jacobi's). A solve that converges also makes the
+/// 0.4 % in 10 (an iteration costs about four of Jacobi's: two more products with the system on
+/// the vertices, and the coarser levels). Four multigrid iterations hold that flag under 0.5 %
+/// stretch where twenty of block Jacobi leave 7 %. A solve that converges also makes the
 /// projection onto colliders after the step bite harder: a cloth dropped on a sphere stretches
-/// more where it lands than with a loose Jacobi solve, so block Jacobi stays the default.
+/// where it lands, and the converged solve then holds it draped at about 4.5 % stretch (a flat
+/// sheet on that cap needs some 9 % of hoop compression at its rim, which springs resisting
+/// compression as much as stretch split into both), where Jacobi's loose solve never gets there;
+/// so block Jacobi stays the default.
 enum class ClothPreconditioner : std::uint8_t {
   BlockJacobi,  ///< each vertex's 3 × 3 diagonal block, inverted
   Multigrid     ///< one V-cycle of unsmoothed aggregation multigrid (pairwise matching, Galerkin)
@@ -220,11 +224,8 @@ class Cloth {
  private:
   void substep_semi_implicit(double h);
   int substep_implicit(double h, double& residual);
-  int substep_implicit_jacobi(double h, double& residual);
-  int substep_implicit_multigrid(double h, double& residual);
   bool in_solve(size_t spring) const;  ///< its block goes into the implicit solve
   void number_free_vertices();
-  detail::ClothMultigrid& multigrid();
   void substep_xpbd(double h);
   void apply_tethers();
   void limit_strain();
@@ -264,20 +265,18 @@ class Cloth {
   double time_ = 0;
   // Buffers kept from step to step: allocated anew, the large ones would be mapped and
   // page-faulted in at every substep.
-  std::vector<Vec3> force_, triangle_force_, on_a_, b_, dv_, r_, z_, p_, q_, before_;
-  // Multigrid path: per spring, its stiffness and system blocks; block-Jacobi path: per free
-  // vertex, its own block and the system's diagonal block.
+  std::vector<Vec3> force_, triangle_force_, on_a_, b_, before_;
+  // ImplicitEuler: per free vertex, its own block and the system's diagonal block.
   std::vector<detail::ClothSym3> stiffness_block_, system_block_;
   // ImplicitEuler: the free vertices (and each vertex's index among them, kNone if kinematic),
-  // the spring behind each edge of the multigrid's fine network, and the multigrid.
-  std::vector<std::uint32_t> free_vertex_, free_index_, network_spring_;
-  std::shared_ptr<detail::ClothMultigrid> multigrid_;
-  std::shared_ptr<detail::ClothJacobiSolver> jacobi_;
-  std::vector<std::array<double, 4>> jacobi_block_;  ///< per spring: (√α·n, β)
+  // and the solver.
+  std::vector<std::uint32_t> free_vertex_, free_index_;
+  std::shared_ptr<detail::ClothCgSolver> cg_;
+  std::vector<std::array<double, 4>> spring_block_;  ///< per spring: (√α·n, β)
   /// Per free vertex (CSR): its springs, the top bit set where it is the spring's second vertex;
   /// and the (free vertex, spring) pairs whose other end is kinematic.
-  std::vector<std::uint32_t> jacobi_incidence_start_, jacobi_incidence_;
-  std::vector<std::array<std::uint32_t, 2>> jacobi_kinematic_;
+  std::vector<std::uint32_t> incidence_start_, incidence_;
+  std::vector<std::array<std::uint32_t, 2>> kinematic_springs_;
   std::vector<double> lambda_;
   // Strain limiting: the structural springs with a free end; each end's share of a correction
   // (its inverse mass over the two), and the longest length allowed, squared.

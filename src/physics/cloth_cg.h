@@ -1,5 +1,8 @@
-// Internal: the implicit cloth step's linear system A·Δv = b solved by conjugate gradients
-// preconditioned with block Jacobi (ClothPreconditioner::BlockJacobi), in short vectors.
+// Internal: the implicit cloth step's linear system A·Δv = b solved by conjugate gradients in
+// short vectors, preconditioned with block Jacobi (ClothPreconditioner::BlockJacobi) or one
+// V-cycle of aggregation multigrid (ClothPreconditioner::Multigrid). The V-cycle's finest level
+// runs here, on the four-number spring blocks below; its coarser levels, from the first
+// aggregates of up to four vertices down, are a ClothMultigrid (cloth_multigrid.h) in doubles.
 //
 // Every spring's block has the form S = α·nnᵀ + β·I (n its direction, α = h·c + h²·k·(1 − t),
 // β = h²·k·t, t = max(0, 1 − L0/l)), so it is kept as four numbers m = (√α·n, β) and applied as
@@ -27,9 +30,9 @@
 namespace kinema::detail {
 
 /// Whether a solve to this relative residual runs in single precision.
-bool cloth_jacobi_single(double tolerance);
+bool cloth_cg_single(double tolerance);
 
-class ClothJacobiSolver {
+class ClothCgSolver {
  public:
   struct Edge {
     std::uint32_t a = 0, b = 0;  ///< free-vertex indices
@@ -37,15 +40,17 @@ class ClothJacobiSolver {
   };
 
   /// `free_count` unknowns, `springs` blocks (indexed by spring), the springs between two free
-  /// vertices as `edges` (reordered here), `single` for float arithmetic.
-  ClothJacobiSolver(std::size_t free_count, std::size_t springs, std::vector<Edge> edges,
-                    bool single);
-  ~ClothJacobiSolver();
-  ClothJacobiSolver(const ClothJacobiSolver& other);
-  ClothJacobiSolver& operator=(const ClothJacobiSolver&) = delete;
+  /// vertices as `edges` (reordered here), `single` for float arithmetic. `multigrid_weight` (per
+  /// spring, its stiffness), if given: preconditioned by a multigrid V-cycle instead of block
+  /// Jacobi, its aggregates matched along the heaviest springs.
+  ClothCgSolver(std::size_t free_count, std::size_t springs, std::vector<Edge> edges, bool single,
+                const std::vector<double>* multigrid_weight = nullptr);
+  ~ClothCgSolver();
+  ClothCgSolver(const ClothCgSolver& other);
+  ClothCgSolver& operator=(const ClothCgSolver&) = delete;
 
   /// Every spring's block this step, S = α·nnᵀ + β·I given as (√α·n, β) (α, β ≥ 0, n a unit
-  /// vector), indexed by spring.
+  /// vector), indexed by spring. Before set_vertices, which completes the coarse levels.
   void set_springs(const std::vector<std::array<double, 4>>& blocks);
   /// Each free vertex's own block (mass, drag, springs to kinematic vertices) and the diagonal
   /// block of A (own plus every spring at it), which Jacobi inverts.
@@ -58,6 +63,7 @@ class ClothJacobiSolver {
 
  private:
   struct Impl;
+  struct Coarsening;
   template <class T>
   struct Typed;
   std::unique_ptr<Impl> impl_;
