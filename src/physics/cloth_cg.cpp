@@ -50,11 +50,17 @@ struct ClothCgSolver::Impl {
 
 /// The first coarsening of the free vertices' graph, for the V-cycle.
 struct ClothCgSolver::Coarsening {
+  /// A spring between two aggregates: its free vertices, its block, their aggregates.
+  struct CrossEdge {
+    std::uint32_t a, b, spring, aggregate_a, aggregate_b;
+  };
   std::size_t nodes = 0;  ///< aggregates
   std::vector<std::array<std::uint32_t, 2>> edges;
   std::vector<double> weight;            ///< per coarse edge, summed stiffness
   std::vector<std::uint32_t> aggregate;  ///< per free vertex
   std::vector<std::uint32_t> edge_of;    ///< per (ordered) edge: its coarse edge, or kInside
+  /// The edges across aggregates, in their coloured order, with their ends' aggregates.
+  std::vector<CrossEdge> cross_edges;
 };
 
 /// The solver in T (float or double): vectors of four T (x, y, z, 0).
@@ -75,7 +81,7 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
   /// is in, which coarse edge each edge adds to (kInside: none), and the cycle's scratch.
   std::shared_ptr<const Coarsening> coarsening;
   std::unique_ptr<ClothMultigrid> coarse;
-  std::vector<V> smoothed, product;
+  std::vector<V> product, correction;  ///< per vertex; per aggregate
   std::vector<Vec3> coarse_r, coarse_z;
 
   Typed(std::size_t free_count, std::size_t springs, std::vector<Edge> e,
@@ -93,8 +99,8 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     if (!coarsening) return;
     coarse = std::make_unique<ClothMultigrid>(coarsening->nodes, coarsening->edges,
                                               coarsening->weight, true);
-    smoothed.resize(free_count);
     product.resize(free_count);
+    correction.resize(coarsening->nodes);
     coarse_r.resize(coarsening->nodes);
     coarse_z.resize(coarsening->nodes);
   }
@@ -111,8 +117,8 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
         q(other.q),
         coarsening(other.coarsening),
         coarse(other.coarse ? std::make_unique<ClothMultigrid>(*other.coarse) : nullptr),
-        smoothed(other.smoothed),
         product(other.product),
+        correction(other.correction),
         coarse_r(other.coarse_r),
         coarse_z(other.coarse_z) {}
 
@@ -206,14 +212,33 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
       coarse_r[aggregate[i]] += Vec3{double(left[0]), double(left[1]), double(left[2])};
     }
     coarse->precondition(coarse_r, coarse_z);
+    for (std::size_t k = 0; k < correction.size(); ++k)
+      correction[k] = V{T(coarse_z[k].x), T(coarse_z[k].y), T(coarse_z[k].z), 0};
+    // A·out after the correction is A·out before it plus A·(the correction): the correction is
+    // the same at every vertex of an aggregate, so only the springs across aggregates see it.
     for (std::size_t i = 0; i < n; ++i) {
-      const Vec3& c = coarse_z[aggregate[i]];
-      out[i] += V{T(c.x), T(c.y), T(c.z), 0};
-      product[i] = own[i] * out[i];
+      const V c = correction[aggregate[i]];
+      out[i] += c;
+      product[i] += own[i] * c;
     }
-    add_edges(out, product);
+    add_cross_edges(correction, product);
     for (std::size_t i = 0; i < n; ++i)
       out[i] += (diagonal_inverse[i] * (rhs[i] - product[i])) * omega;
+  }
+
+  /// y += Σ ±S_e·(c_A − c_B) over the edges across aggregates, c given per aggregate.
+  void add_cross_edges(const std::vector<V>& per_aggregate, std::vector<V>& to) const {
+    const V* cc = per_aggregate.data();
+    V* qq = to.data();
+    const V* blocks = block.data();
+    const V xyz{1, 1, 1, 0};
+    for (const Coarsening::CrossEdge& e : coarsening->cross_edges) {
+      const V d = cc[e.aggregate_a] - cc[e.aggregate_b];
+      const V m = blocks[e.spring];
+      const V t = (m * xyz) * dot3(m, d) + d * m[3];
+      qq[e.a] += t;
+      qq[e.b] -= t;
+    }
   }
 
   /// The three lanes of a sum summed, in double.
@@ -266,7 +291,6 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
           r[i] -= q[i] * alpha;
           rr_lanes += r[i] * r[i];
         }
-        precondition(rz_next_lanes);
       } else {  // Jacobi fused into the update: one pass over the vertices
         for (std::size_t i = 0; i < n; ++i) {
           x[i] += p[i] * alpha;
@@ -278,6 +302,8 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
       }
       ++iterations;
       residual = std::sqrt(total(rr_lanes)) / b_norm;
+      if (iterations == max_iterations || residual <= tolerance) break;
+      if (coarse) precondition(rz_next_lanes);  // a V-cycle only when another iteration follows
       const double rz_next = total(rz_next_lanes);
       beta = rz_next / rz;
       rz = rz_next;
@@ -325,6 +351,11 @@ ClothCgSolver::ClothCgSolver(std::size_t free_count, std::size_t springs, std::v
     coarsening->nodes = aggregate_in_fours(free_count, pairs, weight, coarsening->aggregate);
     coarsen_graph(pairs, weight, coarsening->aggregate, coarsening->edges, coarsening->weight,
                   coarsening->edge_of);
+    for (std::size_t e = 0; e < sorted.size(); ++e)
+      if (coarsening->edge_of[e] != kInside)
+        coarsening->cross_edges.push_back({sorted[e].a, sorted[e].b, sorted[e].spring,
+                                           coarsening->aggregate[sorted[e].a],
+                                           coarsening->aggregate[sorted[e].b]});
   }
   if (single)
     impl_ = std::make_unique<Typed<float>>(free_count, springs, std::move(sorted), coarsening);
