@@ -7,7 +7,8 @@
 // sweep (fast) and 16 substeps of two sweeps (stiff); implicit Euler with 10⁵ N/m structural
 // springs and at most 20 conjugate-gradient iterations a step (to a 10⁻³ residual), preconditioned
 // by multigrid or by block Jacobi (bend springs in the solve or as explicit forces); block Jacobi
-// at 10 iterations with a 0.3 % strain limit; multigrid at 4 iterations. With
+// at 10 iterations with a 0.3 % strain limit; multigrid at 4 iterations, and at 3 with slack
+// springs keeping 10⁻⁴ of their stiffness across them in the system. With
 // -DKINEMA_BULLET_ROOT… (see bench/CMakeLists.txt) Bullet's btSoftBody runs the same scenes with 10
 // position iterations (bench/peers/bullet_cloth_peer.cpp).
 #include <benchmark/benchmark.h>
@@ -32,7 +33,8 @@ enum Setting {
   kImplicitJacobi = 3,
   kImplicitJacobiExplicitBend = 4,
   kImplicitJacobiLimited = 5,
-  kImplicitFewMultigrid = 6
+  kImplicitFewMultigrid = 6,
+  kImplicitMultigridSlack = 7
 };
 
 // `perturbation`: −1, 0 or +1 times the wind's or the sphere's perturbation (cloth_bench.h).
@@ -43,18 +45,22 @@ Cloth make_cloth(Scene scene, Setting setting, int threads, double perturbation 
   if (setting >= kImplicit) {
     // Stiff springs, a game's budget of conjugate-gradient iterations.
     o.solver = ClothSolver::ImplicitEuler;
-    const bool multigrid = setting == kImplicit || setting == kImplicitFewMultigrid;
+    const bool multigrid = setting == kImplicit || setting == kImplicitFewMultigrid ||
+                           setting == kImplicitMultigridSlack;
     o.preconditioner =
         multigrid ? ClothPreconditioner::Multigrid : ClothPreconditioner::BlockJacobi;
     o.material.stretch_stiffness = 1e5;
     o.material.shear_stiffness = 2e4;
-    o.cg_max_iterations = setting == kImplicitJacobiLimited  ? 10
-                          : setting == kImplicitFewMultigrid ? 4
-                                                             : 20;
+    o.cg_max_iterations = setting == kImplicitJacobiLimited    ? 10
+                          : setting == kImplicitFewMultigrid   ? 4
+                          : setting == kImplicitMultigridSlack ? 3
+                                                               : 20;
     o.cg_tolerance = 1e-3;
     o.implicit_bend = setting == kImplicit || setting == kImplicitJacobi;
     // The loose solve trimmed by a strain limit of 0.3 % (8 sweeps, with the tethers).
     if (setting == kImplicitJacobiLimited) o.strain_limit = 0.003;
+    // Slack springs keep 10⁻⁴ of their stiffness across them in the system.
+    if (setting == kImplicitMultigridSlack) o.slack_stiffness = 1e-4;
   } else {
     o.solver = ClothSolver::Xpbd;
     o.material.stretch_stiffness = std::numeric_limits<double>::infinity();
@@ -110,7 +116,8 @@ void BM_KinemaCloth(benchmark::State& state) {
 // Scene (0 flag, 1 sphere), setting (0 XPBD 8×1, 1 XPBD 16×2, 2 implicit ≤ 20 CG with multigrid,
 // 3 the same with block Jacobi, 4 block Jacobi with the bend springs as explicit forces, 5 block
 // Jacobi with explicit bend, ≤ 10 CG iterations and a 0.3 % strain limit, 6 multigrid with
-// explicit bend and ≤ 4 CG iterations), threads.
+// explicit bend and ≤ 4 CG iterations, 7 the same at ≤ 3 iterations with slack_stiffness 10⁻⁴),
+// threads.
 BENCHMARK(BM_KinemaCloth)
     ->ArgNames({"scene", "setting", "threads"})
     ->Args({kFlag, kXpbdFast, 1})
@@ -120,6 +127,7 @@ BENCHMARK(BM_KinemaCloth)
     ->Args({kFlag, kImplicitJacobiExplicitBend, 1})
     ->Args({kFlag, kImplicitJacobiLimited, 1})
     ->Args({kFlag, kImplicitFewMultigrid, 1})
+    ->Args({kFlag, kImplicitMultigridSlack, 1})
     ->Args({kFlag, kXpbdFast, 2})
     ->Args({kSphere, kXpbdFast, 1})
     ->Args({kSphere, kXpbdStiff, 1})
@@ -128,6 +136,7 @@ BENCHMARK(BM_KinemaCloth)
     ->Args({kSphere, kImplicitJacobiExplicitBend, 1})
     ->Args({kSphere, kImplicitJacobiLimited, 1})
     ->Args({kSphere, kImplicitFewMultigrid, 1})
+    ->Args({kSphere, kImplicitMultigridSlack, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

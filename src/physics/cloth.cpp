@@ -57,6 +57,8 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
   non_negative(o_.thickness, "thickness");
   non_negative(o_.cg_tolerance, "cg_tolerance");
   non_negative(o_.strain_limit, "strain_limit");
+  if (!(o_.slack_stiffness >= 0 && o_.slack_stiffness <= 1))
+    fail("slack_stiffness must be between 0 and 1 (a fraction of each spring's stiffness)");
   if (o_.strain_limit > 0 && o_.strain_limit_passes < 1)
     fail("strain_limit_passes must be at least 1 when strain_limit is set");
   if (!is_finite(o_.gravity)) fail("gravity is not finite");

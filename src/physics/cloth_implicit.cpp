@@ -85,6 +85,7 @@ int Cloth::substep_implicit(double h, double& residual) {
   blocks.resize(springs_.size());
   const double c = mat.spring_damping;
   const bool bend_in_solve = o_.implicit_bend;
+  const double slack = o_.slack_stiffness;
   for (size_t s = 0; s < springs_.size(); ++s) {
     const ClothSpring& sp = springs_[s];
     const Vec3 d = x_[sp.b] - x_[sp.a];
@@ -106,8 +107,11 @@ int Cloth::substep_implicit(double h, double& residual) {
     const double t = std::max(0.0, 1 - sp.rest_length * inverse_len);
     const double k_along = k * (1 - t), k_across = k * t;
     pull[s] = force + (n * (k_along * along) + closing * k_across) * h;
-    const Vec3 m = n * std::sqrt(h * c + h * h * k_along);
-    blocks[s] = {m.x, m.y, m.z, h * h * k_across};
+    // The system's block: across a slack spring, a floor of slack_stiffness (the forces above
+    // keep the true stiffness).
+    const double t_system = std::max(t, slack);
+    const Vec3 m = n * std::sqrt(h * c + h * h * k * (1 - t_system));
+    blocks[s] = {m.x, m.y, m.z, h * h * k * t_system};
   }
   solver.set_springs(blocks);
   // Per free vertex: the right side h·(f + Σ ±g), its own block (mass and drag, springs to

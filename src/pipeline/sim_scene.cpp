@@ -176,9 +176,27 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
                          const std::string& folder, const Vec3& gravity, const Vec3& wind,
                          const std::vector<Collider>& colliders, size_t index) {
   r.only(j, p,
-         {"name", "grid", "mesh", "mesh_name", "solver", "substeps", "iterations", "tethers",
-          "pinned", "material", "thickness", "self_collision", "cg_max_iterations", "cg_tolerance",
-          "strain_limit", "strain_limit_passes", "attach_to_skin", "attach_joint"});
+         {"name",
+          "grid",
+          "mesh",
+          "mesh_name",
+          "solver",
+          "substeps",
+          "iterations",
+          "tethers",
+          "pinned",
+          "material",
+          "thickness",
+          "self_collision",
+          "cg_max_iterations",
+          "cg_tolerance",
+          "preconditioner",
+          "implicit_bend",
+          "slack_stiffness",
+          "strain_limit",
+          "strain_limit_passes",
+          "attach_to_skin",
+          "attach_joint"});
   SimSceneCloth c;
   c.name = j.contains("name") ? r.text(j["name"], p + "/name") : "cloth" + std::to_string(index);
   if (c.name.empty() || c.name.find_first_of("/\\:") != std::string::npos)
@@ -242,6 +260,22 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
     o.cg_max_iterations = r.whole(j["cg_max_iterations"], p + "/cg_max_iterations", 1, 100000);
   if (j.contains("cg_tolerance"))
     o.cg_tolerance = r.at_least(j["cg_tolerance"], p + "/cg_tolerance", 0, false);
+  if (j.contains("preconditioner")) {
+    const std::string s = r.text(j["preconditioner"], p + "/preconditioner");
+    if (s == "jacobi")
+      o.preconditioner = ClothPreconditioner::BlockJacobi;
+    else if (s == "multigrid")
+      o.preconditioner = ClothPreconditioner::Multigrid;
+    else
+      r.fail(p + "/preconditioner", "unknown preconditioner \"" + s + "\" (jacobi, multigrid)");
+  }
+  if (j.contains("implicit_bend"))
+    o.implicit_bend = r.boolean(j["implicit_bend"], p + "/implicit_bend");
+  if (j.contains("slack_stiffness")) {
+    o.slack_stiffness = r.at_least(j["slack_stiffness"], p + "/slack_stiffness", 0, false);
+    if (o.slack_stiffness > 1)
+      r.fail(p + "/slack_stiffness", "must be at most 1 (a fraction of each spring's stiffness)");
+  }
   if (j.contains("strain_limit"))
     o.strain_limit = r.at_least(j["strain_limit"], p + "/strain_limit", 0, false);
   if (j.contains("strain_limit_passes"))

@@ -221,13 +221,15 @@ TEST(Cloth, MultigridSolvesAStiffFlagInAQuarterOfBlockJacobisIterations) {
   EXPECT_LT(multigrid * 4, jacobi) << multigrid << " against " << jacobi;
 }
 
-TEST(Cloth, FourMultigridIterationsHoldAWindyFlagUnderOnePercentStretchWhereTwentyOfJacobiDoNot) {
+TEST(Cloth, FourMultigridIterationsStretchAWindyFlagAFifthOfWhatTwentyOfJacobiLeave) {
   // The 64 × 64, 1 m flag of the cloth benchmark (0.15 kg, 10⁵ N/m, pinned at its top corners in
   // a 3 m/s wind, bend springs explicit, one 60 Hz step a frame, floats): after a second of
-  // settling, its most stretched structural spring over the next two seconds. Block Jacobi's
-  // twenty iterations leave the low-frequency part of the error, which spreads along the top row
-  // between the pins; four V-cycles remove it.
-  auto worst_stretch = [](ClothPreconditioner preconditioner, int iterations) {
+  // settling, the median over the next two seconds of its most stretched structural spring.
+  // Block Jacobi's twenty iterations leave the low-frequency part of the error, which spreads
+  // along the top row between the pins (measured: 1.4 %); four V-cycles remove it (0.09 %). The
+  // median, not the largest: an unconverged solve now and then kicks a free corner (the largest
+  // over a run is chaotic in the iteration count; BENCHMARKS.md).
+  auto median_stretch = [](ClothPreconditioner preconditioner, int iterations) {
     ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 64);
     o.material.mass_per_area = 0.15;
     o.material.stretch_stiffness = 1e5;
@@ -240,15 +242,77 @@ TEST(Cloth, FourMultigridIterationsHoldAWindyFlagUnderOnePercentStretchWhereTwen
     o.threads = 1;
     Cloth cloth(flag(64, 64), o);
     for (int i = 0; i < 60; ++i) cloth.step(kFrame);
-    double worst = 0;
+    std::vector<double> stretch;
     for (int i = 0; i < 120; ++i) {
       cloth.step(kFrame);
-      worst = std::max(worst, cloth.largest_stretch());
+      stretch.push_back(cloth.largest_stretch());
     }
-    return worst;
+    std::nth_element(stretch.begin(), stretch.begin() + 60, stretch.end());
+    return stretch[60];
   };
-  EXPECT_LT(worst_stretch(ClothPreconditioner::Multigrid, 4), 0.01);
-  EXPECT_GT(worst_stretch(ClothPreconditioner::BlockJacobi, 20), 0.01);
+  const double multigrid = median_stretch(ClothPreconditioner::Multigrid, 4);
+  const double jacobi = median_stretch(ClothPreconditioner::BlockJacobi, 20);
+  EXPECT_LT(multigrid, 0.003);
+  EXPECT_LT(5 * multigrid, jacobi) << multigrid << " against " << jacobi;
+}
+
+/// The benchmark's flag (see above) with `iterations` multigrid iterations and `slack` stiffness
+/// across slack springs, in a wind `wind` m/s: its most stretched structural spring over
+/// `steps` steps after a second of settling.
+double flag_worst_stretch(double slack, int iterations, double wind, int steps) {
+  ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 64);
+  o.material.mass_per_area = 0.15;
+  o.material.stretch_stiffness = 1e5;
+  o.material.shear_stiffness = 2e4;
+  o.implicit_bend = false;
+  o.wind = {0, 0, wind};
+  o.cg_tolerance = 1e-3;
+  o.cg_max_iterations = iterations;
+  o.preconditioner = ClothPreconditioner::Multigrid;
+  o.slack_stiffness = slack;
+  o.threads = 1;
+  Cloth cloth(flag(64, 64), o);
+  for (int i = 0; i < 60; ++i) cloth.step(kFrame);
+  double worst = 0;
+  for (int i = 0; i < steps; ++i) {
+    cloth.step(kFrame);
+    worst = std::max(worst, cloth.largest_stretch());
+  }
+  return worst;
+}
+
+TEST(Cloth, SlackStiffnessKeepsThreeMultigridIterationsFromKickingTheFlagsFreeCorners) {
+  // A stopped solve leaves its largest errors in the cheapest modes: a vertex among slack springs
+  // moving sideways, which the system resists with its mass alone. On the flag that shows as a
+  // free corner jumping a centimetre and more in one step, its springs stretching 50–120 %, at
+  // moments that depend chaotically on everything else (over seven wind speeds and 600 steps,
+  // four iterations without it: 0.8–3.8 % at worst as rounding changes). With 10⁻⁴ of each
+  // spring's stiffness kept across it in the system, three iterations hold every run here under
+  // 1 % (measured: 0.60 % at worst over those seven runs).
+  for (const double wind : {2.95, 3.0, 3.05})
+    EXPECT_LT(flag_worst_stretch(1e-4, 3, wind, 240), 0.01) << wind << " m/s";
+}
+
+TEST(Cloth, SlackStiffnessLeavesTheHangingClothWhereItHung) {
+  // Only the system changes, not the forces, so not where the cloth comes to rest: a 16 × 16
+  // cloth hung from its top corners, solved to convergence and left to settle in still, thick
+  // air, comes to rest at the same shape with and without a (large) slack stiffness.
+  auto settle = [](double slack) {
+    ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 16);
+    o.material.stretch_stiffness = 1e4;
+    o.material.air_drag = 5;
+    o.cg_tolerance = 1e-9;
+    o.cg_max_iterations = 2000;
+    o.slack_stiffness = slack;
+    Cloth cloth(flag(16, 16, 0.5), o);
+    for (int i = 0; i < 600; ++i) cloth.step(kFrame);
+    return std::vector<Vec3>(cloth.positions().begin(), cloth.positions().end());
+  };
+  const std::vector<Vec3> plain = settle(0), floored = settle(0.01);
+  double largest = 0;
+  for (size_t i = 0; i < plain.size(); ++i)
+    largest = std::max(largest, length(plain[i] - floored[i]));
+  EXPECT_LT(largest, 1e-4);
 }
 
 TEST(Cloth, BothPreconditionersGiveTheSameImplicitStep) {
@@ -753,6 +817,18 @@ TEST(Cloth, StrainLimitTrimsALooseSolvesStretchOnTheFlag) {
   fly(0.003, 2, &two);
   EXPECT_LT(limited, loose / 2);
   EXPECT_EQ(one, two);
+}
+
+TEST(Cloth, RefusesASlackStiffnessOutsideZeroToOne) {
+  ClothOptions o;
+  o.slack_stiffness = -1e-4;
+  EXPECT_THROW(Cloth(flag(4, 4), o), Error);
+  o.slack_stiffness = 1.5;
+  EXPECT_THROW(Cloth(flag(4, 4), o), Error);
+  o.slack_stiffness = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(Cloth(flag(4, 4), o), Error);
+  o.slack_stiffness = 1;
+  EXPECT_NO_THROW(Cloth(flag(4, 4), o));
 }
 
 TEST(Cloth, RefusesANegativeStrainLimitOrNoPasses) {

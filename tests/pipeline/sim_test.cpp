@@ -78,6 +78,25 @@ TEST(SimScene, ReadsTheStrainLimit) {
             0);
 }
 
+TEST(SimScene, ReadsTheImplicitSolversSettings) {
+  const std::string grid = R"("grid": {"columns": 4, "rows": 4, "width": 1, "height": 1})";
+  const ClothOptions o =
+      parse_sim_scene(R"({"cloth": [{)" + grid +
+                          R"(, "solver": "implicit", "preconditioner": "multigrid",
+                              "implicit_bend": false, "slack_stiffness": 1e-4}]})",
+                      "scene.json")
+          .cloths[0]
+          .options;
+  EXPECT_EQ(o.preconditioner, ClothPreconditioner::Multigrid);
+  EXPECT_FALSE(o.implicit_bend);
+  EXPECT_EQ(o.slack_stiffness, 1e-4);
+  const ClothOptions defaults =
+      parse_sim_scene(R"({"cloth": [{)" + grid + "}]}", "scene.json").cloths[0].options;
+  EXPECT_EQ(defaults.preconditioner, ClothPreconditioner::BlockJacobi);
+  EXPECT_TRUE(defaults.implicit_bend);
+  EXPECT_EQ(defaults.slack_stiffness, 0);
+}
+
 TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
   refuses("{\"cloth\": [\n  {\"grid\": }]}", "line 2, column 12", "malformed JSON");
   refuses("[]", "/", "must be an object");
@@ -101,6 +120,12 @@ TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
           "/cloth/0/material", "needs \"solver\": \"xpbd\"");
   refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit": -0.01}]})", "/cloth/0/strain_limit",
           "must be ≥ 0");
+  refuses(R"({"cloth": [{)" + grid + R"(, "preconditioner": "ilu"}]})", "/cloth/0/preconditioner",
+          "unknown preconditioner \"ilu\"");
+  refuses(R"({"cloth": [{)" + grid + R"(, "slack_stiffness": 2}]})", "/cloth/0/slack_stiffness",
+          "at most 1");
+  refuses(R"({"cloth": [{)" + grid + R"(, "implicit_bend": "no"}]})", "/cloth/0/implicit_bend",
+          "true or false");
   refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit_passes": 0}]})",
           "/cloth/0/strain_limit_passes", "between 1 and 10000");
   refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [0, 99]}]})", "/cloth/0/pinned/1",
