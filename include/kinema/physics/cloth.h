@@ -96,7 +96,7 @@ enum class ClothSolver : std::uint8_t { SemiImplicit, ImplicitEuler, Xpbd };
 /// iterations, where one V-cycle of aggregation multigrid per iteration reaches 4 % in 5 and
 /// 0.4 % in 10 (an iteration costs about four of Jacobi's: two more products with the system on
 /// the vertices, and the coarser levels). Three multigrid iterations with slack_stiffness 10⁻⁴
-/// hold that flag under 0.5 % stretch where twenty of block Jacobi leave 7 %. A solve that
+/// hold that flag under 0.6 % stretch where twenty of block Jacobi leave 7 %. A solve that
 /// converges also makes the projection onto colliders after the step bite harder: a cloth
 /// dropped on a sphere stretches where it lands, and the converged solve then holds it draped at
 /// about 4.5 % stretch (a flat sheet on that cap needs some 9 % of hoop compression at its rim,
