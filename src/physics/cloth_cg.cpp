@@ -140,9 +140,7 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     for (std::size_t e = 0; e < edges.size(); ++e) {
       const std::uint32_t to = coarsening->edge_of[e];
       if (to == kInside) continue;
-      const auto& m = blocks[edges[e].spring];
-      add(level.edge_block[to], {m[0] * m[0] + m[3], m[1] * m[1] + m[3], m[2] * m[2] + m[3],
-                                 m[0] * m[1], m[0] * m[2], m[1] * m[2]});
+      add(level.edge_block[to], spring_block(blocks[edges[e].spring]));
     }
   }
 
@@ -165,16 +163,19 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     return product[0] + product[1] + product[2];
   }
 
+  /// S·d for a spring's block kept as m = (√α·n, β): m·(m·d) + β·d.
+  static V spring_times(const V& m, const V& d) {
+    const V xyz{1, 1, 1, 0};
+    return (m * xyz) * dot3(m, d) + d * m[3];
+  }
+
   /// y += Σ_e ±S_e·(x_a − x_b) over the edges.
   void add_edges(const std::vector<V>& from, std::vector<V>& to) const {
     const V* pp = from.data();
     V* qq = to.data();
     const V* blocks = block.data();
-    const V xyz{1, 1, 1, 0};
     for (const Edge& e : edges) {
-      const V d = pp[e.a] - pp[e.b];
-      const V m = blocks[e.spring];
-      const V t = (m * xyz) * dot3(m, d) + d * m[3];
+      const V t = spring_times(blocks[e.spring], pp[e.a] - pp[e.b]);
       qq[e.a] += t;
       qq[e.b] -= t;
     }
@@ -231,11 +232,8 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     const V* cc = per_aggregate.data();
     V* qq = to.data();
     const V* blocks = block.data();
-    const V xyz{1, 1, 1, 0};
     for (const Coarsening::CrossEdge& e : coarsening->cross_edges) {
-      const V d = cc[e.aggregate_a] - cc[e.aggregate_b];
-      const V m = blocks[e.spring];
-      const V t = (m * xyz) * dot3(m, d) + d * m[3];
+      const V t = spring_times(blocks[e.spring], cc[e.aggregate_a] - cc[e.aggregate_b]);
       qq[e.a] += t;
       qq[e.b] -= t;
     }
@@ -257,12 +255,12 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
       x[i] = V{};
       bb_lanes += r[i] * r[i];
     }
+    const double bb = total(bb_lanes);
+    residual = 0;
+    if (!(bb > 0)) return 0;  // Δv = 0, before any preconditioning
     precondition(rz_lanes);
     for (std::size_t i = 0; i < n; ++i) p[i] = z[i];
     double rz = total(rz_lanes);
-    const double bb = total(bb_lanes);
-    residual = 0;
-    if (!(bb > 0)) return 0;
     const double b_norm = std::sqrt(bb);
     residual = 1;
     int iterations = 0;

@@ -6,7 +6,7 @@
 
 #include "cloth_cg.h"
 #include "cloth_internal.h"
-#include "cloth_multigrid.h"  // detail::add
+#include "cloth_multigrid.h"  // detail::add, detail::spring_block
 
 namespace kinema {
 
@@ -16,12 +16,6 @@ using cloth_detail::kNone;
 using Sym3 = detail::ClothSym3;
 
 constexpr std::uint32_t kSecondVertex = 0x80000000u;  ///< an incidence's flag: the spring's b
-
-/// A spring's block α·nnᵀ + β·I from (√α·n, β).
-Sym3 block_of(const std::array<double, 4>& m) {
-  return {m[0] * m[0] + m[3], m[1] * m[1] + m[3], m[2] * m[2] + m[3],
-          m[0] * m[1],        m[0] * m[2],        m[1] * m[2]};
-}
 
 }  // namespace
 
@@ -140,7 +134,8 @@ int Cloth::substep_implicit(double h, double& residual) {
     own[fi] = {own_mass, own_mass, own_mass, 0, 0, 0};
     diagonal[fi] = {own_mass + xx + beta, own_mass + yy + beta, own_mass + zz + beta, xy, xz, yz};
   }
-  for (const auto& [fi, s] : kinematic_springs_) detail::add(own[fi], block_of(blocks[s]));
+  for (const auto& [fi, s] : kinematic_springs_)
+    detail::add(own[fi], detail::spring_block(blocks[s]));
   solver.set_vertices(own, diagonal);
   const int iterations = solver.solve(b, o_.cg_max_iterations, o_.cg_tolerance, residual);
   for (size_t fi = 0; fi < free_count; ++fi) {

@@ -35,6 +35,12 @@ inline void add(ClothSym3& to, const ClothSym3& a) {
   to.xx += a.xx, to.yy += a.yy, to.zz += a.zz, to.xy += a.xy, to.xz += a.xz, to.yz += a.yz;
 }
 
+/// A spring's block α·nnᵀ + β·I from its four numbers (√α·n, β).
+inline ClothSym3 spring_block(const std::array<double, 4>& m) {
+  return {m[0] * m[0] + m[3], m[1] * m[1] + m[3], m[2] * m[2] + m[3],
+          m[0] * m[1],        m[0] * m[2],        m[1] * m[2]};
+}
+
 constexpr std::uint32_t kInside = 0xFFFFFFFFu;  ///< an edge inside one aggregate
 
 /// Pairs the nodes of a weighted graph: each unmatched node, in order, with its unmatched

@@ -221,6 +221,25 @@ TEST(Cloth, MultigridSolvesAStiffFlagInAQuarterOfBlockJacobisIterations) {
   EXPECT_LT(multigrid * 4, jacobi) << multigrid << " against " << jacobi;
 }
 
+/// The cloth benchmark's flag: 64 × 64, 1 m, 0.15 kg, 10⁵ N/m stretch and 2 × 10⁴ N/m shear
+/// springs, pinned at its top corners in a `wind` m/s wind, bend springs explicit, implicit Euler
+/// in floats (10⁻³) at `iterations` iterations of `preconditioner`, one thread.
+ClothOptions benchmark_flag_options(ClothPreconditioner preconditioner, int iterations,
+                                    double slack, double wind) {
+  ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 64);
+  o.material.mass_per_area = 0.15;
+  o.material.stretch_stiffness = 1e5;
+  o.material.shear_stiffness = 2e4;
+  o.implicit_bend = false;
+  o.wind = {0, 0, wind};
+  o.cg_tolerance = 1e-3;
+  o.cg_max_iterations = iterations;
+  o.preconditioner = preconditioner;
+  o.slack_stiffness = slack;
+  o.threads = 1;
+  return o;
+}
+
 TEST(Cloth, FourMultigridIterationsStretchAWindyFlagAFifthOfWhatTwentyOfJacobiLeave) {
   // The 64 × 64, 1 m flag of the cloth benchmark (0.15 kg, 10⁵ N/m, pinned at its top corners in
   // a 3 m/s wind, bend springs explicit, one 60 Hz step a frame, floats): after a second of
@@ -230,17 +249,7 @@ TEST(Cloth, FourMultigridIterationsStretchAWindyFlagAFifthOfWhatTwentyOfJacobiLe
   // median, not the largest: an unconverged solve now and then kicks a free corner (the largest
   // over a run is chaotic in the iteration count; BENCHMARKS.md).
   auto median_stretch = [](ClothPreconditioner preconditioner, int iterations) {
-    ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 64);
-    o.material.mass_per_area = 0.15;
-    o.material.stretch_stiffness = 1e5;
-    o.material.shear_stiffness = 2e4;
-    o.implicit_bend = false;
-    o.wind = {0, 0, 3};
-    o.cg_tolerance = 1e-3;
-    o.cg_max_iterations = iterations;
-    o.preconditioner = preconditioner;
-    o.threads = 1;
-    Cloth cloth(flag(64, 64), o);
+    Cloth cloth(flag(64, 64), benchmark_flag_options(preconditioner, iterations, 0, 3));
     for (int i = 0; i < 60; ++i) cloth.step(kFrame);
     std::vector<double> stretch;
     for (int i = 0; i < 120; ++i) {
@@ -260,18 +269,8 @@ TEST(Cloth, FourMultigridIterationsStretchAWindyFlagAFifthOfWhatTwentyOfJacobiLe
 /// across slack springs, in a wind `wind` m/s: its most stretched structural spring over
 /// `steps` steps after a second of settling.
 double flag_worst_stretch(double slack, int iterations, double wind, int steps) {
-  ClothOptions o = flag_options(ClothSolver::ImplicitEuler, 64);
-  o.material.mass_per_area = 0.15;
-  o.material.stretch_stiffness = 1e5;
-  o.material.shear_stiffness = 2e4;
-  o.implicit_bend = false;
-  o.wind = {0, 0, wind};
-  o.cg_tolerance = 1e-3;
-  o.cg_max_iterations = iterations;
-  o.preconditioner = ClothPreconditioner::Multigrid;
-  o.slack_stiffness = slack;
-  o.threads = 1;
-  Cloth cloth(flag(64, 64), o);
+  Cloth cloth(flag(64, 64),
+              benchmark_flag_options(ClothPreconditioner::Multigrid, iterations, slack, wind));
   for (int i = 0; i < 60; ++i) cloth.step(kFrame);
   double worst = 0;
   for (int i = 0; i < steps; ++i) {
