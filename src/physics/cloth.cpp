@@ -12,6 +12,7 @@
 #include <queue>
 #include <string>
 
+#include "cloth_assembly.h"
 #include "cloth_internal.h"
 #include "kinema/core/error.h"
 
@@ -318,19 +319,10 @@ void Cloth::forces(std::vector<Vec3>& f) {
   // Aerodynamics per triangle: −C·A·(v_rel·n)|v_rel·n|·n, a third to each corner.
   std::vector<Vec3>& triangle_force = triangle_force_;
   triangle_force.assign(mesh_.triangles.size(), Vec3{0, 0, 0});
-  if (mat.aerodynamic_coefficient > 0) {
-    for (size_t t = 0; t < mesh_.triangles.size(); ++t) {
-      const auto& tri = mesh_.triangles[t];
-      // With N = the area-weighted normal (|N| = area A): v·n·|v·n|·A·n = (v·N)|v·N|·N/|N|².
-      const Vec3 area_normal = cross(x_[tri[1]] - x_[tri[0]], x_[tri[2]] - x_[tri[0]]) * 0.5;
-      const double area2 = length_squared(area_normal);
-      if (!(area2 > 0)) continue;
-      const Vec3 relative = (v_[tri[0]] + v_[tri[1]] + v_[tri[2]]) * (1.0 / 3) - o_.wind;
-      const double vn = dot(relative, area_normal);
-      triangle_force[t] =
-          area_normal * (-mat.aerodynamic_coefficient / 3 * vn * std::abs(vn) / area2);
-    }
-  }
+  if (mat.aerodynamic_coefficient > 0)
+    detail::cloth_wind_pass({x_.data(), v_.data(), mesh_.triangles.data(), o_.wind,
+                             mat.aerodynamic_coefficient, triangle_force.data()},
+                            mesh_.triangles.size());
   for (size_t i = 0; i < n; ++i) {
     if (inverse_mass_[i] == 0) continue;
     Vec3 fi = o_.gravity * mass_[i] + (o_.wind - v_[i]) * (mat.air_drag * mass_[i]);

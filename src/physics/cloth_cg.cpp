@@ -50,15 +50,15 @@ struct ClothCgSolver::Impl {
 
 /// The first coarsening of the free vertices' graph, for the V-cycle.
 struct ClothCgSolver::Coarsening {
-  /// A spring between two aggregates: its free vertices, its block, their aggregates.
+  /// A spring between two aggregates: its free vertices, its block, their aggregates, and the
+  /// coarse edge it adds to.
   struct CrossEdge {
-    std::uint32_t a, b, spring, aggregate_a, aggregate_b;
+    std::uint32_t a, b, spring, aggregate_a, aggregate_b, coarse_edge;
   };
   std::size_t nodes = 0;  ///< aggregates
   std::vector<std::array<std::uint32_t, 2>> edges;
   std::vector<double> weight;            ///< per coarse edge, summed stiffness
   std::vector<std::uint32_t> aggregate;  ///< per free vertex
-  std::vector<std::uint32_t> edge_of;    ///< per (ordered) edge: its coarse edge, or kInside
   /// The edges across aggregates, in their coloured order, with their ends' aggregates.
   std::vector<CrossEdge> cross_edges;
 };
@@ -77,12 +77,19 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
   std::vector<V> block;  ///< per spring: (√α·n, β)
   std::vector<Columns> own, diagonal_inverse;
   std::vector<V> x, r, z, p, q;
-  /// The V-cycle's coarser levels (none: block Jacobi), which vertex aggregate each free vertex
-  /// is in, which coarse edge each edge adds to (kInside: none), and the cycle's scratch.
+  /// The V-cycle's coarser levels (none: block Jacobi), which aggregate each free vertex is in,
+  /// the springs across aggregates, and the cycle's scratch.
   std::shared_ptr<const Coarsening> coarsening;
   std::unique_ptr<ClothMultigrid> coarse;
-  std::vector<V> product, correction;  ///< per vertex; per aggregate
-  std::vector<Vec3> coarse_r, coarse_z;
+  std::vector<V> product;  ///< per vertex
+  /// The coarser levels in T, one per level of `coarse`: the blocks as columns (but on the
+  /// coarsest, which is solved directly), the right side, the solution and the residual.
+  struct Level {
+    std::vector<Columns> own, diagonal_inverse, edge;
+    std::vector<V> rhs, x, residual;
+  };
+  std::vector<Level> levels;
+  std::vector<Vec3> coarsest_r, coarsest_x;  ///< the coarsest level's, in double
 
   Typed(std::size_t free_count, std::size_t springs, std::vector<Edge> e,
         std::shared_ptr<const Coarsening> c)
@@ -97,12 +104,23 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
         q(free_count),
         coarsening(std::move(c)) {
     if (!coarsening) return;
-    coarse = std::make_unique<ClothMultigrid>(coarsening->nodes, coarsening->edges,
-                                              coarsening->weight, true);
+    coarse =
+        std::make_unique<ClothMultigrid>(coarsening->nodes, coarsening->edges, coarsening->weight);
     product.resize(free_count);
-    correction.resize(coarsening->nodes);
-    coarse_r.resize(coarsening->nodes);
-    coarse_z.resize(coarsening->nodes);
+    levels.resize(coarse->levels());
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      const BlockNetwork& net = coarse->level(l);
+      Level& level = levels[l];
+      level.rhs.resize(net.nodes);
+      level.x.resize(net.nodes);
+      if (l + 1 == levels.size()) continue;
+      level.own.resize(net.nodes);
+      level.diagonal_inverse.resize(net.nodes);
+      level.edge.resize(net.edges.size());
+      level.residual.resize(net.nodes);
+    }
+    coarsest_r.resize(coarse->level(levels.size() - 1).nodes);
+    coarsest_x.resize(coarsest_r.size());
   }
 
   Typed(const Typed& other)
@@ -118,9 +136,9 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
         coarsening(other.coarsening),
         coarse(other.coarse ? std::make_unique<ClothMultigrid>(*other.coarse) : nullptr),
         product(other.product),
-        correction(other.correction),
-        coarse_r(other.coarse_r),
-        coarse_z(other.coarse_z) {}
+        levels(other.levels),
+        coarsest_r(other.coarsest_r),
+        coarsest_x(other.coarsest_x) {}
 
   std::unique_ptr<Impl> clone() const override { return std::make_unique<Typed>(*this); }
 
@@ -130,18 +148,17 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
   }
 
   void set_springs(const std::vector<std::array<double, 4>>& blocks) override {
-    for (std::size_t s = 0; s < blocks.size(); ++s)
-      block[s] = V{T(blocks[s][0]), T(blocks[s][1]), T(blocks[s][2]), T(blocks[s][3])};
+    for (const Edge& e : edges) {  // the springs between free vertices: the rest are not read
+      const std::array<double, 4>& m = blocks[e.spring];
+      block[e.spring] = V{T(m[0]), T(m[1]), T(m[2]), T(m[3])};
+    }
     if (!coarse) return;
     // The coarse level's springs (Galerkin, piecewise-constant interpolation): the sum of the
     // fine blocks across each pair of aggregates; those inside an aggregate drop out.
     BlockNetwork& level = coarse->fine();
     std::fill(level.edge_block.begin(), level.edge_block.end(), ClothSym3{});
-    for (std::size_t e = 0; e < edges.size(); ++e) {
-      const std::uint32_t to = coarsening->edge_of[e];
-      if (to == kInside) continue;
-      add(level.edge_block[to], spring_block(blocks[edges[e].spring]));
-    }
+    for (const Coarsening::CrossEdge& e : coarsening->cross_edges)
+      add(level.edge_block[e.coarse_edge], spring_block(blocks[e.spring]));
   }
 
   void set_vertices(const std::vector<ClothSym3>& own_blocks,
@@ -156,6 +173,15 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     for (std::size_t i = 0; i < own.size(); ++i)
       add(level.own[coarsening->aggregate[i]], own_blocks[i]);
     coarse->update();
+    for (std::size_t l = 0; l + 1 < levels.size(); ++l) {
+      const BlockNetwork& net = coarse->level(l);
+      Level& typed = levels[l];
+      for (std::size_t i = 0; i < net.nodes; ++i) {
+        typed.own[i] = columns(net.own[i]);
+        typed.diagonal_inverse[i] = columns(net.diagonal_inverse[i]);
+      }
+      for (std::size_t e = 0; e < net.edges.size(); ++e) typed.edge[e] = columns(net.edge_block[e]);
+    }
   }
 
   static T dot3(const V& a, const V& b) {
@@ -207,14 +233,11 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
       product[i] = own[i] * out[i];
     }
     add_edges(out, product);
-    std::fill(coarse_r.begin(), coarse_r.end(), Vec3{0, 0, 0});
-    for (std::size_t i = 0; i < n; ++i) {
-      const V left = rhs[i] - product[i];
-      coarse_r[aggregate[i]] += Vec3{double(left[0]), double(left[1]), double(left[2])};
-    }
-    coarse->precondition(coarse_r, coarse_z);
-    for (std::size_t k = 0; k < correction.size(); ++k)
-      correction[k] = V{T(coarse_z[k].x), T(coarse_z[k].y), T(coarse_z[k].z), 0};
+    std::vector<V>& coarse_rhs = levels[0].rhs;
+    std::fill(coarse_rhs.begin(), coarse_rhs.end(), V{});
+    for (std::size_t i = 0; i < n; ++i) coarse_rhs[aggregate[i]] += rhs[i] - product[i];
+    coarse_cycle(0);
+    const std::vector<V>& correction = levels[0].x;
     // A·out after the correction is A·out before it plus A·(the correction): the correction is
     // the same at every vertex of an aggregate, so only the springs across aggregates see it.
     for (std::size_t i = 0; i < n; ++i) {
@@ -225,6 +248,56 @@ struct ClothCgSolver::Typed final : ClothCgSolver::Impl {
     add_cross_edges(correction, product);
     for (std::size_t i = 0; i < n; ++i)
       out[i] += (diagonal_inverse[i] * (rhs[i] - product[i])) * omega;
+  }
+
+  /// levels[l].x ≈ A_l⁻¹·levels[l].rhs by the same V-cycle on the coarser levels (their blocks
+  /// full symmetric 3 × 3), the coarsest solved exactly.
+  void coarse_cycle(std::size_t l) {
+    Level& level = levels[l];
+    if (l + 1 == levels.size()) {
+      for (std::size_t i = 0; i < coarsest_r.size(); ++i)
+        coarsest_r[i] = {double(level.rhs[i][0]), double(level.rhs[i][1]), double(level.rhs[i][2])};
+      coarse->solve_coarsest(coarsest_r, coarsest_x);
+      for (std::size_t i = 0; i < coarsest_x.size(); ++i)
+        level.x[i] = V{T(coarsest_x[i].x), T(coarsest_x[i].y), T(coarsest_x[i].z), 0};
+      return;
+    }
+    const T omega = T(kSmootherDamping);
+    const BlockNetwork& net = coarse->level(l);
+    const std::vector<std::uint32_t>& aggregate = coarse->aggregate(l);
+    const std::vector<V>& rhs = level.rhs;
+    std::vector<V>&x = level.x, &residual = level.residual;
+    // Pre-smoothing from zero and the residual it leaves, summed over each aggregate.
+    for (std::size_t i = 0; i < net.nodes; ++i) {
+      x[i] = (level.diagonal_inverse[i] * rhs[i]) * omega;
+      residual[i] = level.own[i] * x[i];
+    }
+    for (std::size_t e = 0; e < net.edges.size(); ++e) {
+      const auto [a, b] = net.edges[e];
+      const V t = level.edge[e] * (x[a] - x[b]);
+      residual[a] += t;
+      residual[b] -= t;
+    }
+    Level& next = levels[l + 1];
+    std::fill(next.rhs.begin(), next.rhs.end(), V{});
+    for (std::size_t i = 0; i < net.nodes; ++i) next.rhs[aggregate[i]] += rhs[i] - residual[i];
+    coarse_cycle(l + 1);
+    // The correction, and A times it: only the edges across aggregates see it.
+    const std::vector<V>& correction = next.x;
+    for (std::size_t i = 0; i < net.nodes; ++i) {
+      const V c = correction[aggregate[i]];
+      x[i] += c;
+      residual[i] += level.own[i] * c;
+    }
+    for (const std::uint32_t e : coarse->cross_edges(l)) {
+      const auto [a, b] = net.edges[e];
+      const V t = level.edge[e] * (correction[aggregate[a]] - correction[aggregate[b]]);
+      residual[a] += t;
+      residual[b] -= t;
+    }
+    // Post-smoothing, the same Jacobi step: the cycle stays symmetric.
+    for (std::size_t i = 0; i < net.nodes; ++i)
+      x[i] += (level.diagonal_inverse[i] * (rhs[i] - residual[i])) * omega;
   }
 
   /// y += Σ ±S_e·(c_A − c_B) over the edges across aggregates, c given per aggregate.
@@ -347,13 +420,14 @@ ClothCgSolver::ClothCgSolver(std::size_t free_count, std::size_t springs, std::v
       weight[e] = (*multigrid_weight)[sorted[e].spring];
     }
     coarsening->nodes = aggregate_in_fours(free_count, pairs, weight, coarsening->aggregate);
+    std::vector<std::uint32_t> edge_of;  // per (ordered) edge: its coarse edge, or kInside
     coarsen_graph(pairs, weight, coarsening->aggregate, coarsening->edges, coarsening->weight,
-                  coarsening->edge_of);
+                  edge_of);
     for (std::size_t e = 0; e < sorted.size(); ++e)
-      if (coarsening->edge_of[e] != kInside)
+      if (edge_of[e] != kInside)
         coarsening->cross_edges.push_back({sorted[e].a, sorted[e].b, sorted[e].spring,
                                            coarsening->aggregate[sorted[e].a],
-                                           coarsening->aggregate[sorted[e].b]});
+                                           coarsening->aggregate[sorted[e].b], edge_of[e]});
   }
   if (single)
     impl_ = std::make_unique<Typed<float>>(free_count, springs, std::move(sorted), coarsening);

@@ -2,7 +2,8 @@
 // short vectors, preconditioned with block Jacobi (ClothPreconditioner::BlockJacobi) or one
 // V-cycle of aggregation multigrid (ClothPreconditioner::Multigrid). The V-cycle's finest level
 // runs here, on the four-number spring blocks below; its coarser levels, from the first
-// aggregates of up to four vertices down, are a ClothMultigrid (cloth_multigrid.h) in doubles.
+// aggregates of up to four vertices down, are a ClothMultigrid (cloth_multigrid.h) whose blocks
+// are summed in doubles and cycled here in the solver's precision, down to a direct solve.
 //
 // Every spring's block has the form S = α·nnᵀ + β·I (n its direction, α = h·c + h²·k·(1 − t),
 // β = h²·k·t, t = max(0, 1 − L0/l)), so it is kept as four numbers m = (√α·n, β) and applied as

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cloth_assembly.h"
 #include "cloth_cg.h"
 #include "cloth_internal.h"
 #include "cloth_multigrid.h"  // detail::add, detail::spring_block
@@ -15,13 +16,9 @@ namespace {
 using cloth_detail::kNone;
 using Sym3 = detail::ClothSym3;
 
-constexpr std::uint32_t kSecondVertex = 0x80000000u;  ///< an incidence's flag: the spring's b
+using detail::kSecondVertex;
 
 }  // namespace
-
-bool Cloth::in_solve(size_t spring) const {
-  return o_.implicit_bend || springs_[spring].kind != ClothSpringKind::Bend;
-}
 
 // The free vertices in order, and each vertex's index among them (kNone: kinematic).
 void Cloth::number_free_vertices() {
@@ -70,70 +67,36 @@ int Cloth::substep_implicit(double h, double& residual) {
   std::vector<Vec3>& f = force_;
   forces(f);
   // Per spring: what it adds to its first vertex's right side, g = f_s + h·K_s·(v_b − v_a), with
-  // f_s its force and K_s = k·((1 − t)·nnᵀ + t·I) its stiffness (t = max(0, 1 − L0/l): the
-  // compressive part left out so that the system stays positive definite); and its system block
-  // S_s = α·nnᵀ + β·I with α = h·c + h²·k·(1 − t), β = h²·k·t, kept as (√α·n, β).
+  // f_s its force and K_s = k·((1 − t)·nnᵀ + t·I) its stiffness (the compressive part left out so
+  // that the system stays positive definite), and its system block S_s = α·nnᵀ + β·I kept as
+  // (√α·n, β): cloth_assembly.h. Across a slack spring the blocks keep a floor of
+  // slack_stiffness; the forces keep the true stiffness.
   std::vector<Vec3>& pull = on_a_;
   std::vector<std::array<double, 4>>& blocks = spring_block_;
   pull.resize(springs_.size());
   blocks.resize(springs_.size());
-  const double c = mat.spring_damping;
-  const bool bend_in_solve = o_.implicit_bend;
-  const double slack = o_.slack_stiffness;
-  for (size_t s = 0; s < springs_.size(); ++s) {
-    const ClothSpring& sp = springs_[s];
-    const Vec3 d = x_[sp.b] - x_[sp.a];
-    const double len = length(d);
-    if (!(len > 0)) {
-      pull[s] = {0, 0, 0};
-      blocks[s] = {0, 0, 0, 0};
-      continue;
-    }
-    const double inverse_len = 1 / len;
-    const Vec3 n = d * inverse_len, closing = v_[sp.b] - v_[sp.a];
-    const double k = stiffness_[s], along = dot(closing, n);
-    const Vec3 force = n * (k * (len - sp.rest_length) + c * along);
-    if (!bend_in_solve && sp.kind == ClothSpringKind::Bend) {  // an explicit force only
-      pull[s] = force;
-      blocks[s] = {0, 0, 0, 0};
-      continue;
-    }
-    const double t = std::max(0.0, 1 - sp.rest_length * inverse_len);
-    const double k_along = k * (1 - t), k_across = k * t;
-    pull[s] = force + (n * (k_along * along) + closing * k_across) * h;
-    // The system's block: across a slack spring, a floor of slack_stiffness (the forces above
-    // keep the true stiffness).
-    const double t_system = std::max(t, slack);
-    const Vec3 m = n * std::sqrt(h * c + h * h * k * (1 - t_system));
-    blocks[s] = {m.x, m.y, m.z, h * h * k * t_system};
+  const detail::ClothSpringPass pass{x_.data(),          v_.data(),   springs_.data(),
+                                     stiffness_.data(),  h,           mat.spring_damping,
+                                     o_.slack_stiffness, pull.data(), blocks.data()};
+  for (size_t begin = 0, end = 0; begin < springs_.size(); begin = end) {
+    const bool in_system = in_solve(begin);  // runs of springs in or out of the system
+    for (end = begin + 1; end < springs_.size() && in_solve(end) == in_system;) ++end;
+    detail::cloth_spring_pass(pass, begin, end, in_system);
   }
   solver.set_springs(blocks);
   // Per free vertex: the right side h·(f + Σ ±g), its own block (mass and drag, springs to
   // kinematic vertices, whose Δv is 0) and the diagonal block the smoother inverts.
-  const double diagonal_scale = 1 + h * mat.air_drag;  // air drag taken implicitly too
   const size_t free_count = free_vertex_.size();
   std::vector<Vec3>& b = b_;
   std::vector<Sym3>&own = stiffness_block_, &diagonal = system_block_;
   b.resize(free_count);
   own.resize(free_count);
   diagonal.resize(free_count);
-  for (size_t fi = 0; fi < free_count; ++fi) {
-    const std::uint32_t i = free_vertex_[fi];
-    Vec3 force = f[i];
-    // Σ S over the springs: Σ m·mᵀ + (Σ β)·I.
-    double xx = 0, yy = 0, zz = 0, xy = 0, xz = 0, yz = 0, beta = 0;
-    for (std::uint32_t e = incidence_start_[fi]; e < incidence_start_[fi + 1]; ++e) {
-      const std::uint32_t code = incidence_[e], s = code & ~kSecondVertex;
-      force += pull[s] * (code & kSecondVertex ? -1.0 : 1.0);
-      const auto& m = blocks[s];
-      xx += m[0] * m[0], yy += m[1] * m[1], zz += m[2] * m[2];
-      xy += m[0] * m[1], xz += m[0] * m[2], yz += m[1] * m[2], beta += m[3];
-    }
-    const double own_mass = mass_[i] * diagonal_scale;
-    b[fi] = force * h;
-    own[fi] = {own_mass, own_mass, own_mass, 0, 0, 0};
-    diagonal[fi] = {own_mass + xx + beta, own_mass + yy + beta, own_mass + zz + beta, xy, xz, yz};
-  }
+  detail::cloth_vertex_pass({free_vertex_.data(), incidence_start_.data(), incidence_.data(),
+                             f.data(), mass_.data(), pull.data(), blocks.data(), h,
+                             1 + h * mat.air_drag,  // air drag taken implicitly too
+                             b.data(), own.data(), diagonal.data()},
+                            free_count);
   for (const auto& [fi, s] : kinematic_springs_)
     detail::add(own[fi], detail::spring_block(blocks[s]));
   solver.set_vertices(own, diagonal);

@@ -100,14 +100,13 @@ ClothSym3 inverse(const ClothSym3& a) {
 }
 
 ClothMultigrid::ClothMultigrid(std::size_t nodes, std::vector<std::array<std::uint32_t, 2>> edges,
-                               const std::vector<double>& weight, bool coarsen)
-    : coarsen_(coarsen) {
+                               const std::vector<double>& weight) {
   levels_.emplace_back();
   levels_[0].nodes = nodes;
   levels_[0].edges = std::move(edges);
   std::vector<double> level_weight = weight;
   // Coarsen while it pays: down to kCoarsest nodes, or until matching stops shrinking the graph.
-  while (coarsen_ && levels_.back().nodes > kCoarsest) {
+  while (levels_.back().nodes > kCoarsest) {
     const BlockNetwork& fine = levels_.back();
     std::vector<std::uint32_t> group_of;
     const std::size_t groups = aggregate_in_fours(fine.nodes, fine.edges, level_weight, group_of);
@@ -117,6 +116,10 @@ ClothMultigrid::ClothMultigrid(std::size_t nodes, std::vector<std::array<std::ui
     std::vector<double> coarse_weight;
     std::vector<std::uint32_t> edge_map;
     coarsen_graph(fine.edges, level_weight, group_of, coarse.edges, coarse_weight, edge_map);
+    std::vector<std::uint32_t> cross;
+    for (std::size_t e = 0; e < edge_map.size(); ++e)
+      if (edge_map[e] != kInside) cross.push_back(std::uint32_t(e));
+    cross_edges_.push_back(std::move(cross));
     aggregate_.push_back(std::move(group_of));
     coarse_edge_.push_back(std::move(edge_map));
     level_weight = std::move(coarse_weight);
@@ -126,14 +129,6 @@ ClothMultigrid::ClothMultigrid(std::size_t nodes, std::vector<std::array<std::ui
     level.own.assign(level.nodes, ClothSym3{});
     level.edge_block.assign(level.edges.size(), ClothSym3{});
     level.diagonal_inverse.assign(level.nodes, ClothSym3{});
-  }
-  rhs_.resize(levels_.size());
-  solution_.resize(levels_.size());
-  residual_.resize(levels_.size());
-  for (std::size_t l = 0; l < levels_.size(); ++l) {
-    rhs_[l].assign(levels_[l].nodes, Vec3{0, 0, 0});
-    solution_[l].assign(levels_[l].nodes, Vec3{0, 0, 0});
-    residual_[l].assign(levels_[l].nodes, Vec3{0, 0, 0});
   }
 }
 
@@ -157,7 +152,6 @@ void ClothMultigrid::update() {
     }
     for (std::size_t i = 0; i < level.nodes; ++i) level.diagonal_inverse[i] = inverse(diagonal[i]);
   }
-  if (!coarsen_) return;
   // The coarsest level as a dense matrix, factored.
   const BlockNetwork& last = levels_.back();
   const Eigen::Index size = Eigen::Index(3 * last.nodes);
@@ -181,54 +175,14 @@ void ClothMultigrid::update() {
   coarsest_rhs_.resize(size);
 }
 
-void ClothMultigrid::multiply(std::size_t level, const std::vector<Vec3>& x,
-                              std::vector<Vec3>& y) const {
-  const BlockNetwork& net = levels_[level];
-  for (std::size_t i = 0; i < net.nodes; ++i) y[i] = net.own[i] * x[i];
-  for (std::size_t e = 0; e < net.edges.size(); ++e) {
-    const auto [a, b] = net.edges[e];
-    const Vec3 t = net.edge_block[e] * (x[a] - x[b]);
-    y[a] += t;
-    y[b] -= t;
-  }
-}
-
-void ClothMultigrid::cycle(std::size_t level, const std::vector<Vec3>& r, std::vector<Vec3>& x) {
-  const BlockNetwork& net = levels_[level];
-  if (level + 1 == levels_.size()) {
-    for (std::size_t i = 0; i < net.nodes; ++i)
-      coarsest_rhs_.segment<3>(Eigen::Index(3 * i)) << r[i].x, r[i].y, r[i].z;
-    const Eigen::VectorXd solved = coarsest_.solve(coarsest_rhs_);
-    for (std::size_t i = 0; i < net.nodes; ++i)
-      x[i] = {solved[Eigen::Index(3 * i)], solved[Eigen::Index(3 * i + 1)],
-              solved[Eigen::Index(3 * i + 2)]};
-    return;
-  }
-  std::vector<Vec3>& residual = residual_[level];
-  // Pre-smoothing from zero, then the residual restricted (summed over each aggregate).
-  for (std::size_t i = 0; i < net.nodes; ++i)
-    x[i] = net.diagonal_inverse[i] * r[i] * kSmootherDamping;
-  multiply(level, x, residual);
-  std::vector<Vec3>& coarse_rhs = rhs_[level + 1];
-  std::fill(coarse_rhs.begin(), coarse_rhs.end(), Vec3{0, 0, 0});
-  for (std::size_t i = 0; i < net.nodes; ++i)
-    coarse_rhs[aggregate_[level][i]] += r[i] - residual[i];
-  std::vector<Vec3>& coarse_x = solution_[level + 1];
-  cycle(level + 1, coarse_rhs, coarse_x);
-  for (std::size_t i = 0; i < net.nodes; ++i) x[i] += coarse_x[aggregate_[level][i]];
-  // Post-smoothing, the same Jacobi step: the cycle stays symmetric.
-  multiply(level, x, residual);
-  for (std::size_t i = 0; i < net.nodes; ++i)
-    x[i] += net.diagonal_inverse[i] * (r[i] - residual[i]) * kSmootherDamping;
-}
-
-void ClothMultigrid::precondition(const std::vector<Vec3>& r, std::vector<Vec3>& z) {
-  if (!coarsen_) {
-    const BlockNetwork& fine = levels_[0];
-    for (std::size_t i = 0; i < fine.nodes; ++i) z[i] = fine.diagonal_inverse[i] * r[i];
-    return;
-  }
-  cycle(0, r, z);
+void ClothMultigrid::solve_coarsest(const std::vector<Vec3>& r, std::vector<Vec3>& x) {
+  const BlockNetwork& last = levels_.back();
+  for (std::size_t i = 0; i < last.nodes; ++i)
+    coarsest_rhs_.segment<3>(Eigen::Index(3 * i)) << r[i].x, r[i].y, r[i].z;
+  coarsest_.solveInPlace(coarsest_rhs_);
+  for (std::size_t i = 0; i < last.nodes; ++i)
+    x[i] = {coarsest_rhs_[Eigen::Index(3 * i)], coarsest_rhs_[Eigen::Index(3 * i + 1)],
+            coarsest_rhs_[Eigen::Index(3 * i + 2)]};
 }
 
 }  // namespace kinema::detail

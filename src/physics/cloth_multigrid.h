@@ -14,7 +14,8 @@
 // (≤ kCoarsest nodes) is solved exactly by a dense Cholesky factorization.
 //
 // The aggregates depend only on the mesh and are built once; the blocks are summed up the levels
-// at every step. It runs on one thread, in a fixed order.
+// at every step, in doubles. The cycle runs in the CG solver's precision (cloth_cg.cpp), on one
+// thread, in a fixed order.
 #pragma once
 
 #include <Eigen/Dense>
@@ -75,44 +76,42 @@ struct BlockNetwork {
   std::vector<ClothSym3> diagonal_inverse;  ///< (own_i + Σ_{e∋i} S_e)⁻¹, for the smoother
 };
 
+/// The levels of an aggregation multigrid over a spring network, in doubles: their aggregates,
+/// their blocks summed up from the finest, the smoother's inverted diagonals and the coarsest
+/// level's factorization. The V-cycle itself runs in the CG solver's precision (cloth_cg.cpp).
 class ClothMultigrid {
  public:
-  /// Builds the levels for a fine network of `nodes` free vertices and these edges; `weight` per
-  /// edge picks the matching (the spring's stiffness). `coarsen` false: one level, and
-  /// precondition() is block Jacobi.
+  /// Builds the levels for a fine network of `nodes` nodes and these edges; `weight` per edge
+  /// picks the matching (the spring's stiffness). Coarsens down to 64 nodes or until matching
+  /// stops shrinking the graph by a fifth.
   ClothMultigrid(std::size_t nodes, std::vector<std::array<std::uint32_t, 2>> edges,
-                 const std::vector<double>& weight, bool coarsen);
+                 const std::vector<double>& weight);
 
   /// The fine network: fill own and edge_block, then call update().
   BlockNetwork& fine() { return levels_[0]; }
-  const BlockNetwork& fine() const { return levels_[0]; }
   std::size_t levels() const { return levels_.size(); }
+  const BlockNetwork& level(std::size_t l) const { return levels_[l]; }
+  /// The node of level l + 1 that each node of level l belongs to.
+  const std::vector<std::uint32_t>& aggregate(std::size_t l) const { return aggregate_[l]; }
+  /// The edges of level l between two aggregates, in order.
+  const std::vector<std::uint32_t>& cross_edges(std::size_t l) const { return cross_edges_[l]; }
 
   /// Sums the fine blocks up the levels, inverts the smoother's diagonals, factors the coarsest.
   void update();
 
-  /// y = A·x on level `level`.
-  void multiply(std::size_t level, const std::vector<Vec3>& x, std::vector<Vec3>& y) const;
-
-  /// z ≈ A⁻¹·r by one V-cycle, or block Jacobi without coarsening (either symmetric and positive
-  /// definite: a valid CG preconditioner).
-  void precondition(const std::vector<Vec3>& r, std::vector<Vec3>& z);
+  /// x = A⁻¹·r on the coarsest level (a dense Cholesky solve).
+  void solve_coarsest(const std::vector<Vec3>& r, std::vector<Vec3>& x);
 
  private:
-  void cycle(std::size_t level, const std::vector<Vec3>& r, std::vector<Vec3>& x);
-
-  bool coarsen_ = true;
   std::vector<BlockNetwork> levels_;
-  /// aggregate_[l][i]: the node of level l + 1 that node i of level l belongs to.
   std::vector<std::vector<std::uint32_t>> aggregate_;
   /// coarse_edge_[l][e]: the edge of level l + 1 that edge e of level l adds to (kInside: none).
   std::vector<std::vector<std::uint32_t>> coarse_edge_;
+  std::vector<std::vector<std::uint32_t>> cross_edges_;
   Eigen::MatrixXd coarsest_matrix_;
   Eigen::LLT<Eigen::MatrixXd> coarsest_;
   Eigen::VectorXd coarsest_rhs_;
   std::vector<ClothSym3> diagonal_;  ///< update()'s scratch, kept from step to step
-  // Per-level scratch: right sides, solutions and residuals.
-  std::vector<std::vector<Vec3>> rhs_, solution_, residual_;
 };
 
 }  // namespace kinema::detail

@@ -95,7 +95,7 @@ enum class ClothSolver : std::uint8_t { SemiImplicit, ImplicitEuler, Xpbd };
 /// 64 × 64 flag of 10⁵ N/m springs in wind, block Jacobi still leaves a 0.6 % residual after 100
 /// iterations, where one V-cycle of aggregation multigrid per iteration reaches 4 % in 5 and
 /// 0.4 % in 10 (an iteration costs about four of Jacobi's: two more products with the system on
-/// the vertices, and the coarser levels). Three multigrid iterations with slack_stiffness 10⁻⁴
+/// the vertices, and the coarser levels). Three multigrid iterations with slack_stiffness 3·10⁻⁴
 /// hold that flag under 0.6 % stretch where twenty of block Jacobi leave 7 %. A solve that
 /// converges also makes the projection onto colliders after the step bite harder: a cloth
 /// dropped on a sphere stretches where it lands, and the converged solve then holds it draped at
@@ -164,8 +164,9 @@ struct ClothOptions {
   /// indefinite), so a vertex among slack springs moves sideways in the system with nothing but
   /// its mass: a mode so cheap in the energy conjugate gradients minimize that a stopped solve
   /// can leave a large error in it — on a flag in wind, a free corner jumping 1.6 cm in a step
-  /// and its springs stretching 50–120 %. 10⁻⁴ ends that (four multigrid iterations: 0.29 % at
-  /// worst over seven runs of 600 steps, against 0.8–3.8 % with 0 as rounding changes). Only the
+  /// and its springs stretching 50–120 %. 10⁻⁴ ends that at four multigrid iterations (0.29 % at
+  /// worst over seven runs of 600 steps, against 0.8–3.8 % with 0 as rounding changes); at three,
+  /// 3·10⁻⁴ (0.51 % over seven runs of 2,400 steps, where 10⁻⁴ left 1.2 % in one). Only the
   /// system changes, not the forces: the cloth hangs where it hung, and the extra term resists only
   /// changes of its vertices' relative sideways velocities within a step (a swinging cloth slows
   /// about as an unconverged solve slows it).
@@ -236,7 +237,10 @@ class Cloth {
  private:
   void substep_semi_implicit(double h);
   int substep_implicit(double h, double& residual);
-  bool in_solve(size_t spring) const;  ///< its block goes into the implicit solve
+  /// Whether the spring's block goes into the implicit solve (an explicit bend's does not).
+  bool in_solve(size_t spring) const {
+    return o_.implicit_bend || springs_[spring].kind != ClothSpringKind::Bend;
+  }
   void number_free_vertices();
   void substep_xpbd(double h);
   void apply_tethers();
