@@ -7,10 +7,10 @@
 // sweep (fast) and 16 substeps of two sweeps (stiff); implicit Euler with 10⁵ N/m structural
 // springs and at most 20 conjugate-gradient iterations a step (to a 10⁻³ residual), preconditioned
 // by multigrid or by block Jacobi (bend springs in the solve or as explicit forces); block Jacobi
-// at 10 iterations with a 0.3 % strain limit; multigrid at 4 iterations, and at 3 with slack
-// springs keeping 3·10⁻⁴ of their stiffness across them in the system. With
-// -DKINEMA_BULLET_ROOT… (see bench/CMakeLists.txt) Bullet's btSoftBody runs the same scenes with 10
-// position iterations (bench/peers/bullet_cloth_peer.cpp).
+// at 10 iterations with a 0.3 % strain limit (8 sweeps, and 32 sweeps over-relaxed by 1.8);
+// multigrid at 4 iterations, and at 3 with slack springs keeping 3·10⁻⁴ of their stiffness across
+// them in the system. With -DKINEMA_BULLET_ROOT… (see bench/CMakeLists.txt) Bullet's btSoftBody
+// runs the same scenes with 10 position iterations (bench/peers/bullet_cloth_peer.cpp).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -34,7 +34,8 @@ enum Setting {
   kImplicitJacobiExplicitBend = 4,
   kImplicitJacobiLimited = 5,
   kImplicitFewMultigrid = 6,
-  kImplicitMultigridSlack = 7
+  kImplicitMultigridSlack = 7,
+  kImplicitJacobiRelaxedLimit = 8
 };
 
 // `perturbation`: −1, 0 or +1 times the wind's or the sphere's perturbation (cloth_bench.h).
@@ -51,14 +52,21 @@ Cloth make_cloth(Scene scene, Setting setting, int threads, double perturbation 
         multigrid ? ClothPreconditioner::Multigrid : ClothPreconditioner::BlockJacobi;
     o.material.stretch_stiffness = 1e5;
     o.material.shear_stiffness = 2e4;
-    o.cg_max_iterations = setting == kImplicitJacobiLimited    ? 10
+    const bool limited =
+        setting == kImplicitJacobiLimited || setting == kImplicitJacobiRelaxedLimit;
+    o.cg_max_iterations = limited                              ? 10
                           : setting == kImplicitFewMultigrid   ? 4
                           : setting == kImplicitMultigridSlack ? 3
                                                                : 20;
     o.cg_tolerance = 1e-3;
     o.implicit_bend = setting == kImplicit || setting == kImplicitJacobi;
-    // The loose solve trimmed by a strain limit of 0.3 % (8 sweeps, with the tethers).
-    if (setting == kImplicitJacobiLimited) o.strain_limit = 0.003;
+    // The loose solve trimmed by a strain limit of 0.3 % (8 sweeps, with the tethers), or by
+    // 32 sweeps over-relaxed by 1.8.
+    if (limited) o.strain_limit = 0.003;
+    if (setting == kImplicitJacobiRelaxedLimit) {
+      o.strain_limit_passes = 32;
+      o.strain_limit_relaxation = 1.8;
+    }
     // Slack springs keep 3·10⁻⁴ of their stiffness across them in the system.
     if (setting == kImplicitMultigridSlack) o.slack_stiffness = 3e-4;
   } else {
@@ -116,8 +124,8 @@ void BM_KinemaCloth(benchmark::State& state) {
 // Scene (0 flag, 1 sphere), setting (0 XPBD 8×1, 1 XPBD 16×2, 2 implicit ≤ 20 CG with multigrid,
 // 3 the same with block Jacobi, 4 block Jacobi with the bend springs as explicit forces, 5 block
 // Jacobi with explicit bend, ≤ 10 CG iterations and a 0.3 % strain limit, 6 multigrid with
-// explicit bend and ≤ 4 CG iterations, 7 the same at ≤ 3 iterations with slack_stiffness 3·10⁻⁴),
-// threads.
+// explicit bend and ≤ 4 CG iterations, 7 the same at ≤ 3 iterations with slack_stiffness 3·10⁻⁴,
+// 8 the same as 5 with 32 sweeps over-relaxed by 1.8), threads.
 BENCHMARK(BM_KinemaCloth)
     ->ArgNames({"scene", "setting", "threads"})
     ->Args({kFlag, kXpbdFast, 1})
@@ -128,6 +136,7 @@ BENCHMARK(BM_KinemaCloth)
     ->Args({kFlag, kImplicitJacobiLimited, 1})
     ->Args({kFlag, kImplicitFewMultigrid, 1})
     ->Args({kFlag, kImplicitMultigridSlack, 1})
+    ->Args({kFlag, kImplicitJacobiRelaxedLimit, 1})
     ->Args({kFlag, kXpbdFast, 2})
     ->Args({kSphere, kXpbdFast, 1})
     ->Args({kSphere, kXpbdStiff, 1})
@@ -137,6 +146,7 @@ BENCHMARK(BM_KinemaCloth)
     ->Args({kSphere, kImplicitJacobiLimited, 1})
     ->Args({kSphere, kImplicitFewMultigrid, 1})
     ->Args({kSphere, kImplicitMultigridSlack, 1})
+    ->Args({kSphere, kImplicitJacobiRelaxedLimit, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -62,6 +62,8 @@ Cloth::Cloth(ClothMesh mesh, ClothOptions options)
     fail("slack_stiffness must be between 0 and 1 (a fraction of each spring's stiffness)");
   if (o_.strain_limit > 0 && o_.strain_limit_passes < 1)
     fail("strain_limit_passes must be at least 1 when strain_limit is set");
+  if (!(o_.strain_limit_relaxation > 0 && o_.strain_limit_relaxation < 2))
+    fail("strain_limit_relaxation must be between 0 and 2 (exclusive)");
   if (!is_finite(o_.gravity)) fail("gravity is not finite");
   if (!is_finite(o_.wind)) fail("wind is not finite");
   if (o_.substeps < 0) fail("substeps must be ≥ 0 (0: automatic)");
@@ -541,11 +543,13 @@ void Cloth::apply_tethers() {
 
 // Strain limiting (Provot 1995): the tethers, then sequential sweeps over the structural springs
 // that alternate direction (a correction travels the whole cloth in one sweep along the order,
-// and back in the next), each over-long spring shortened to its limit. Sequential, so the result
+// and back in the next), each over-long spring shortened by ω times its excess (ω = 1: to its
+// limit; over-relaxed, a smooth stretch over a region goes faster). Sequential, so the result
 // does not depend on the thread count; the caller turns the moves into velocities.
 void Cloth::limit_strain() {
   apply_tethers();
   const size_t count = limited_springs_.size();
+  const double omega = o_.strain_limit_relaxation;
   for (int pass = 0; pass < o_.strain_limit_passes; ++pass) {
     bool moved = false;
     for (size_t j = 0; j < count; ++j) {
@@ -554,7 +558,7 @@ void Cloth::limit_strain() {
       const double length2 = length_squared(d);
       if (length2 <= s.longest_squared) continue;
       const double length = std::sqrt(length2);
-      const Vec3 correction = d * ((length - s.longest) / length);
+      const Vec3 correction = d * (omega * (length - s.longest) / length);
       x_[s.a] += correction * s.share_a;
       x_[s.b] -= correction * s.share_b;
       moved = true;

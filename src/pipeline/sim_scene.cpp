@@ -195,6 +195,7 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
           "slack_stiffness",
           "strain_limit",
           "strain_limit_passes",
+          "strain_limit_relaxation",
           "attach_to_skin",
           "attach_joint"});
   SimSceneCloth c;
@@ -280,6 +281,12 @@ SimSceneCloth read_cloth(const SceneReader& r, const json& j, const std::string&
     o.strain_limit = r.at_least(j["strain_limit"], p + "/strain_limit", 0, false);
   if (j.contains("strain_limit_passes"))
     o.strain_limit_passes = r.whole(j["strain_limit_passes"], p + "/strain_limit_passes", 1, 10000);
+  if (j.contains("strain_limit_relaxation")) {
+    o.strain_limit_relaxation =
+        r.at_least(j["strain_limit_relaxation"], p + "/strain_limit_relaxation", 0, true);
+    if (!(o.strain_limit_relaxation < 2))
+      r.fail(p + "/strain_limit_relaxation", "must be < 2 (over-relaxation past 2 diverges)");
+  }
   if (j.contains("pinned")) {
     const json& pins = j["pinned"];
     if (!pins.is_array()) r.fail(p + "/pinned", "must be an array of vertex indices");

@@ -726,8 +726,9 @@ TEST(Cloth, RefusesBadInput) {
 TEST(Cloth, StrainLimitHoldsAHangingRopeToItsLimitExactly) {
   // A soft rope (50 N/m, 10 g a particle) hanging from one end stretches about 10 % a spring at
   // the top. With a 1 % strain limit every spring ends each step at most 1 % long — one sweep
-  // down the chain from the pin settles it exactly — and the velocities are the steps' moves.
-  auto hang = [](double limit) {
+  // down the chain from the pin settles it exactly, and over-relaxed sweeps leave springs at or
+  // under it — and the velocities are the steps' moves.
+  auto hang = [](double limit, double relaxation) {
     ClothOptions o;
     o.solver = ClothSolver::SemiImplicit;
     o.material.vertex_mass = 0.01;
@@ -736,6 +737,7 @@ TEST(Cloth, StrainLimitHoldsAHangingRopeToItsLimitExactly) {
     o.pinned = {0};
     o.strain_limit = limit;
     o.strain_limit_passes = 2;
+    o.strain_limit_relaxation = relaxation;
     ClothMesh rope = strand(20);
     for (Vec3& p : rope.positions) p = Vec3{0, -p.x, 0};  // hanging straight down
     Cloth cloth(rope, o);
@@ -752,8 +754,9 @@ TEST(Cloth, StrainLimitHoldsAHangingRopeToItsLimitExactly) {
     }
     return largest;
   };
-  EXPECT_GT(hang(0), 0.05);
-  EXPECT_LE(hang(0.01), 0.01 + 1e-12);
+  EXPECT_GT(hang(0, 1), 0.05);
+  EXPECT_LE(hang(0.01, 1), 0.01 + 1e-12);
+  EXPECT_LE(hang(0.01, 1.8), 0.01 + 1e-12);
 }
 
 /// Stiff springs (10⁵ N/m) solved loosely: block Jacobi, at most 10 conjugate-gradient iterations.
@@ -793,6 +796,34 @@ TEST(Cloth, StrainLimitKeepsTheDrapedClothWithinItsLimit) {
   EXPECT_LT(limited, 0.01);
 }
 
+TEST(Cloth, OverRelaxedStrainLimitHoldsTheBenchmarksDrapedClothUnderOnePercentInEveryRun) {
+  // The cloth benchmark's sphere scene (64 × 64, 1 m, 0.15 kg, dropped 0.3 m onto a 0.4 m sphere;
+  // 10⁵ N/m solved loosely, a 0.3 % strain limit) with the sphere 5 mm to either side, as the
+  // benchmark perturbs it: over steps 60–360, while the cloth slides into place, plain sweeps
+  // (8) leave a stretch spread over the skirt below the contact's rim that reaches 1.5 % in one
+  // run; 32 sweeps over-relaxed by 1.8 hold all three under 1 % (measured: 0.48–0.53 %).
+  auto worst = [](double offset, double relaxation, int passes) {
+    ClothOptions o;
+    loose_stiff_solve(o);
+    o.material.mass_per_area = 0.15;
+    o.threads = 1;
+    o.colliders = {Collider{ColliderShape::Sphere, {0.5 + offset, 0, 0.5}, {}, {0, 1, 0}, 0.4}};
+    o.strain_limit = 0.003;
+    o.strain_limit_passes = passes;
+    o.strain_limit_relaxation = relaxation;
+    Cloth cloth(make_grid_cloth(64, 64, 1, 1, {0, 0.7, 0}, {1, 0, 0}, {0, 0, 1}), o);
+    double largest = 0;
+    for (int i = 0; i < 360; ++i) {
+      cloth.step(kFrame);
+      if (i >= 60) largest = std::max(largest, cloth.largest_stretch());
+    }
+    return largest;
+  };
+  EXPECT_GT(worst(-0.005, 1, 8), 0.01);
+  for (const double offset : {-0.005, 0.0, 0.005})
+    EXPECT_LT(worst(offset, 1.8, 32), 0.01) << offset << " m";
+}
+
 TEST(Cloth, StrainLimitTrimsALooseSolvesStretchOnTheFlag) {
   // The 32 × 32 flag in a 3 m/s wind with the same loose solve: the limit (0.3 %, with the
   // tethers) cuts the worst structural stretch of 1.5 s at least in half (3.2 % → 0.9 % here),
@@ -828,6 +859,17 @@ TEST(Cloth, RefusesASlackStiffnessOutsideZeroToOne) {
   o.slack_stiffness = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(Cloth(flag(4, 4), o), Error);
   o.slack_stiffness = 1;
+  EXPECT_NO_THROW(Cloth(flag(4, 4), o));
+}
+
+TEST(Cloth, RefusesAStrainLimitRelaxationOutsideZeroToTwo) {
+  ClothOptions o;
+  o.strain_limit = 0.01;
+  for (const double bad : {0.0, -1.0, 2.0, std::numeric_limits<double>::quiet_NaN()}) {
+    o.strain_limit_relaxation = bad;
+    EXPECT_THROW(Cloth(flag(4, 4), o), Error) << bad;
+  }
+  o.strain_limit_relaxation = 1.9;
   EXPECT_NO_THROW(Cloth(flag(4, 4), o));
 }
 

@@ -68,10 +68,12 @@ TEST(SimScene, ParsesGridsMaterialsCollidersAndPins) {
 TEST(SimScene, ReadsTheStrainLimit) {
   const std::string grid = R"("grid": {"columns": 4, "rows": 4, "width": 1, "height": 1})";
   const SimScene s = parse_sim_scene(
-      R"({"cloth": [{)" + grid + R"(, "strain_limit": 0.005, "strain_limit_passes": 12}]})",
+      R"({"cloth": [{)" + grid +
+          R"(, "strain_limit": 0.005, "strain_limit_passes": 12, "strain_limit_relaxation": 1.8}]})",
       "scene.json");
   EXPECT_EQ(s.cloths[0].options.strain_limit, 0.005);
   EXPECT_EQ(s.cloths[0].options.strain_limit_passes, 12);
+  EXPECT_EQ(s.cloths[0].options.strain_limit_relaxation, 1.8);
   EXPECT_EQ(parse_sim_scene(R"({"cloth": [{)" + grid + "}]}", "scene.json")
                 .cloths[0]
                 .options.strain_limit,
@@ -128,6 +130,10 @@ TEST(SimScene, RefusesBadScenesAtTheirJsonPointer) {
           "true or false");
   refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit_passes": 0}]})",
           "/cloth/0/strain_limit_passes", "between 1 and 10000");
+  refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit_relaxation": 2}]})",
+          "/cloth/0/strain_limit_relaxation", "must be < 2");
+  refuses(R"({"cloth": [{)" + grid + R"(, "strain_limit_relaxation": 0}]})",
+          "/cloth/0/strain_limit_relaxation", "must be > 0");
   refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [0, 99]}]})", "/cloth/0/pinned/1",
           "between 0 and 15");
   refuses(R"({"cloth": [{)" + grid + R"(, "pinned": [3, 3]}]})", "/cloth/0/pinned/1",
