@@ -128,7 +128,7 @@ using Mask = long long __attribute__((vector_size(32)));
 /// Triangles [0, count), four at a time: each corner's share of the wind's drag.
 [[gnu::always_inline]] inline void wind_pass_kernel(const ClothWindPass& in, std::size_t count) {
   const Lanes zero{};
-  const Mask sign_bit = Mask{} | (1ll << 63);
+  const Mask sign_bit = Mask(Lanes{-0.0, -0.0, -0.0, -0.0});  // only the sign bits set
   const double third = 1.0 / 3, scale = -in.coefficient / 3;
   auto group = [&](std::size_t t, std::size_t lanes_used) __attribute__((always_inline)) {
     // Gather e1 = x1 − x0, e2 = x2 − x0 and the corners' summed velocity.

@@ -1,8 +1,7 @@
 // The implicit (Baraff–Witkin) cloth step, kinema/physics/cloth.h: the system's assembly; its
 // solve, conjugate gradients in short vectors preconditioned by block Jacobi or a multigrid
 // V-cycle, is cloth_cg.h's.
-#include <algorithm>
-#include <cmath>
+#include <memory>
 
 #include "cloth_assembly.h"
 #include "cloth_cg.h"
@@ -15,7 +14,6 @@ namespace {
 
 using cloth_detail::kNone;
 using Sym3 = detail::ClothSym3;
-
 using detail::kSecondVertex;
 
 }  // namespace
