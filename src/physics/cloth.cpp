@@ -320,11 +320,14 @@ void Cloth::forces(std::vector<Vec3>& f) {
   f.assign(n, Vec3{0, 0, 0});
   // Aerodynamics per triangle: −C·A·(v_rel·n)|v_rel·n|·n, a third to each corner.
   std::vector<Vec3>& triangle_force = triangle_force_;
-  triangle_force.assign(mesh_.triangles.size(), Vec3{0, 0, 0});
-  if (mat.aerodynamic_coefficient > 0)
+  if (mat.aerodynamic_coefficient > 0) {
+    triangle_force.resize(mesh_.triangles.size());  // the pass writes every triangle's force
     detail::cloth_wind_pass({x_.data(), v_.data(), mesh_.triangles.data(), o_.wind,
                              mat.aerodynamic_coefficient, triangle_force.data()},
                             mesh_.triangles.size());
+  } else {
+    triangle_force.assign(mesh_.triangles.size(), Vec3{0, 0, 0});
+  }
   for (size_t i = 0; i < n; ++i) {
     if (inverse_mass_[i] == 0) continue;
     Vec3 fi = o_.gravity * mass_[i] + (o_.wind - v_[i]) * (mat.air_drag * mass_[i]);
