@@ -188,6 +188,17 @@ class AabbTree final : public ProxyStore {
     std::sort(out.begin(), out.end());
   }
 
+  // Every proxy whose box overlaps one inside `near`'s fattened box has a fattened box
+  // overlapping it, so it is on `near`'s list (or is `near`).
+  void query_near(ProxyId near, const Aabb& box, std::vector<ProxyId>& out) override {
+    if (!contains(near) || !aabb_contains(nodes_[leaf_of_[near]].box, box)) return query(box, out);
+    out.clear();
+    if (aabb_overlap(boxes_[near], box)) out.push_back(near);
+    for (const ProxyId other : near_[near])
+      if (aabb_overlap(boxes_[other], box)) out.push_back(other);
+    std::sort(out.begin(), out.end());
+  }
+
  private:
   // Node boxes in single precision, rounded outward: half the bytes of doubles, so twice the
   // nodes per cache line in the traversals, and still holding every exact box they stand for.

@@ -592,7 +592,7 @@ void RigidWorld::Impl::integrate_positions(double h) {
       Aabb swept = bounds(id);
       const Aabb moved{swept.min + motion, swept.max + motion};
       swept = aabb_union(swept, moved);
-      broad->query(swept, nearby);
+      broad->query_near(ProxyId(id), swept, nearby);
       const Pose from = pose(id);
       for (ProxyId other : nearby) {
         if (other == id) continue;

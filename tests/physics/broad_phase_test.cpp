@@ -128,6 +128,48 @@ TEST(BroadPhase, EveryKindMatchesBruteForceOverMovingBoxes) {
   }
 }
 
+// A query near a proxy (its box swept a little way, as a fast body's continuous collision asks)
+// returns what a query of the whole structure returns, in every kind: the tree answers it from
+// its neighbour lists while the swept box stays inside the proxy's fattened one, and by a walk
+// when the box leaves it.
+TEST(BroadPhase, QueryNearAProxyMatchesAFullQuery) {
+  constexpr int kCount = 500;
+  for (const BroadPhaseKind kind : kAllKinds) {
+    std::mt19937 rng(23);
+    std::vector<Aabb> boxes;
+    auto bp = make_broad_phase({.kind = kind});
+    for (ProxyId i = 0; i < kCount; ++i) {
+      boxes.push_back(random_box(rng, 6, 0.5));
+      ASSERT_TRUE(bp->insert(i, boxes[i]));
+    }
+    std::uniform_real_distribution<double> step(-0.15, 0.15), sweep(-0.6, 0.6);
+    std::vector<ProxyId> near, full;
+    std::size_t hits = 0;
+    for (int round = 0; round < 4; ++round) {
+      for (ProxyId i = 0; i < kCount; ++i) {
+        const Vec3 d{step(rng), step(rng), step(rng)};
+        boxes[i] = {boxes[i].min + d, boxes[i].max + d};
+        ASSERT_TRUE(bp->update(i, boxes[i]));
+      }
+      std::vector<ProxyPair> pairs;
+      bp->pairs(pairs);
+      for (ProxyId i = 0; i < kCount; ++i) {
+        // Short sweeps stay inside the 0.1 m margin; long ones leave it.
+        const double reach = i % 3 == 0 ? 1.0 : 0.1;
+        const Vec3 motion = Vec3{sweep(rng), sweep(rng), sweep(rng)} * reach;
+        const Aabb moved{boxes[i].min + motion, boxes[i].max + motion};
+        const Aabb swept = aabb_union(boxes[i], moved);
+        bp->query_near(i, swept, near);
+        bp->query(swept, full);
+        ASSERT_EQ(near, full) << broad_phase_kind_name(kind) << " proxy " << i;
+        hits += near.size();
+      }
+    }
+    EXPECT_GT(hits, std::size_t(kCount) * 4 + kCount)
+        << broad_phase_kind_name(kind);  // not only itself
+  }
+}
+
 // The same boxes inserted in a different order give the same pairs in the same order.
 TEST(BroadPhase, PairsDoNotDependOnInsertionOrder) {
   std::mt19937 rng(5);

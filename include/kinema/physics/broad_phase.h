@@ -117,6 +117,14 @@ class BroadPhase {
 
   /// Replaces `out` with the ids of the proxies whose boxes overlap `box`, sorted ascending.
   virtual void query(const Aabb& box, std::vector<ProxyId>& out) = 0;
+
+  /// The same answer as query(box, out), for a box near proxy `near`'s own (its sweep over a
+  /// step): the AABB tree answers from the neighbours it keeps for `near` when its fattened box
+  /// holds `box`, without walking the tree. The others walk as query does.
+  virtual void query_near(ProxyId near, const Aabb& box, std::vector<ProxyId>& out) {
+    (void)near;
+    query(box, out);
+  }
 };
 
 /// A new, empty broad phase of `options.kind`. Options out of range (a negative margin, an axis
