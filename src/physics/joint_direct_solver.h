@@ -47,10 +47,13 @@ class JointDirectSolver {
   /// Position pass after the step: moves and turns the bodies so that the direct rows' position
   /// errors vanish to first order; velocities are untouched. Returns false, moving nothing and
   /// factoring nothing, when no row's error exceeds `tolerance` (m for the point rows and rods,
-  /// rad for the angular rows).
+  /// rad for the angular rows). `inverse_inertia` (the step's) divided by `inertia_scale` is the
+  /// metric of the correction: the larger the scale, the more it moves bodies and the less it
+  /// turns them.
   bool stabilize_positions(const std::vector<RigidBody*>& bodies,
                            const std::vector<Mat3>& inverse_inertia,
-                           std::vector<JointState>& joints, double tolerance);
+                           std::vector<JointState>& joints, double tolerance,
+                           double inertia_scale = 1);
 
  private:
   struct Impl;

@@ -58,13 +58,16 @@ bool JointTreeSolver::analyse(const std::vector<DirectJointRows>& joints, std::s
   // Breadth first from each component's lowest body: every body's joint toward the root.
   constexpr int kUnvisited = -2;
   parent_joint_.assign(body_count, kUnvisited);
+  component_of_body_.assign(body_count, -1);
   order_.clear();
+  int components = 0;
   for (int root = 0; root < bodies; ++root) {
     if (parent_joint_[root] != kUnvisited || body_start_[root] == body_start_[root + 1]) continue;
     parent_joint_[root] = -1;
     order_.push_back(root);
     for (std::size_t head = order_.size() - 1; head < order_.size(); ++head) {
       const int c = order_[head];
+      component_of_body_[c] = components;
       for (int k = body_start_[c]; k < body_start_[c + 1]; ++k) {
         const int j = body_nodes_[k];
         const int other = other_body(joints[j], c);
@@ -73,6 +76,7 @@ bool JointTreeSolver::analyse(const std::vector<DirectJointRows>& joints, std::s
         order_.push_back(other);
       }
     }
+    ++components;
   }
   // Leaves first: a body's joints to static bodies, then its joint toward the root, after
   // everything beyond it. A joint's neighbours still to come then all share the body it hangs
@@ -96,6 +100,23 @@ bool JointTreeSolver::analyse(const std::vector<DirectJointRows>& joints, std::s
     }
   }
   if (int(nodes_.size()) != n) return false;  // not reached: every joint has a moving body
+  // Each component's nodes are consecutive (its bodies were, in order_): number the components
+  // as their nodes come.
+  std::vector<int>& renumbered = stack_;
+  renumbered.assign(std::size_t(components), -1);
+  component_nodes_.clear();
+  component_of_joint_.assign(std::size_t(n), 0);
+  for (int i = 0; i < n; ++i) {
+    int& c = renumbered[std::size_t(component_of_body_[nodes_[i].body])];
+    if (c < 0) {
+      c = int(component_nodes_.size());
+      component_nodes_.push_back(i);
+    }
+    component_of_joint_[std::size_t(nodes_[i].joint)] = c;
+  }
+  component_nodes_.push_back(n);
+  for (int& c : component_of_body_)
+    if (c >= 0) c = renumbered[std::size_t(c)];
   // Each body's joints again, now by node, ascending; their blocks of A per body.
   stack_.assign(body_start_.begin(), body_start_.end() - 1);
   clique_base_.assign(body_count, 0);
@@ -144,11 +165,16 @@ void with_rows(int rows, F&& f) {
 
 bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
                              const std::vector<RigidBody*>& bodies,
-                             const std::vector<Mat3>& inverse_inertia, double regularization) {
+                             const std::vector<Mat3>& inverse_inertia, double regularization,
+                             const std::vector<char>* active) {
   const int n = int(nodes_.size());
+  auto skipped = [&](int node) {
+    return active && !(*active)[std::size_t(component_of_joint_[std::size_t(nodes_[node].joint)])];
+  };
   // A's diagonal blocks, Σ over the joint's moving bodies of J·M⁻¹·Jᵀ (lower halves). Sums are
   // kept in locals: the compiler cannot tell the blocks from the rows they are made of.
   for (int i = 0; i < n; ++i) {
+    if (skipped(i)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -180,6 +206,7 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
   // The blocks between joints sharing a body: J_k·M⁻¹·J_lᵀ on that body.
   for (std::size_t q = 0; q + 1 < body_start_.size(); ++q) {
     const int first = body_start_[q], d = body_start_[q + 1] - first;
+    if (d > 1 && active && !(*active)[std::size_t(component_of_body_[q])]) continue;
     for (int k = 1; k < d; ++k) {
       const int nk = body_nodes_[first + k];
       const int sk = joints[nodes_[nk].joint].body[0] == int(q) ? 0 : 1;
@@ -203,6 +230,7 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
   // kept as its reciprocals, for the solves to multiply.
   bool positive = true;
   for (int i = 0; i < n && positive; ++i) {
+    if (skipped(i)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -266,10 +294,14 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
   return positive;
 }
 
-void JointTreeSolver::solve(double* x) const {
+void JointTreeSolver::solve(double* x, const std::vector<char>* active) const {
   const int n = int(nodes_.size());
+  auto skipped = [&](int node) {
+    return active && !(*active)[std::size_t(component_of_joint_[std::size_t(nodes_[node].joint)])];
+  };
   // L·y = x, leaves first.
   for (int i = 0; i < n; ++i) {
+    if (skipped(i)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -295,6 +327,7 @@ void JointTreeSolver::solve(double* x) const {
   }
   // Lᵀ·x = y, root first.
   for (int i = n - 1; i >= 0; --i) {
+    if (skipped(i)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;

@@ -40,12 +40,21 @@ class JointTreeSolver {
   bool analyse(const std::vector<DirectJointRows>& joints, std::size_t body_count);
 
   /// Builds A at the bodies' current inertias, its diagonal scaled by 1 + regularization, and
-  /// factors it; false when A is not positive definite.
+  /// factors it; false when A is not positive definite. With `active` (one flag per component,
+  /// see component_of), only the flagged components' blocks are built and factored; the others
+  /// keep their last factor.
   bool factor(const std::vector<DirectJointRows>& joints, const std::vector<RigidBody*>& bodies,
-              const std::vector<Mat3>& inverse_inertia, double regularization);
+              const std::vector<Mat3>& inverse_inertia, double regularization,
+              const std::vector<char>* active = nullptr);
 
-  /// x ← A⁻¹·x, x indexed by the joints' rows.
-  void solve(double* x) const;
+  /// x ← A⁻¹·x, x indexed by the joints' rows; with `active`, only the flagged components' rows
+  /// (the others are left as they are).
+  void solve(double* x, const std::vector<char>* active = nullptr) const;
+
+  /// The components (trees of joints joined through moving bodies) found by analyse: how many,
+  /// and which one joint j belongs to. A's blocks couple no two components.
+  int component_count() const { return int(component_nodes_.size()) - 1; }
+  int component_of(int joint) const { return component_of_joint_[std::size_t(joint)]; }
 
  private:
   using Block = std::array<double, 36>;  // up to 6 × 6, row-major with stride 6
@@ -73,6 +82,9 @@ class JointTreeSolver {
   std::vector<Block> diagonal_;   // per node: A's diagonal block, then its Cholesky L
   std::vector<Block> couplings_;  // A's blocks between joints sharing a body, then L's
   std::vector<std::array<JacobianRow, 6>> weighted_;  // per node and side: J·M⁻¹
+  std::vector<int> component_nodes_;     // component c's nodes: [c], [c + 1]) in nodes_
+  std::vector<int> component_of_joint_;  // per joint
+  std::vector<int> component_of_body_;   // per body; −1 for a body no joint moves
   // Scratch for analyse.
   std::vector<int> parent_, order_, parent_joint_, stack_;
 };

@@ -80,6 +80,7 @@ struct RigidWorld::Impl {
   std::vector<std::pair<BodyId, BodyId>> unjoined_pairs;  // sorted: pairs a joint keeps apart
   std::size_t awake_islands = 0;
   int last_substeps = 1;
+  int last_stabilization_passes = 0;                  // over the last step's substeps
   std::vector<std::pair<Vec3, Vec3>> applied_forces;  // the caller's force and torque, per body
   std::vector<ContactManifold> manifolds;             // per broad-phase pair, this step
   std::vector<char> pair_touches;                     // per pair: its manifold has points
@@ -270,6 +271,7 @@ RigidWorldSettings& RigidWorld::settings() { return impl_->settings; }
 const std::vector<RigidContact>& RigidWorld::contacts() const { return impl_->contacts; }
 std::size_t RigidWorld::awake_island_count() const { return impl_->awake_islands; }
 int RigidWorld::last_substeps() const { return impl_->last_substeps; }
+int RigidWorld::last_stabilization_passes() const { return impl_->last_stabilization_passes; }
 Aabb RigidWorld::world_bounds(BodyId id) const { return impl_->bounds(id); }
 
 double RigidWorld::kinetic_energy() const {
@@ -297,6 +299,7 @@ void RigidWorld::step(double h) {
     substeps = std::max(substeps, int(std::min(needed, double(std::max(1, st.max_substeps)))));
   }
   impl_->last_substeps = substeps;
+  impl_->last_stabilization_passes = 0;
   // The caller's forces act over the whole step: each substep gets them again.
   std::vector<std::pair<Vec3, Vec3>>& applied = impl_->applied_forces;
   applied.resize(impl_->bodies.size());
@@ -342,10 +345,14 @@ void RigidWorld::Impl::step(double h) {
     if (w.joint_active(j)) detail::finish_joint_step(j);
   w.integrate_positions(h);
   w.recover_penetration();
+  const double inertia_scale = w.settings.joint_stabilization_inertia_scale;
   for (int pass = 0; pass < w.settings.joint_stabilization_passes; ++pass)
-    if (!w.joint_solver.stabilize_positions(w.body_pointers, w.inverse_inertia, w.joints,
-                                            w.settings.joint_stabilization_tolerance))
+    if (!w.joint_solver.stabilize_positions(
+            w.body_pointers, w.inverse_inertia, w.joints, w.settings.joint_stabilization_tolerance,
+            inertia_scale > 0 && std::isfinite(inertia_scale) ? inertia_scale : 1))
       break;
+    else
+      ++w.last_stabilization_passes;
   w.store_cache_and_contacts();
   w.sleep_islands(h);
 }

@@ -72,6 +72,13 @@ struct RigidWorldSettings {
   int joint_stabilization_passes = 16;
   /// m for anchors and rods, rad for hinge and weld axes.
   double joint_stabilization_tolerance = 1e-6;
+  /// The stabilization passes correct positions as if every body's inertia were this many times
+  /// its own (> 0, anything else counts as 1; masses are kept): they then turn bodies less and move
+  /// them more. A pass is exact in moves and only first order in turns, so it converges in fewer
+  /// passes — the whipping 50-link chain in 2.4 a step at 4 instead of 4.1 at 1, keeping its energy
+  /// and its joints within the same tolerance. It only chooses which of the poses that close the
+  /// joints the passes head for; velocities are untouched.
+  double joint_stabilization_inertia_scale = 4;
   double restitution_threshold = 0.5;  ///< approach speeds below this do not bounce (m/s)
   bool warm_starting = true;
   bool sleeping = true;
@@ -149,6 +156,10 @@ class RigidWorld {
 
   /// How many substeps the last step took (see RigidWorldSettings::max_joint_turn_per_substep).
   int last_substeps() const;
+
+  /// How many joint stabilization passes the last step ran, over all its substeps (see
+  /// RigidWorldSettings::joint_stabilization_passes); 0 when every joint was within tolerance.
+  int last_stabilization_passes() const;
 
   /// Total kinetic energy of the dynamic bodies (J).
   double kinetic_energy() const;
