@@ -159,14 +159,16 @@ class AabbTree final : public ProxyStore {
   }
 
   // The fattened-overlap lists hold every candidate; keep those whose exact boxes overlap.
+  // The ids come in ascending order, so sorting each one's partners sorts the whole list.
   void pairs(std::vector<ProxyPair>& out) override {
     out.clear();
     for (ProxyId id = 0; id < near_.size(); ++id) {
       if (!contains(id)) continue;
+      const std::size_t first = out.size();
       for (const ProxyId other : near_[id])
         if (other > id && aabb_overlap(boxes_[id], boxes_[other])) out.push_back({id, other});
+      std::sort(out.begin() + std::ptrdiff_t(first), out.end());
     }
-    std::sort(out.begin(), out.end());
   }
 
   void query(const Aabb& box, std::vector<ProxyId>& out) override {
