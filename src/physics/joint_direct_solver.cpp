@@ -45,6 +45,7 @@ void jacobian_rows(const JointState& j, DirectJointRows& e) {
   std::array<Row, 6>& ja = e.jacobian[0];
   std::array<Row, 6>& jb = e.jacobian[1];
   const Vec3 zero{0, 0, 0};
+  e.point_rows = j.desc.kind != JointKind::Distance;
   if (j.desc.kind == JointKind::Distance) {
     const Vec3 d = j.rod_direction;
     jb[0] = make_row(d, cross(j.rb, d), 1);

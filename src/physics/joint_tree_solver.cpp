@@ -20,6 +20,17 @@ double dot6(const JacobianRow& a, const JacobianRow& b) {
   return s;
 }
 
+// dot6(w, row) when w = row_r·M⁻¹ and both rows are point or angular rows (point_rows): the
+// linear part is ±1/m on the diagonal of the point rows and zero elsewhere, so only the angular
+// half is multiplied. The terms are added in dot6's order, so the sum has dot6's bits (its
+// linear products are exact: ±1/m times ±1, or zeros).
+double dot_point_rows(const JacobianRow& w, const JacobianRow& row, int r, int c,
+                      double signed_inverse_mass) {
+  double s = r == c && r < 3 ? signed_inverse_mass : 0.0;
+  for (int k = 3; k < 6; ++k) s += w[k] * row[k];
+  return s;
+}
+
 int other_body(const DirectJointRows& j, int body) {
   return j.body[0] == body ? j.body[1] : j.body[0];
 }
@@ -192,7 +203,11 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
           for (int k = 0; k < 3; ++k) wr[k] = row[k] * inverse_mass;
           for (int k = 0; k < 3; ++k)
             wr[3 + k] = ii.m[k][0] * row[3] + ii.m[k][1] * row[4] + ii.m[k][2] * row[5];
-          for (int c = 0; c <= r; ++c) sum[r][c] += dot6(wr, j.jacobian[s][c]);
+          if (j.point_rows)  // the signs of both rows are the side's: their product is +1
+            for (int c = 0; c <= r; ++c)
+              sum[r][c] += dot_point_rows(wr, j.jacobian[s][c], r, c, inverse_mass);
+          else
+            for (int c = 0; c <= r; ++c) sum[r][c] += dot6(wr, j.jacobian[s][c]);
           w[r] = wr;
         }
       }
@@ -209,17 +224,28 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
     if (d > 1 && active && !(*active)[std::size_t(component_of_body_[q])]) continue;
     for (int k = 1; k < d; ++k) {
       const int nk = body_nodes_[first + k];
-      const int sk = joints[nodes_[nk].joint].body[0] == int(q) ? 0 : 1;
+      const DirectJointRows& jk = joints[nodes_[nk].joint];
+      const int sk = jk.body[0] == int(q) ? 0 : 1;
       const std::array<JacobianRow, 6>& w = weighted_[2 * nk + sk];
       for (int l = 0; l < k; ++l) {
         const Node& node_l = nodes_[body_nodes_[first + l]];
         const DirectJointRows& jl = joints[node_l.joint];
-        const std::array<JacobianRow, 6>& rows_l = jl.jacobian[jl.body[0] == int(q) ? 0 : 1];
+        const int sl = jl.body[0] == int(q) ? 0 : 1;
+        const std::array<JacobianRow, 6>& rows_l = jl.jacobian[sl];
         Block& b = coupling(int(q), k, l);
+        // Side a's point rows carry −e_r, side b's +e_r: the linear product's sign.
+        const double signed_inverse_mass =
+            sk == sl ? bodies[q]->inverse_mass : -bodies[q]->inverse_mass;
+        const bool points = jk.point_rows && jl.point_rows;
         with_rows(nodes_[nk].rows, [&](auto rows) {
           with_rows(node_l.rows, [&](auto columns) {
-            for (int r = 0; r < rows; ++r)
-              for (int c = 0; c < columns; ++c) b[r * 6 + c] = dot6(w[r], rows_l[c]);
+            if (points)
+              for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < columns; ++c)
+                  b[r * 6 + c] = dot_point_rows(w[r], rows_l[c], r, c, signed_inverse_mass);
+            else
+              for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < columns; ++c) b[r * 6 + c] = dot6(w[r], rows_l[c]);
           });
         });
       }

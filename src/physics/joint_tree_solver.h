@@ -31,6 +31,9 @@ struct DirectJointRows {
   int offset = 0;          ///< the joint's first row in A
   int rows = 0;            ///< 1 to 6
   std::array<JacobianRow, 6> jacobian[2];  ///< the rows on a and on b
+  /// Rows 0–2 are the anchor point's (linear parts −e_r on a and +e_r on b) and any further
+  /// rows angular only (no linear part): the factorization then knows the linear products.
+  bool point_rows = false;
 };
 
 class JointTreeSolver {
