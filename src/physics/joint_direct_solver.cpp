@@ -299,7 +299,8 @@ void JointDirectSolver::solve_velocities(const std::vector<RigidBody*>& bodies,
 bool JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodies,
                                             const std::vector<Mat3>& inverse_inertia,
                                             std::vector<JointState>& joints, double tolerance,
-                                            double inertia_scale) {
+                                            double inertia_scale,
+                                            const std::vector<char>* unscaled) {
   Impl& s = *impl_;
   if (!s.factored) return false;
   // Components (independent trees of joints) are settled one by one: once a component's joints
@@ -374,7 +375,10 @@ bool JointDirectSolver::stabilize_positions(const std::vector<RigidBody*>& bodie
   // same energy (measured over its 5 s swing).
   std::vector<Mat3>& metric = s.stabilization_inverse_inertia;
   metric.resize(inverse_inertia.size());
-  for (const int id : s.moving) metric[id] = inverse_inertia[id] * (1 / inertia_scale);
+  for (const int id : s.moving)
+    metric[id] = unscaled && (*unscaled)[std::size_t(id)]
+                     ? inverse_inertia[id]
+                     : inverse_inertia[id] * (1 / inertia_scale);
   for (std::size_t n = 0; n < s.entries.size(); ++n)
     if (live[std::size_t(component(n))]) jacobian_rows(joints[s.entry_joint[n]], s.entries[n]);
   if (s.use_tree && s.tree.factor(s.entries, bodies, metric, kRegularization, &live)) {

@@ -49,11 +49,11 @@ class JointDirectSolver {
   /// factoring nothing, when no row's error exceeds `tolerance` (m for the point rows and rods,
   /// rad for the angular rows). `inverse_inertia` (the step's) divided by `inertia_scale` is the
   /// metric of the correction: the larger the scale, the more it moves bodies and the less it
-  /// turns them.
+  /// turns them; bodies flagged in `unscaled` keep their own.
   bool stabilize_positions(const std::vector<RigidBody*>& bodies,
                            const std::vector<Mat3>& inverse_inertia,
                            std::vector<JointState>& joints, double tolerance,
-                           double inertia_scale = 1);
+                           double inertia_scale = 1, const std::vector<char>* unscaled = nullptr);
 
  private:
   struct Impl;

@@ -70,6 +70,7 @@ struct RigidWorld::Impl {
   std::unique_ptr<BroadPhase> broad;
   std::vector<ProxyPair> pairs;
   std::vector<SolverPoint> points;
+  std::vector<char> touching;                  // per body: in a contact point this step
   std::vector<Mat3> inverse_inertia;           // world, per body, this step
   std::vector<CachedPoint> cache, next_cache;  // sorted by (a, b)
   std::vector<RigidContact> contacts;
@@ -346,10 +347,15 @@ void RigidWorld::Impl::step(double h) {
   w.integrate_positions(h);
   w.recover_penetration();
   const double inertia_scale = w.settings.joint_stabilization_inertia_scale;
+  // Bodies touching something keep their own inertias in the passes' metric: the contacts have
+  // already pushed them out, and the heavier metric's moves pushed a pile of ragdolls 19 mm into
+  // the floor where turning them (as their own inertias say) leaves 11 mm.
+  w.touching.assign(w.bodies.size(), 0);
+  for (const SolverPoint& p : w.points) w.touching[p.a] = w.touching[p.b] = 1;
   for (int pass = 0; pass < w.settings.joint_stabilization_passes; ++pass)
     if (!w.joint_solver.stabilize_positions(
             w.body_pointers, w.inverse_inertia, w.joints, w.settings.joint_stabilization_tolerance,
-            inertia_scale > 0 && std::isfinite(inertia_scale) ? inertia_scale : 1))
+            inertia_scale > 0 && std::isfinite(inertia_scale) ? inertia_scale : 1, &w.touching))
       break;
     else
       ++w.last_stabilization_passes;

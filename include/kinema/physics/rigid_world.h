@@ -77,7 +77,9 @@ struct RigidWorldSettings {
   /// them more. A pass is exact in moves and only first order in turns, so it converges in fewer
   /// passes — the whipping 50-link chain in 2.4 a step at 4 instead of 4.1 at 1, keeping its energy
   /// and its joints within the same tolerance. It only chooses which of the poses that close the
-  /// joints the passes head for; velocities are untouched.
+  /// joints the passes head for; velocities are untouched. Bodies touching something keep their
+  /// own inertias: moved rather than turned, they were pushed into what they rest on (a pile of
+  /// ragdolls 19 mm into the floor instead of 11).
   double joint_stabilization_inertia_scale = 4;
   double restitution_threshold = 0.5;  ///< approach speeds below this do not bounce (m/s)
   bool warm_starting = true;
