@@ -115,19 +115,27 @@ System random_tree(std::uint64_t seed, int moving) {
   return s;
 }
 
+// The same system twice, prepared and factored: by the tree solver and by the general one.
+struct TwoSolvers {
+  System tree, general;
+  JointDirectSolver tree_solver, general_solver;
+
+  explicit TwoSolvers(const System& system) : tree(system), general(system) {
+    tree.prepare();
+    general.prepare();
+    general_solver.allow_tree_solver(false);
+    tree.factor(tree_solver);
+    general.factor(general_solver);
+  }
+};
+
 double max_abs(const Vec3& v) { return std::max({std::abs(v.x), std::abs(v.y), std::abs(v.z)}); }
 
 TEST(JointTreeSolver, MatchesTheSparseFactorizationOnRandomTrees) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE(seed);
-    System tree = random_tree(seed, 40);
-    tree.prepare();
-    System general = tree;
-    general.prepare();
-    JointDirectSolver tree_solver, general_solver;
-    general_solver.allow_tree_solver(false);
-    tree.factor(tree_solver);
-    general.factor(general_solver);
+    TwoSolvers both(random_tree(seed, 40));
+    auto& [tree, general, tree_solver, general_solver] = both;
     ASSERT_TRUE(tree_solver.using_tree_solver());
     ASSERT_FALSE(general_solver.using_tree_solver());
     const System before = tree;
@@ -198,20 +206,14 @@ double worst_anchor_gap(const System& s) {
 TEST(JointTreeSolver, PositionPassesLeaveSettledTreesAlone) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SCOPED_TRACE(seed);
-    System tree = random_tree(seed, 40);
+    TwoSolvers both(random_tree(seed, 40));
+    auto& [tree, general, tree_solver, general_solver] = both;
     // Body i hangs from joint i − 1; the tree it belongs to is named by its body on the world.
     std::vector<std::size_t> root(tree.bodies.size(), 0);
     for (std::size_t i = 1; i < tree.bodies.size(); ++i) {
       const std::size_t parent = tree.joints[i - 1].desc.a;
       root[i] = parent == 0 ? i : root[parent];
     }
-    tree.prepare();
-    System general = tree;
-    general.prepare();
-    JointDirectSolver tree_solver, general_solver;
-    general_solver.allow_tree_solver(false);
-    tree.factor(tree_solver);
-    general.factor(general_solver);
     tree_solver.solve_velocities(tree.pointers, tree.inverse_inertia, tree.joints);
     general_solver.solve_velocities(general.pointers, general.inverse_inertia, general.joints);
     // Every joint was closed where it was made; a step moves the trees of odd roots only, at a
