@@ -115,17 +115,15 @@ bool JointTreeSolver::analyse(const std::vector<DirectJointRows>& joints, std::s
   // as their nodes come.
   std::vector<int>& renumbered = stack_;
   renumbered.assign(std::size_t(components), -1);
-  component_nodes_.clear();
+  component_count_ = 0;
   component_of_joint_.assign(std::size_t(n), 0);
   for (int i = 0; i < n; ++i) {
     int& c = renumbered[std::size_t(component_of_body_[nodes_[i].body])];
     if (c < 0) {
-      c = int(component_nodes_.size());
-      component_nodes_.push_back(i);
+      c = component_count_++;
     }
     component_of_joint_[std::size_t(nodes_[i].joint)] = c;
   }
-  component_nodes_.push_back(n);
   for (int& c : component_of_body_)
     if (c >= 0) c = renumbered[std::size_t(c)];
   // Each body's joints again, now by node, ascending; their blocks of A per body.
@@ -179,13 +177,10 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
                              const std::vector<Mat3>& inverse_inertia, double regularization,
                              const std::vector<char>* active) {
   const int n = int(nodes_.size());
-  auto skipped = [&](int node) {
-    return active && !(*active)[std::size_t(component_of_joint_[std::size_t(nodes_[node].joint)])];
-  };
   // A's diagonal blocks, Σ over the joint's moving bodies of J·M⁻¹·Jᵀ (lower halves). Sums are
   // kept in locals: the compiler cannot tell the blocks from the rows they are made of.
   for (int i = 0; i < n; ++i) {
-    if (skipped(i)) continue;
+    if (left_out(i, active)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -256,7 +251,7 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
   // kept as its reciprocals, for the solves to multiply.
   bool positive = true;
   for (int i = 0; i < n && positive; ++i) {
-    if (skipped(i)) continue;
+    if (left_out(i, active)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -322,12 +317,9 @@ bool JointTreeSolver::factor(const std::vector<DirectJointRows>& joints,
 
 void JointTreeSolver::solve(double* x, const std::vector<char>* active) const {
   const int n = int(nodes_.size());
-  auto skipped = [&](int node) {
-    return active && !(*active)[std::size_t(component_of_joint_[std::size_t(nodes_[node].joint)])];
-  };
   // L·y = x, leaves first.
   for (int i = 0; i < n; ++i) {
-    if (skipped(i)) continue;
+    if (left_out(i, active)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;
@@ -353,7 +345,7 @@ void JointTreeSolver::solve(double* x, const std::vector<char>* active) const {
   }
   // Lᵀ·x = y, root first.
   for (int i = n - 1; i >= 0; --i) {
-    if (skipped(i)) continue;
+    if (left_out(i, active)) continue;
     const Node& node = nodes_[i];
     with_rows(node.rows, [&](auto rows) {
       constexpr int m = rows;

@@ -56,7 +56,7 @@ class JointTreeSolver {
 
   /// The components (trees of joints joined through moving bodies) found by analyse: how many,
   /// and which one joint j belongs to. A's blocks couple no two components.
-  int component_count() const { return int(component_nodes_.size()) - 1; }
+  int component_count() const { return component_count_; }
   int component_of(int joint) const { return component_of_joint_[std::size_t(joint)]; }
 
  private:
@@ -85,9 +85,13 @@ class JointTreeSolver {
   std::vector<Block> diagonal_;   // per node: A's diagonal block, then its Cholesky L
   std::vector<Block> couplings_;  // A's blocks between joints sharing a body, then L's
   std::vector<std::array<JacobianRow, 6>> weighted_;  // per node and side: J·M⁻¹
-  std::vector<int> component_nodes_;     // component c's nodes: [c], [c + 1]) in nodes_
+  int component_count_ = 0;
   std::vector<int> component_of_joint_;  // per joint
   std::vector<int> component_of_body_;   // per body; −1 for a body no joint moves
+  // Whether node i's component is left out of a factor or solve restricted to `active`.
+  bool left_out(int i, const std::vector<char>* active) const {
+    return active && !(*active)[std::size_t(component_of_joint_[std::size_t(nodes_[i].joint)])];
+  }
   // Scratch for analyse.
   std::vector<int> parent_, order_, parent_joint_, stack_;
 };

@@ -350,8 +350,10 @@ void RigidWorld::Impl::step(double h) {
   // Bodies touching something keep their own inertias in the passes' metric: the contacts have
   // already pushed them out, and the heavier metric's moves pushed a pile of ragdolls 19 mm into
   // the floor where turning them (as their own inertias say) leaves 11 mm.
-  w.touching.assign(w.bodies.size(), 0);
-  for (const SolverPoint& p : w.points) w.touching[p.a] = w.touching[p.b] = 1;
+  if (!w.joints.empty()) {
+    w.touching.assign(w.bodies.size(), 0);
+    for (const SolverPoint& p : w.points) w.touching[p.a] = w.touching[p.b] = 1;
+  }
   for (int pass = 0; pass < w.settings.joint_stabilization_passes; ++pass)
     if (!w.joint_solver.stabilize_positions(
             w.body_pointers, w.inverse_inertia, w.joints, w.settings.joint_stabilization_tolerance,
