@@ -11,6 +11,8 @@ packages=(
   libegl-dev libgl-dev libgles-dev libegl-mesa0 libgl1-mesa-dri
   clang-format
   ffmpeg
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-distributed
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do
