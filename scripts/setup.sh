@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages kinema needs to build, test and benchmark, and the web viewer's
-# npm modules (viewer/node_modules). Idempotent: prints nothing and touches nothing when everything is already there. Run as root (or with sudo).
+# npm modules (viewer/node_modules). Idempotent: prints nothing and touches nothing when everything
+# is already there. Run as root (or with sudo).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git
