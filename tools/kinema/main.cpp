@@ -96,6 +96,7 @@ int run(int argc, char** argv) {
       {"distort", register_distort(app, global)},
       {"track", register_track(app, global)},
       {"solve", register_solve(app, global)},
+      {"view", register_view(app, global)},
       // clang-format on
   };
 
