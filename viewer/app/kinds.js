@@ -37,6 +37,32 @@ function mixerItem(root, animations) {
   return item;
 }
 
+// Bones as lines from each node to its parent, in world space: for files without meshes (BVH,
+// kinema's skeleton-only GLBs), where there is nothing else to see.
+function nodeLines(root, colour) {
+  const nodes = [];
+  root.traverse((o) => { if (o !== root && o.parent && o.parent !== root) nodes.push(o); });
+  const positions = new Float32Array(nodes.length * 6);
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+  const lines = new THREE.LineSegments(geometry, line(colour));
+  lines.frustumCulled = false;
+  const a = new THREE.Vector3(), b = new THREE.Vector3();
+  lines.refresh = () => {
+    root.updateMatrixWorld(true);
+    nodes.forEach((o, i) => {
+      o.getWorldPosition(a);
+      o.parent.getWorldPosition(b);
+      positions.set([a.x, a.y, a.z, b.x, b.y, b.z], 6 * i);
+    });
+    geometry.attributes.position.needsUpdate = true;
+    geometry.computeBoundingBox();
+    geometry.computeBoundingSphere();
+  };
+  lines.refresh();
+  return lines;
+}
+
 function frameCount(clip) {
   let n = 0;
   for (const track of clip.tracks) n = Math.max(n, track.times.length);
@@ -52,11 +78,20 @@ export async function loadGltf(entry) {
     if (o.morphTargetInfluences) morphs += o.morphTargetInfluences.length;
     if (o.isMesh) o.frustumCulled = false;  // skinned and morphed bounds move
   });
+  let meshes = 0;
+  gltf.scene.traverse((o) => { if (o.isMesh) meshes++; });
+  const group = new THREE.Group();
+  group.add(gltf.scene);
+  const bones = meshes ? null : nodeLines(gltf.scene, 0x66ccff);
+  if (bones) group.add(bones);
   return Object.assign(item, {
-    object: gltf.scene,
-    update(t) { item.pose(t); },
-    info: () => `${skinned} skinned meshes, ${morphs} morph targets`,
-    state: () => ({ skinnedMeshes: skinned, morphTargets: morphs }),
+    object: group,
+    update(t) {
+      item.pose(t);
+      if (bones) bones.refresh();
+    },
+    info: () => bones ? 'a skeleton (no meshes)' : `${skinned} skinned meshes, ${morphs} morph targets`,
+    state: () => ({ skinnedMeshes: skinned, morphTargets: morphs, meshes }),
   });
 }
 
@@ -92,22 +127,25 @@ export async function loadBvh(entry) {
   const text = await (await fetch(entry.url)).text();
   const result = new BVHLoader().parse(text);
   const root = result.skeleton.bones[0];
-  const group = new THREE.Group();
-  group.add(root);
+  const scaled = new THREE.Group();
+  scaled.add(root);
   // BVH in centimetres (most mocap) would fill the screen a hundredfold: shown in metres.
   const box = new THREE.Box3();
   root.updateMatrixWorld(true);
   for (const b of result.skeleton.bones) box.expandByPoint(b.getWorldPosition(new THREE.Vector3()));
   const height = box.getSize(new THREE.Vector3()).length();
-  if (height > 10) group.scale.setScalar(0.01);
-  const helper = new THREE.SkeletonHelper(root);
-  helper.material = line(0x66ccff);
-  group.add(helper);
+  if (height > 10) scaled.scale.setScalar(0.01);
+  const bones = nodeLines(scaled, 0x66ccff);
+  const group = new THREE.Group();
+  group.add(scaled, bones);
   const item = mixerItem(root, [result.clip]);
   item.clips = [entry.name.replace(/\.bvh$/i, '')];
   return Object.assign(item, {
     object: group,
-    update(t) { item.pose(t); },
+    update(t) {
+      item.pose(t);
+      bones.refresh();
+    },
     info: () => `${result.skeleton.bones.length} joints`,
     state: () => ({ joints: result.skeleton.bones.length }),
   });
@@ -194,7 +232,7 @@ export async function loadGround(entry) {
   const markers = [], stems = [];
   const colours = [0xff5555, 0x55aaff];
   for (let l = 0; l < legs; l++) {
-    const m = new THREE.Mesh(new THREE.SphereGeometry(0.035, 16, 8),
+    const m = new THREE.Mesh(new THREE.SphereGeometry(0.06, 16, 8),
       new THREE.MeshBasicMaterial({ color: colours[l % 2] }));
     const stem = new THREE.Line(new THREE.BufferGeometry().setFromPoints(
       [new THREE.Vector3(), new THREE.Vector3()]), line(colours[l % 2]));
@@ -212,7 +250,7 @@ export async function loadGround(entry) {
       }
     const geometry = new THREE.BufferGeometry();
     geometry.setAttribute('position', new THREE.Float32BufferAttribute(prints, 3));
-    group.add(new THREE.Points(geometry, new THREE.PointsMaterial({ color: 0xffee55, size: 0.02 })));
+    group.add(new THREE.Points(geometry, new THREE.PointsMaterial({ color: 0xffee55, size: 0.05 })));
   }
   let frame = 0, planted = 0;
   return {

@@ -46,18 +46,23 @@ function updateDuration() {
   slider.max = String(duration || 1);
 }
 
-// Frames everything loaded: the camera looks at the middle of their bounds from the front.
+// Frames everything loaded over the whole timeline (characters walk away from where they start):
+// the camera looks at the middle of their bounds from the front.
 function frameAll() {
   const box = new THREE.Box3();
-  for (const { item } of items) {
-    item.object.updateMatrixWorld(true);
-    box.expandByObject(item.object, true);
+  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+    for (const { item } of items) item.update(f * duration, 0);
+    for (const { item } of items) {
+      item.object.updateMatrixWorld(true);
+      box.expandByObject(item.object, true);
+    }
   }
+  showTime(0, 0);
   if (box.isEmpty() || !isFinite(box.min.x)) return;
   const size = box.getSize(new THREE.Vector3()).length();
   const centre = box.getCenter(new THREE.Vector3());
   controls.target.copy(centre);
-  const distance = Math.max(size, 0.5) * 1.5;
+  const distance = Math.max(size, 0.5) * 1.2;
   camera.position.copy(centre).add(new THREE.Vector3(0.55, 0.35, 1).normalize().multiplyScalar(distance));
   camera.near = distance / 200;
   camera.far = distance * 50;
