@@ -83,6 +83,7 @@ VerbRun register_distort(CLI::App& app, const GlobalOptions& global);
 VerbRun register_track(CLI::App& app, const GlobalOptions& global);
 VerbRun register_solve(CLI::App& app, const GlobalOptions& global);
 VerbRun register_view(CLI::App& app, const GlobalOptions& global);
+VerbRun register_batch(CLI::App& app, const GlobalOptions& global);
 
 /// A subcommand of a verb: its CLI app (to see whether it was given) and what it runs.
 struct SubVerb {

@@ -97,6 +97,7 @@ int run(int argc, char** argv) {
       {"track", register_track(app, global)},
       {"solve", register_solve(app, global)},
       {"view", register_view(app, global)},
+      {"batch", register_batch(app, global)},
       // clang-format on
   };
 
