@@ -17,6 +17,10 @@ quietly() { "$@" >/dev/null; }
 phase setup bash scripts/setup.sh
 phase "release configure" quietly cmake --preset release
 phase "release build" cmake --build --preset release
+# The Python package, installed for Debian's python3 (import kinema from anywhere); the release
+# tests run its pytest suite against the build tree's copy.
+phase "python install" quietly cmake --install build/release --component python
+phase "python import" bash -c 'cd / && /usr/bin/python3 -c "import kinema; print(kinema.__file__)"'
 phase "release tests" ctest --preset release
 if [ "${KINEMA_TEST_ASAN:-1}" = "1" ]; then
   phase "asan-focus configure" quietly cmake --preset asan-focus
