@@ -15,17 +15,37 @@
 namespace kinema::python {
 namespace {
 
-// One pose a row of three float32 arrays (F, N, 3/4/3) filled from SoA poses, frame by frame.
+// Poses written into three float32 arrays — (F, N, 3), (F, N, 4), (F, N, 3), or (N, …) for one
+// pose — frame after frame: new arrays, or the caller's (`out`, reused without a copy).
 struct PoseRows {
   py::array_t<float> t, r, s;
   float *tp, *rp, *sp;
-  PoseRows(py::ssize_t frames, py::ssize_t joints)
-      : t(new_array<float>({frames, joints, 3})),
-        r(new_array<float>({frames, joints, 4})),
-        s(new_array<float>({frames, joints, 3})),
-        tp(t.mutable_data()),
-        rp(r.mutable_data()),
-        sp(s.mutable_data()) {}
+  PoseRows(py::ssize_t frames, py::ssize_t joints, const py::object& out = py::none(),
+           bool one_pose = false) {
+    using Shape = std::vector<py::ssize_t>;
+    auto shape = [&](py::ssize_t k) {
+      return one_pose ? Shape{joints, k} : Shape{frames, joints, k};
+    };
+    if (out.is_none()) {
+      t = new_array<float>(shape(3)), r = new_array<float>(shape(4)),
+      s = new_array<float>(shape(3));
+    } else {
+      const auto arrays = out.cast<py::tuple>();
+      if (arrays.size() != 3)
+        throw py::value_error("out: expected (translations, rotations, scales)");
+      const char* names[] = {"out[0]", "out[1]", "out[2]"};
+      py::array_t<float>* dest[] = {&t, &r, &s};
+      for (size_t i = 0; i < 3; ++i) {
+        // Written in place: only a C-contiguous, writeable float32 array will do (no copy).
+        if (!py::isinstance<py::array_t<float, py::array::c_style>>(arrays[i]))
+          throw py::value_error(std::string(names[i]) + ": expected a C-contiguous float32 array");
+        *dest[i] = arrays[i].cast<py::array_t<float>>();
+        if (!dest[i]->writeable()) throw py::value_error(std::string(names[i]) + ": read-only");
+        check_shape(*dest[i], {frames, joints, i == 1 ? 4 : 3}, names[i]);
+      }
+    }
+    tp = t.mutable_data(), rp = r.mutable_data(), sp = s.mutable_data();
+  }
   void append(std::span<const SoaTransform> pose, int joints) {
     for (int j = 0; j < joints; ++j) {
       const Transformf x = get_joint(pose, j);
@@ -34,10 +54,7 @@ struct PoseRows {
       *sp++ = x.scale.x, *sp++ = x.scale.y, *sp++ = x.scale.z;
     }
   }
-  py::tuple single() const {  // (N, …) views of the one frame
-    return py::make_tuple(t[py::int_(0)], r[py::int_(0)], s[py::int_(0)]);
-  }
-  py::tuple all() const { return py::make_tuple(t, r, s); }
+  py::tuple arrays() const { return py::make_tuple(t, r, s); }
 };
 
 std::vector<SoaTransform> soa_pose(const py::tuple& pose, const char* what) {
@@ -51,10 +68,10 @@ std::vector<SoaTransform> soa_pose(const py::tuple& pose, const char* what) {
 }
 
 template <class ClipT, class CacheT>
-py::tuple sample_many(const ClipT& clip, const CArray<double>& times) {
+py::tuple sample_many(const ClipT& clip, const CArray<double>& times, const py::object& out) {
   check_shape(times, {-1}, "times");
   const int joints = clip.joint_count();
-  PoseRows rows(times.shape(0), joints);
+  PoseRows rows(times.shape(0), joints, out);
   const double* tp = times.data();
   {
     py::gil_scoped_release released;
@@ -65,7 +82,7 @@ py::tuple sample_many(const ClipT& clip, const CArray<double>& times) {
       rows.append(pose, joints);
     }
   }
-  return rows.all();
+  return rows.arrays();
 }
 
 template <class ClipT>
@@ -73,9 +90,9 @@ py::tuple sample_one(const ClipT& clip, float time) {
   if (std::isnan(time)) throw py::value_error("time: NaN");
   std::vector<SoaTransform> pose(static_cast<size_t>(clip.soa_count()));
   sample(clip, time, pose);
-  PoseRows rows(1, clip.joint_count());
+  PoseRows rows(1, clip.joint_count(), py::none(), true);
   rows.append(pose, clip.joint_count());
-  return rows.single();
+  return rows.arrays();
 }
 
 py::tuple blend_poses(const std::vector<py::tuple>& poses, const std::vector<float>& weights,
@@ -108,9 +125,9 @@ py::tuple blend_poses(const std::vector<py::tuple>& poses, const std::vector<flo
   to_soa(rest_aos, rest);
   if (!blend(layers, rest, n, out))
     throw py::value_error("blend: inputs rejected (sizes or weights)");
-  PoseRows rows(1, n);
+  PoseRows rows(1, n, py::none(), true);
   rows.append(out, n);
-  return rows.single();
+  return rows.arrays();
 }
 
 // A compressed clip and, when it was made here, what compressing it measured.
@@ -158,7 +175,10 @@ poses.)")
       .def("sample", &sample_one<RuntimeClip>, py::arg("time"),
            "The local pose at `time` (clamped): (translations, rotations, scales), float32.")
       .def("sample_many", &sample_many<RuntimeClip, SamplingCache>, py::arg("times"),
-           "Poses at every time, (F, N, 3/4/3) float32, with a decoding cache. Releases the GIL.");
+           py::arg("out") = py::none(),
+           "Poses at every time, (F, N, 3/4/3) float32, with a decoding cache. out: three "
+           "C-contiguous float32 arrays of those shapes to write into (reused, no allocation); "
+           "returns them. Releases the GIL.");
 
   // For bench/python_overhead.py: the same samples as RuntimeClip.sample_many, timed inside C++
   // (SoA poses, no conversion, no Python): what a C++ caller pays per pose.
@@ -234,10 +254,12 @@ virtual vertices), in metres.)")
           py::arg("time"), "The decoded local pose at `time`, float32.")
       .def(
           "sample_many",
-          [](const Compressed& c, const CArray<double>& times) {
-            return sample_many<CompressedClip, CompressedSamplingCache>(c.clip, times);
+          [](const Compressed& c, const CArray<double>& times, const py::object& out) {
+            return sample_many<CompressedClip, CompressedSamplingCache>(c.clip, times, out);
           },
-          py::arg("times"), "Decoded poses at every time, with a cache. Releases the GIL.")
+          py::arg("times"), py::arg("out") = py::none(),
+          "Decoded poses at every time, with a cache; `out` as RuntimeClip.sample_many's. "
+          "Releases the GIL.")
       .def(
           "decompress",
           [](const Compressed& c, const Skeleton& skeleton) {

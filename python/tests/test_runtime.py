@@ -45,6 +45,27 @@ def test_runtime_sample_many_with_a_cache_equals_single_samples(runtime):
         runtime.sample(float("nan"))
 
 
+def test_sample_many_writes_into_the_callers_arrays(runtime):
+    times = np.linspace(0, runtime.duration, 8)
+    n = runtime.joint_count
+    out = (np.empty((8, n, 3), np.float32), np.empty((8, n, 4), np.float32),
+           np.empty((8, n, 3), np.float32))
+    result = runtime.sample_many(times, out=out)
+    assert all(a is b for a, b in zip(result, out))  # the same arrays, written in place
+    for x, y in zip(out, runtime.sample_many(times)):
+        np.testing.assert_array_equal(x, y)
+    with pytest.raises(ValueError, match="float32"):
+        runtime.sample_many(times, out=(out[0].astype(np.float64), out[1], out[2]))
+    with pytest.raises(ValueError, match=r"out\[1\]"):
+        runtime.sample_many(times, out=(out[0], out[0], out[2]))
+    readonly = out[2].copy()
+    readonly.setflags(write=False)
+    with pytest.raises(ValueError, match="read-only"):
+        runtime.sample_many(times, out=(out[0], out[1], readonly))
+    with pytest.raises(ValueError, match="float32"):
+        runtime.sample_many(times, out=(out[0][:, ::2], out[1], out[2]))
+
+
 def test_blend_identities(walk, runtime):
     s = walk.skeleton
     a = runtime.sample(0.2)
