@@ -111,7 +111,7 @@ Json ground_grid(const GroundFile& g) {
 }
 
 /// Each humanoid ankle per frame of the first clip, the ground under it and whether it is planted
-/// (within foot placement's contact height of its lowest point above the ground, and slow).
+/// (within foot placement's contact height of its planted height above the ground, and slow).
 Json feet_goals(const GroundFile& g, const std::string& clip_file, const ViewOptions& options) {
   Json j;
   j["file"] = clip_file;
@@ -134,7 +134,7 @@ Json feet_goals(const GroundFile& g, const std::string& clip_file, const ViewOpt
   const size_t n = legs.rig.legs.size();
   std::vector<Vec3> ankle(size_t(frames) * n);
   std::vector<double> below(ankle.size(), std::numeric_limits<double>::quiet_NaN());
-  std::vector<double> lowest(n, std::numeric_limits<double>::infinity());
+  std::vector<std::vector<double>> heights_of(n);  // ankle above the ground, per leg
   const double top = g.hi.y + 10.0;
   for (int f = 0; f < frames; ++f) {
     const std::vector<Mat4> model = sample_model_pose(clip, asset.skeleton, f / fps);
@@ -144,9 +144,20 @@ Json feet_goals(const GroundFile& g, const std::string& clip_file, const ViewOpt
       GroundHit hit;
       if (g.ground->ray_down({p.x, top, p.z}, top - g.lo.y + 1.0, hit)) {
         below[size_t(f) * n + l] = hit.point.y;
-        lowest[l] = std::min(lowest[l], p.y - hit.point.y);
+        heights_of[l].push_back(p.y - hit.point.y);
       }
     }
+  }
+  // Each ankle's height when planted: a low percentile of its height above the ground, not the
+  // lowest, which a frame with the foot over a step's edge (the ground under it already the next
+  // step) pulls below the real one.
+  std::vector<double> lowest(n, 0.0);
+  for (size_t l = 0; l < n; ++l) {
+    std::vector<double>& h = heights_of[l];
+    if (h.empty()) continue;
+    const auto k = h.begin() + std::ptrdiff_t(h.size() / 10);
+    std::nth_element(h.begin(), k, h.end());
+    lowest[l] = *k;
   }
   const ClipFootPlacementOptions defaults;
   Json ankles = Json::array(), ground_y = Json::array(), planted = Json::array();
@@ -168,7 +179,7 @@ Json feet_goals(const GroundFile& g, const std::string& clip_file, const ViewOpt
   j["frames"] = frames;
   j["legs"] = legs.names;
   Json heights = Json::array();
-  for (const double h : lowest) heights.push_back(std::isfinite(h) ? mm(h) : 0.0);
+  for (const double h : lowest) heights.push_back(mm(h));
   j["ankle_heights"] = std::move(heights);
   j["ankles"] = std::move(ankles);
   j["ground_y"] = std::move(ground_y);
