@@ -60,7 +60,9 @@ function(kinema_module name)
     # where it means nothing.
     set_target_properties(kinema_${name} PROPERTIES UNITY_BUILD ON
                           UNITY_BUILD_BATCH_SIZE ${KINEMA_UNITY_BATCH_SIZE})
-    target_compile_options(kinema_${name} PRIVATE -Wno-subobject-linkage)
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")  # clang has no such warning, and refuses the flag
+      target_compile_options(kinema_${name} PRIVATE -Wno-subobject-linkage)
+    endif()
   endif()
   foreach(dep ${arg_DEPS})
     target_link_libraries(kinema_${name} PUBLIC kinema_${dep})

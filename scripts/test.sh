@@ -3,7 +3,9 @@
 # then builds the focused ASan/UBSan preset (asan-focus: parsers, solvers and raw memory — every
 # module but the renderer and the pipeline's jobs, without the CLI) and runs its tests under the
 # sanitizers (KINEMA_TEST_ASAN=0 skips that pass; `cmake --preset asan` and `ctest --preset asan`
-# sanitize the whole suite). README.md gives the measured time.
+# sanitize the whole suite). Then it builds the libFuzzer targets (preset fuzz: clang, ASan/UBSan;
+# fuzz/) and runs each reader's target for 10 s, failing on any finding (KINEMA_TEST_FUZZ=0 skips
+# that). README.md gives the measured time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase prints its wall time ("== phase: N s"), so a CI log shows where the time goes.
@@ -26,4 +28,9 @@ if [ "${KINEMA_TEST_ASAN:-1}" = "1" ]; then
   phase "asan-focus configure" quietly cmake --preset asan-focus
   phase "asan-focus build" cmake --build --preset asan-focus
   phase "asan-focus tests" ctest --preset asan-focus
+fi
+if [ "${KINEMA_TEST_FUZZ:-1}" = "1" ]; then
+  phase "fuzz configure" quietly cmake --preset fuzz
+  phase "fuzz build" cmake --build --preset fuzz
+  phase "fuzz runs" bash fuzz/run.sh -t 10
 fi

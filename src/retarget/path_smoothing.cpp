@@ -141,7 +141,8 @@ std::array<ArmAccelerationLimit, 2> limit_arm_accelerations(
     // The wrist lands where the limit puts it unless that is out of the arm's reach (a straight
     // arm pushed along its length): the re-solve clamps it, which adds a little acceleration of
     // its own. A few rounds, each limiting what the re-solve realized, take that out.
-    auto realized_excess = [&] {
+    // clang before 16 cannot capture structured bindings in a lambda (C++20's P1091).
+    auto realized_excess = [&, &wrist_bound = wrist_bound] {
       std::vector<Vec3> track(count);
       for (size_t i = 0; i < count; ++i) track[i] = chosen[i].pose.wrist;
       const std::vector<double> norms = second_difference_norms(track);
