@@ -82,6 +82,23 @@ HeightField decode(std::string_view bytes, const std::string& name, const Height
     throw Error(name, "PNG header",
                 "image is " + size_text(header_w, header_h) +
                     " pixels; at most 16,777,216 (4096×4096) are accepted");
+  // Every chunk up to IEND must fit in the bytes: stb_image grows its buffer to the length a
+  // chunk states before reading it, so a lying length would ask for up to 4 GiB.
+  for (size_t at = 8; at < bytes.size();) {
+    const size_t left = bytes.size() - at;
+    if (left < 12)
+      throw Error(name, "byte " + std::to_string(at),
+                  "cannot decode the image: " + std::to_string(left) +
+                      " bytes are left, too few for a chunk (a truncated PNG)");
+    const uint32_t length = be32(at);
+    if (length > left - 12)
+      throw Error(name, "byte " + std::to_string(at),
+                  "cannot decode the image: the chunk here states " + std::to_string(length) +
+                      " bytes of data, but " + std::to_string(left - 12) +
+                      " are left (a truncated or corrupt PNG)");
+    if (bytes.substr(at + 4, 4) == "IEND") break;
+    at += 12 + size_t{length};
+  }
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int size = static_cast<int>(bytes.size());
 

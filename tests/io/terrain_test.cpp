@@ -192,6 +192,28 @@ TEST(TerrainPng, BadFilesFailWithFileAndReason) {
             std::string::npos);
 }
 
+TEST(TerrainPng, AChunkLongerThanTheFileIsRefusedBeforeDecoding) {
+  // Found by fuzz_png: an IDAT stating 2,080,374,805 bytes in a 75-byte file made stb_image
+  // reserve over 1 GiB for it before reading.
+  std::string png = make_png(2, 2, 8, 1, {0, 0, 0, 0});
+  const size_t idat = png.find("IDAT") - 4;
+  png.replace(idat, 4, std::string("\x7c\x00\x00\x15", 4));
+  try {
+    decode_height_map_png(png, "long.png");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "long.png");
+    EXPECT_EQ(e.place(), "byte " + std::to_string(idat));
+    EXPECT_NE(e.reason().find("states 2080374805 bytes"), std::string::npos) << e.what();
+  }
+  // A chunk header cut short is refused the same way.
+  const std::string good = make_png(2, 2, 8, 1, {0, 0, 0, 0});
+  EXPECT_NE(error_of([&] {
+              decode_height_map_png(good.substr(0, 8 + 25 + 6), "cut.png");
+            }).find("too few for a chunk"),
+            std::string::npos);
+}
+
 TEST(TerrainPng, BadOptionsAreRefused) {
   const std::string png = make_png(2, 2, 8, 1, {0, 0, 0, 0});
   HeightMapOptions o;
