@@ -215,12 +215,21 @@ function groundMesh(grid) {
       if ([a, b, c, e].some((k) => heights[k] === null)) continue;  // nothing there
       index.push(a, c, b, b, c, e);
     }
+  // Coloured by height (dark low, light high), so that steps and slopes read from any angle.
+  const colours = [];
+  const low = new THREE.Color(0x4a5a48), high = new THREE.Color(0xd8dcc0), c = new THREE.Color();
+  const span = Math.max(hi[1] - lo[1], 1e-6);
+  for (let k = 1; k < positions.length; k += 3) {
+    c.copy(low).lerp(high, (positions[k] - lo[1]) / span);
+    colours.push(c.r, c.g, c.b);
+  }
   const geometry = new THREE.BufferGeometry();
   geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+  geometry.setAttribute('color', new THREE.Float32BufferAttribute(colours, 3));
   geometry.setIndex(index);
   geometry.computeVertexNormals();
   return new THREE.Mesh(geometry, new THREE.MeshStandardMaterial({
-    color: 0x8a8f7a, roughness: 0.9, side: THREE.DoubleSide }));
+    vertexColors: true, roughness: 0.9, side: THREE.DoubleSide }));
 }
 
 export async function loadGround(entry) {

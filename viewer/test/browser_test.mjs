@@ -50,6 +50,12 @@ fs.writeFileSync(at('sparks.json'), JSON.stringify({
   particles: { emitters: [{ rate: 300, velocity: [0, 3, 0], spread: 0.5, lifetime: 0.8 }] },
 }));
 run(['sim', at('sparks.json'), '-o', at('sparks.pc2')], 'particles');
+fs.writeFileSync(at('hair.json'), JSON.stringify({
+  duration: 1, fps: 30, colliders: [{ shape: 'plane' }],
+  hair: { roots: [[0, 1, 0], [0.1, 1, 0], [0.2, 1, 0.05]], direction: [1, 0, 0], segments: 6,
+    children: 3 },
+}));
+run(['sim', at('hair.json'), '-o', at('hair.pc2')], 'hair');
 fs.writeFileSync(at('cloth.json'), JSON.stringify({
   duration: 1, fps: 30, rate: 60,
   colliders: [{ shape: 'sphere', centre: [0, 0.45, 0], radius: 0.45 }, { shape: 'plane' }],
@@ -171,6 +177,8 @@ const cases = [
       s.files[1].legs === 2 && s.files[1].goalFrames > 30 },
   { name: 'particle cache (PC2 + sidecar)', files: [at('sparks.pc2')],
     check: (s) => s.files[0].kind === 'points' && s.files[0].samples === 31 && s.files[0].alive > 0 },
+  { name: 'hair cache (PC2 + OBJ strands)', files: [at('hair.pc2')],
+    check: (s) => s.files[0].kind === 'points' && s.files[0].strands && s.files[0].samples === 31 },
   { name: 'cloth cache (GLB morph targets)', files: [at('cloth.glb')],
     check: (s) => s.files[0].kind === 'gltf' && s.files[0].morphTargets > 0 && s.files[0].frames > 1 },
   { name: 'several clips, chosen (glTF with its .bin)', files: [path.join(data, 'gltf/interpolation_test.gltf')],
