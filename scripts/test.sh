@@ -4,7 +4,7 @@
 # module but the renderer and the pipeline's jobs, without the CLI) and runs its tests under the
 # sanitizers (KINEMA_TEST_ASAN=0 skips that pass; `cmake --preset asan` and `ctest --preset asan`
 # sanitize the whole suite). Then it builds the libFuzzer targets (preset fuzz: clang, ASan/UBSan;
-# fuzz/) and runs each reader's target for 10 s, failing on any finding (KINEMA_TEST_FUZZ=0 skips
+# fuzz/) and runs each reader's target for 5 s, failing on any finding (KINEMA_TEST_FUZZ=0 skips
 # that). README.md gives the measured time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,5 +32,5 @@ fi
 if [ "${KINEMA_TEST_FUZZ:-1}" = "1" ]; then
   phase "fuzz configure" quietly cmake --preset fuzz
   phase "fuzz build" cmake --build --preset fuzz
-  phase "fuzz runs" bash fuzz/run.sh -t 10
+  phase "fuzz runs" bash fuzz/run.sh -t 5
 fi
