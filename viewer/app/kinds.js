@@ -108,18 +108,31 @@ export async function loadVrm(entry) {
   vrm.scene.traverse((o) => { if (o.isMesh) o.frustumCulled = false; });
   const item = mixerItem(vrm.scene, gltf.animations);
   const springs = vrm.springBoneManager ? vrm.springBoneManager.joints.size : 0;
+  // How far the springs bend their bones from the rest pose (degrees, the largest): what shows
+  // that they are simulated.
+  const springBones = vrm.springBoneManager ? [...vrm.springBoneManager.joints].map((j) => j.bone) : [];
+  const rest = springBones.map((b) => b.quaternion.clone());
+  const springBend = () => Math.max(0, ...springBones.map((b, i) =>
+    THREE.MathUtils.radToDeg(b.quaternion.angleTo(rest[i]))));
   let previous = -1;
   return Object.assign(item, {
     object: vrm.scene,
     update(t, dt) {
       item.pose(t);
-      // A jump back (loop, scrub) restarts the springs from the pose instead of whipping them.
-      if (t < previous && vrm.springBoneManager) vrm.springBoneManager.reset();
+      // A jump (loop, scrub) restarts the springs at rest on the new pose instead of whipping
+      // them from where the character was: rest rotations, tails taken from there.
+      const jump = t < previous || (dt === 0 && t !== previous);
       previous = t;
+      if (jump && vrm.springBoneManager) {
+        springBones.forEach((b, i) => b.quaternion.copy(rest[i]));
+        vrm.scene.updateMatrixWorld(true);
+        vrm.springBoneManager.setInitState();
+      }
       vrm.update(Math.min(dt, 1 / 20));
     },
     info: () => `VRM ${vrm.meta?.metaVersion ?? ''}, ${springs} spring-bone joints`,
-    state: () => ({ vrmVersion: vrm.meta?.metaVersion ?? null, springJoints: springs }),
+    state: () => ({ vrmVersion: vrm.meta?.metaVersion ?? null, springJoints: springs,
+      springBendDegrees: springBend() }),
   });
 }
 
