@@ -23,7 +23,10 @@ if (!fs.existsSync(chromium)) {
   console.log(`SKIP: no Chromium at ${chromium} (apt-get install chromium; scripts/setup.sh does)`);
   process.exit(77);
 }
-const { chromium: playwright } = await import('playwright-core');
+const { chromium: playwright } = await import('playwright-core').catch((e) => {
+  console.error(`no playwright-core in viewer/node_modules (bash scripts/setup.sh installs it): ${e.message}`);
+  process.exit(1);
+});
 
 fs.rmSync(work, { recursive: true, force: true });
 fs.mkdirSync(work, { recursive: true });
