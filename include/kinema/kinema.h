@@ -144,6 +144,7 @@
 #include "kinema/pipeline/skin_weights.h"
 #include "kinema/pipeline/spring_bones.h"
 #include "kinema/pipeline/vat.h"
+#include "kinema/pipeline/view.h"
 #include "kinema/procedural/boids.h"
 #include "kinema/procedural/clip_driver.h"
 #include "kinema/procedural/driver.h"
