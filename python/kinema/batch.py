@@ -299,6 +299,16 @@ class ProgressBar:
         self.stream.flush()
 
 
+class _Silent:
+    """A stream that drops what is written (--quiet)."""
+
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
 def run_sequential(items: List[Item], on_result: Callable[[Dict[str, Any]], None]) -> List[Dict]:
     """Every item in this process, one after another (the baseline a cluster is measured against)."""
     results = []
@@ -309,9 +319,12 @@ def run_sequential(items: List[Item], on_result: Callable[[Dict[str, Any]], None
 
 
 def run_on_cluster(items: List[Item], on_result: Callable[[Dict[str, Any]], None],
-                   scheduler: Optional[str] = None, workers: int = 2) -> List[Dict]:
-    """Every item as a Dask task: on the scheduler at `scheduler`, or a LocalCluster of
-    `workers` single-threaded worker processes on this machine. Results come back as they finish."""
+                   scheduler: Optional[str] = None, workers: int = 2,
+                   item_runner: Callable[[Item], Dict[str, Any]] = run_item) -> List[Dict]:
+    """Every item as a Dask task (`item_runner`, run_item by default): on the scheduler at
+    `scheduler`, or a LocalCluster of `workers` single-threaded worker processes on this machine.
+    Results come back as they finish; a task Dask gives up on (its workers kept dying) is a
+    failed item."""
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -322,11 +335,16 @@ def run_on_cluster(items: List[Item], on_result: Callable[[Dict[str, Any]], None
                                dashboard_address=None, silence_logs=40)
         client = Client(cluster)
     try:
-        futures = [client.submit(run_item, item, key=f"kinema-{item.key}", pure=False)
-                   for item in items]
+        futures = {client.submit(item_runner, item, key=f"kinema-{item.key}", pure=False): item
+                   for item in items}
         results = []
-        for future in as_completed(futures):
-            result = future.result()
+        for future in as_completed(list(futures)):
+            try:
+                result = future.result()
+            except Exception as e:  # noqa: BLE001  (e.g. KilledWorker: the item kept killing its
+                item = futures[future]  # workers; reported like any failed item)
+                result = {"input": item.input, "output": item.output, "status": "failed",
+                          "error": f"{type(e).__name__}: {e}", "seconds": 0.0}
             results.append(result)
             on_result(result)
             future.release()
@@ -364,7 +382,7 @@ def run_batch(manifest: Manifest, scheduler: Optional[str] = None, workers: Opti
         item.key = item_key(item)
         if force and os.path.exists(_state_path(item)):
             os.remove(_state_path(item))
-    bar = ProgressBar(len(manifest.items), stream=open(os.devnull, "w") if quiet else sys.stderr)
+    bar = ProgressBar(len(manifest.items), stream=_Silent() if quiet else sys.stderr)
     if sequential:
         return run_sequential(manifest.items, bar.update)
     return run_on_cluster(manifest.items, bar.update, scheduler or manifest.scheduler,

@@ -197,3 +197,31 @@ def test_a_scheduler_address_runs_the_batch_on_that_cluster(tmp_path):
             p.terminate()
         for p in procs:
             p.wait(timeout=30)
+
+
+def test_an_item_that_kills_its_workers_is_reported_as_failed(tmp_path):
+    """A task Dask gives up on (KilledWorker after repeated worker deaths) is a failed item, not
+    the end of the batch."""
+    library(tmp_path / "clips", 3)
+    manifest = batch.read_manifest(str(write_manifest(tmp_path)))
+    victim = manifest.items[1]
+    victim.options = dict(victim.options, _kill_worker=True)  # run_item below dies on it
+    for item in manifest.items:
+        item.key = batch.item_key(item)
+    seen = []
+    results = batch.run_on_cluster(manifest.items, seen.append, workers=1,
+                                   item_runner=_killing_run_item)
+    status = {os.path.basename(r["input"]): r["status"] for r in results}
+    assert status["clip001.bvh"] == "failed"
+    # The others finished (or, run by a worker that died afterwards, were found finished).
+    assert status["clip000.bvh"] in ("done", "skipped") and status["clip002.bvh"] in ("done", "skipped")
+    assert all(batch.is_done(item) for item in manifest.items if item is not victim)
+    failed = next(r for r in results if r["status"] == "failed")
+    assert "KilledWorker" in failed["error"]
+    assert len(seen) == 3
+
+
+def _killing_run_item(item):
+    if item.options.get("_kill_worker"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return batch.run_item(item)
