@@ -1,4 +1,5 @@
 // python/src/bind_core.cpp — skeletons, raw clips, assets and their files.
+#include <algorithm>
 #include <cmath>
 
 #include "common.h"
@@ -17,20 +18,24 @@ Skeleton build_skeleton(const std::vector<std::string>& names, const std::vector
   if (parents.size() != names.size())
     throw py::value_error("parents: expected one per name (" + std::to_string(names.size()) +
                           "), got " + std::to_string(parents.size()));
-  std::vector<Transform> rest(names.size());
-  if (!translations.is_none()) {
-    py::object r = rotations;
-    if (r.is_none()) {  // identity rotations
-      auto identity = new_array<double>({static_cast<py::ssize_t>(names.size()), 4});
-      double* p = identity.mutable_data();
-      for (size_t i = 0; i < names.size(); ++i) p[4 * i] = p[4 * i + 1] = p[4 * i + 2] = 0;
-      for (size_t i = 0; i < names.size(); ++i) p[4 * i + 3] = 1;
-      r = identity;
-    }
-    rest = transforms_from_arrays(translations, r, scales);
-    if (rest.size() != names.size())
-      throw py::value_error("translations: expected one row per name");
+  // Missing parts of the rest pose are identities: zero translations, identity rotations.
+  const auto n = static_cast<py::ssize_t>(names.size());
+  py::object t = translations, r = rotations;
+  if (t.is_none()) {
+    auto zeros = new_array<double>({n, 3});
+    std::fill_n(zeros.mutable_data(), 3 * n, 0.0);
+    t = zeros;
   }
+  if (r.is_none()) {
+    auto identity = new_array<double>({n, 4});
+    double* p = identity.mutable_data();
+    for (py::ssize_t i = 0; i < 4 * n; ++i) p[i] = i % 4 == 3 ? 1 : 0;
+    r = identity;
+  }
+  const std::vector<Transform> rest = transforms_from_arrays(t, r, scales);
+  if (rest.size() != names.size())
+    throw py::value_error("translations: expected one row per name (" +
+                          std::to_string(names.size()) + ")");
   std::vector<Joint> joints(names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     joints[i].name = names[i];

@@ -103,9 +103,13 @@ def test_skeleton_build_reorders_parents_first_and_refuses_cycles():
     assert s.names == ["root", "arm", "hand"]
     assert list(s.parents) == [-1, 0, 1]
     np.testing.assert_allclose(s.rest_model_matrices()[2][:3, 3], [0, 1, 1])
+    turned = kinema.Skeleton.build(["a", "b"], [-1, 0], rotations=[[0, 0, 1, 0], [0, 0, 0, 1]])
+    np.testing.assert_allclose(turned.rest_pose()[0], 0)  # translations default to zero
+    np.testing.assert_allclose(turned.rest_model_matrices()[1][:3, :3], np.diag([-1, -1, 1]),
+                               atol=1e-12)
     with pytest.raises(kinema.Error) as e:
         kinema.Skeleton.build(["a", "b"], [1, 0])
-    assert e.value.reason and "a" in str(e.value) or "b" in str(e.value)
+    assert e.value.place == "joint 0 'a'" and "cycle" in e.value.reason and e.value.file == ""
     with pytest.raises(ValueError):
         kinema.Skeleton.build(["a", "b"], [-1])
     with pytest.raises(ValueError, match=r"\(n, 3\)"):
