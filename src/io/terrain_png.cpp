@@ -84,6 +84,7 @@ HeightField decode(std::string_view bytes, const std::string& name, const Height
                     " pixels; at most 16,777,216 (4096×4096) are accepted");
   // Every chunk up to IEND must fit in the bytes: stb_image grows its buffer to the length a
   // chunk states before reading it, so a lying length would ask for up to 4 GiB.
+  std::vector<size_t> empty_idat;  // offsets of IDAT chunks with no data (dropped below)
   for (size_t at = 8; at < bytes.size();) {
     const size_t left = bytes.size() - at;
     if (left < 12)
@@ -97,7 +98,21 @@ HeightField decode(std::string_view bytes, const std::string& name, const Height
                       " bytes of data, but " + std::to_string(left - 12) +
                       " are left (a truncated or corrupt PNG)");
     if (bytes.substr(at + 4, 4) == "IEND") break;
+    if (length == 0 && bytes.substr(at + 4, 4) == "IDAT") empty_idat.push_back(at);
     at += 12 + size_t{length};
+  }
+  // An IDAT chunk may be empty, but stb_image copies its nothing into a buffer it has not yet
+  // allocated when it comes before any data (memcpy from a null pointer: undefined behaviour,
+  // found by fuzz_png). Such chunks carry nothing, so stb_image gets the file without them.
+  std::string without_empty_idat;
+  if (!empty_idat.empty()) {
+    size_t from = 0;
+    for (const size_t at : empty_idat) {
+      without_empty_idat.append(bytes.substr(from, at - from));
+      from = at + 12;
+    }
+    without_empty_idat.append(bytes.substr(from));
+    bytes = without_empty_idat;
   }
   const auto* data = reinterpret_cast<const stbi_uc*>(bytes.data());
   const int size = static_cast<int>(bytes.size());

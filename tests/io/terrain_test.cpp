@@ -214,6 +214,33 @@ TEST(TerrainPng, AChunkLongerThanTheFileIsRefusedBeforeDecoding) {
             std::string::npos);
 }
 
+TEST(TerrainPng, EmptyImageDataChunksAreSkipped) {
+  // Found by fuzz_png: an empty IDAT before any image data made stb_image copy from a null
+  // buffer (undefined behaviour, reported by UBSan). Empty IDATs are legal and carry nothing: the
+  // file decodes as without them.
+  const std::string png = make_png(2, 2, 8, 1, {0, 64, 128, 255});
+  const size_t idat = png.find("IDAT") - 4;
+  std::string padded = png;
+  padded.insert(idat, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));  // before the data
+  padded.insert(padded.rfind("IEND") - 4, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));
+  const HeightField a = decode_height_map_png(png, "plain.png");
+  const HeightField b = decode_height_map_png(padded, "padded.png");
+  ASSERT_EQ(b.width(), 2);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      const double x = a.origin_x() + i * a.cell_size(), z = a.origin_z() + j * a.cell_size();
+      EXPECT_EQ(height_at(a, x, z), height_at(b, x, z)) << i << ", " << j;
+    }
+  EXPECT_NE(height_at(a, a.origin_x(), a.origin_z()),
+            height_at(a, a.origin_x() + a.cell_size(), a.origin_z() + a.cell_size()));
+  // With no image data at all it is refused, naming the file.
+  std::string none = png;
+  const uint32_t length = static_cast<unsigned char>(png[idat + 3]);
+  none.replace(idat, 12 + length, std::string("\0\0\0\0IDAT\x35\xaf\x06\x1e", 12));
+  EXPECT_NE(error_of([&] { decode_height_map_png(none, "none.png"); }).find("none.png"),
+            std::string::npos);
+}
+
 TEST(TerrainPng, BadOptionsAreRefused) {
   const std::string png = make_png(2, 2, 8, 1, {0, 0, 0, 0});
   HeightMapOptions o;
