@@ -320,13 +320,15 @@ def run_sequential(items: List[Item], on_result: Callable[[Dict[str, Any]], None
 
 def run_on_cluster(items: List[Item], on_result: Callable[[Dict[str, Any]], None],
                    scheduler: Optional[str] = None, workers: int = 2,
-                   item_runner: Callable[[Item], Dict[str, Any]] = run_item) -> List[Dict]:
+                   item_runner: Callable[[Item], Dict[str, Any]] = run_item,
+                   timings: Optional[Dict[str, float]] = None) -> List[Dict]:
     """Every item as a Dask task (`item_runner`, run_item by default): on the scheduler at
     `scheduler`, or a LocalCluster of `workers` single-threaded worker processes on this machine.
     Results come back as they finish; a task Dask gives up on (its workers kept dying) is a
-    failed item."""
+    failed item. `timings`, when given, gets "startup": seconds to start or reach the cluster."""
     from distributed import Client, LocalCluster, as_completed
 
+    start = time.perf_counter()
     cluster = None
     if scheduler:
         client = Client(scheduler)
@@ -334,6 +336,8 @@ def run_on_cluster(items: List[Item], on_result: Callable[[Dict[str, Any]], None
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None, silence_logs=40)
         client = Client(cluster)
+    if timings is not None:
+        timings["startup"] = time.perf_counter() - start
     try:
         futures = {client.submit(item_runner, item, key=f"kinema-{item.key}", pure=False): item
                    for item in items}
