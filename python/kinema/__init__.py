@@ -27,6 +27,7 @@ from ._kinema import (  # noqa: F401  (re-exported)
     Skin,
     UsageError,
     blend,
+    chain_ik,
     clean,
     compress,
     compress_files,
@@ -48,7 +49,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Asset", "Clip", "CompressedClip", "Error", "MatchDatabase", "Mesh", "RuntimeClip",
-    "Skeleton", "Skin", "UsageError", "blend", "clean", "compress", "compress_files", "convert",
+    "Skeleton", "Skin", "UsageError", "blend", "chain_ik", "clean", "compress", "compress_files", "convert",
     "decompress_file", "load", "ragdoll", "retarget", "run_match", "save", "simulate", "skin",
     "skinning_palette", "solve_two_bone", "two_bone_ik",
 ]

@@ -1,8 +1,12 @@
 // python/src/bind_deform.cpp — inverse kinematics (two-bone) and skinning (LBS, DQS).
+#include <algorithm>
 #include <cmath>
 
 #include "common.h"
 #include "kinema/character/asset.h"
+#include "kinema/ik/ccd.h"
+#include "kinema/ik/chain.h"
+#include "kinema/ik/fabrik.h"
 #include "kinema/ik/two_bone.h"
 #include "kinema/math/dual_quat.h"
 #include "kinema/skeleton/skeleton.h"
@@ -83,6 +87,76 @@ py::tuple two_bone_on_pose(const Skeleton& skeleton, const py::object& translati
       r.status != TwoBoneStatus::kDegenerate && r.status != TwoBoneStatus::kInvalidInput)
     throw py::value_error("root, mid, end: expected a chain, root above mid above end");
   return py::make_tuple(arrays_from_transforms(local), result_dict(r));
+}
+
+const char* ik_status_name(IkStatus s) {
+  switch (s) {
+    case IkStatus::kReached:
+      return "reached";
+    case IkStatus::kUnreachable:
+      return "unreachable";
+    case IkStatus::kMaxIterations:
+      return "max_iterations";
+    case IkStatus::kInvalidInput:
+      return "invalid_input";
+  }
+  return "?";
+}
+
+// CCD or FABRIK on the joints from `root` down to `end` (the end effector): the chain's local
+// rotations change, nothing else. Ancestors' scales are taken as uniform (model rotations are
+// the products of the local ones).
+py::tuple chain_ik_on_pose(const Skeleton& skeleton, const py::object& translations,
+                           const py::object& rotations, const py::object& scales, int root, int end,
+                           const py::object& target, const std::string& method, double tolerance,
+                           int max_iterations) {
+  std::vector<Transform> local = transforms_from_arrays(translations, rotations, scales);
+  const int n = skeleton.joint_count();
+  if (local.size() != static_cast<size_t>(n))
+    throw py::value_error("pose: expected " + std::to_string(n) + " joints");
+  for (const int j : {root, end})
+    if (j < 0 || j >= n)
+      throw py::index_error("joint " + std::to_string(j) + " is not in the skeleton");
+  if (method != "ccd" && method != "fabrik")
+    throw py::value_error("method: expected 'ccd' or 'fabrik', got '" + method + "'");
+  std::vector<int> path;  // end, its parent, …, root
+  for (int j = end; j != root; j = skeleton.parent(j)) {
+    if (j == kNoParent) throw py::value_error("root, end: the end joint is not below the root");
+    path.push_back(j);
+  }
+  path.push_back(root);
+  std::reverse(path.begin(), path.end());
+  const size_t joints = path.size() - 1;
+  if (joints < 1 || joints > kMaxIkChainJoints)
+    throw py::value_error("root, end: the chain has " + std::to_string(joints) + " joints; 1 to " +
+                          std::to_string(kMaxIkChainJoints) + " are solved");
+  std::vector<Mat4> model(local.size());
+  local_to_model(skeleton.parents(), local, model);
+  Quat base_rotation = Quat::identity();
+  for (int j = skeleton.parent(root); j != kNoParent; j = skeleton.parent(j))
+    base_rotation = local[static_cast<size_t>(j)].rotation * base_rotation;
+  std::vector<Vec3> offsets(joints);
+  std::vector<Quat> chain_local(joints);
+  for (size_t i = 0; i < joints; ++i) {
+    const Transform& joint = local[static_cast<size_t>(path[i])];
+    offsets[i] = mul(joint.scale, local[static_cast<size_t>(path[i + 1])].translation);
+    chain_local[i] = joint.rotation;
+  }
+  const IkChain chain{model[static_cast<size_t>(root)].translation_part(), base_rotation, offsets};
+  const Vec3 goal = vec3_of(target, "target");
+  const IkSettings settings{tolerance, max_iterations};
+  const IkResult r = method == "ccd"
+                         ? ccd_solve(chain, chain_local, goal, CcdSettings{settings, {}})
+                         : fabrik_solve_chain(chain, chain_local, goal, settings);
+  if (r.status != IkStatus::kInvalidInput)
+    for (size_t i = 0; i < joints; ++i)
+      local[static_cast<size_t>(path[i])].rotation = chain_local[i];
+  py::dict d;
+  d["status"] = ik_status_name(r.status);
+  d["iterations"] = r.iterations;
+  d["error"] = r.error;
+  d["joints"] = std::vector<int>(path.begin(), path.end() - 1);
+  return py::make_tuple(arrays_from_transforms(local), d);
 }
 
 // Palette (J, 3, 4) float32: S_j = W_skin_joint(j) · B_j⁻¹ as 3×4 affine rows.
@@ -190,6 +264,16 @@ and the mid joint's bend (radians, 0 straight).)");
 
 Only the three joints' local rotations change. Returns ((translations, rotations, scales),
 result dict as solve_two_bone's).)");
+  m.def("chain_ik", &chain_ik_on_pose, py::arg("skeleton"), py::arg("translations"),
+        py::arg("rotations"), py::arg("scales") = py::none(), py::kw_only(), py::arg("root"),
+        py::arg("end"), py::arg("target"), py::arg("method") = "ccd", py::arg("tolerance") = 1e-4,
+        py::arg("max_iterations") = 32,
+        R"(Iterative IK on a local pose: the joints from `root` down to `end`'s parent turn so
+that `end` reaches `target` (model space, metres), by CCD ('ccd') or FABRIK on rotations
+('fabrik'). Bone lengths are kept; only those joints' local rotations change (ancestors' scales
+taken as uniform). Returns ((translations, rotations, scales), dict: status 'reached',
+'unreachable' (the chain points at the target), 'max_iterations' or 'invalid_input' (pose
+unchanged), iterations, error in metres, the chain's joints).)");
   m.def("skinning_palette", &palette, py::arg("model"), py::arg("skin_joints"),
         py::arg("inverse_bind"),
         "Skinning matrices (J, 3, 4) float32 from model matrices (N, 4, 4), a skin's joints and "

@@ -85,3 +85,51 @@ def test_skinning_refuses_bad_inputs():
         kinema.skin(m.positions, m.joints, m.weights, palette, method="cage")
     with pytest.raises(IndexError):
         kinema.skinning_palette(a.skeleton.rest_model_matrices(), [10_000], np.eye(4)[None])
+
+
+@pytest.mark.parametrize("method", ["ccd", "fabrik"])
+def test_chain_ik_reaches_keeps_bone_lengths_and_turns_only_the_chain(walk, method):
+    s = walk.skeleton
+    pose = walk.clips[0].sample(s, 0.5)
+    root, end = s.find("LeftShoulder"), s.find("LeftHand")
+    model = s.model_matrices(*pose)
+    target = model[end][:3, 3] + np.array([0.05, 0.12, 0.1])
+    solved, info = kinema.chain_ik(s, *pose, root=root, end=end, target=target, method=method,
+                                   tolerance=1e-5, max_iterations=200)
+    assert info["status"] == "reached", info
+    assert info["error"] <= 1e-5 and info["joints"][0] == root
+    after = s.model_matrices(*solved)
+    np.testing.assert_allclose(after[end][:3, 3], target, atol=1e-5)
+    chain = info["joints"] + [end]
+    for a, b in zip(chain, chain[1:]):  # bone lengths kept
+        before_length = np.linalg.norm(model[b][:3, 3] - model[a][:3, 3])
+        assert np.linalg.norm(after[b][:3, 3] - after[a][:3, 3]) == pytest.approx(before_length,
+                                                                                 abs=1e-9)
+    changed = set(np.nonzero(np.any(solved[1] != pose[1], axis=1))[0])
+    assert changed <= set(info["joints"]) and changed
+    np.testing.assert_array_equal(solved[0], pose[0])
+    # Out of reach: the chain points at the target.
+    far = model[root][:3, 3] + np.array([3.0, 0, 0])
+    stretched, info = kinema.chain_ik(s, *pose, root=root, end=end, target=far, method=method)
+    assert info["status"] == "unreachable"
+    m = s.model_matrices(*stretched)
+    towards = (m[end][:3, 3] - m[root][:3, 3]) / np.linalg.norm(m[end][:3, 3] - m[root][:3, 3])
+    assert towards @ np.array([1.0, 0, 0]) > 0.99
+
+
+def test_chain_ik_refuses_what_is_not_a_chain(walk):
+    s = walk.skeleton
+    pose = walk.clips[0].sample(s, 0.5)
+    with pytest.raises(ValueError, match="below the root"):
+        kinema.chain_ik(s, *pose, root=s.find("RightShoulder"), end=s.find("LeftHand"),
+                        target=[0, 1, 0])
+    with pytest.raises(ValueError, match="method"):
+        kinema.chain_ik(s, *pose, root=s.find("LeftShoulder"), end=s.find("LeftHand"),
+                        target=[0, 1, 0], method="jacobian")
+    with pytest.raises(ValueError, match="1 to 32"):
+        kinema.chain_ik(s, *pose, root=s.find("LeftHand"), end=s.find("LeftHand"),
+                        target=[0, 1, 0])
+    solved, info = kinema.chain_ik(s, *pose, root=s.find("LeftShoulder"), end=s.find("LeftHand"),
+                                   target=[np.nan, 0, 0])
+    assert info["status"] == "invalid_input"
+    np.testing.assert_array_equal(solved[1], pose[1])
