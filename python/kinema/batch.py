@@ -151,7 +151,9 @@ def read_manifest(path: str) -> Manifest:
         if not isinstance(pattern, str):
             raise ManifestError(path, f"/inputs/{i}", "expected a file name or a glob pattern")
         matches = sorted(glob.glob(os.path.join(base, pattern), recursive=True))
-        matches = [m for m in matches if os.path.isfile(m)]
+        # Never the batch's own outputs (a pattern like "**/*.bvh" would take them on a rerun).
+        matches = [m for m in matches if os.path.isfile(m)
+                   and os.path.commonpath([os.path.abspath(m), out_dir]) != out_dir]
         if not matches:
             raise ManifestError(path, f"/inputs/{i}", f"matches no file: {pattern}")
         inputs.extend(m for m in matches if m not in inputs)

@@ -82,6 +82,18 @@ def test_sequential_run_collects_errors_and_resumes(tmp_path):
     assert "FAILED" in table and "broken0.bvh" in table
 
 
+def test_a_pattern_never_takes_the_batchs_own_outputs(tmp_path):
+    library(tmp_path / "clips", 2)
+    manifest = write_manifest(tmp_path, verb="convert", inputs=["**/*.bvh"],
+                              options={"format": "bvh"})
+    first = batch.run_batch(batch.read_manifest(str(manifest)), sequential=True, quiet=True)
+    assert [r["status"] for r in first] == ["done", "done"]
+    assert len(list((tmp_path / "out").glob("*.bvh"))) == 2
+    again = batch.read_manifest(str(manifest))  # out/clip000.bvh is not an input now
+    assert sorted(os.path.basename(i.input) for i in again.items) == ["clip000.bvh", "clip001.bvh"]
+    assert all(r["status"] == "skipped" for r in batch.run_batch(again, sequential=True, quiet=True))
+
+
 def test_local_cluster_writes_what_a_sequential_loop_writes(tmp_path):
     library(tmp_path / "a" / "clips", 6)
     library(tmp_path / "b" / "clips", 6)
