@@ -61,10 +61,23 @@ py::array_t<double> model_matrices(const Skeleton& s, const py::object& translat
   return array_from_matrices(model);
 }
 
+// A Clip reaches Python only validated (read, built from poses, resampled, decoded; its keys are
+// read-only there), so what remains to check against a skeleton is that its tracks fit: a key
+// walk (Clip::validate) only then, for its message, not on every sample.
+void check_clip_fits(const Clip& clip, const Skeleton& skeleton) {
+  if (clip.tracks.size() > static_cast<size_t>(skeleton.joint_count()))
+    clip.validate(skeleton.joint_count());
+}
+
+void save(const Asset& asset, const std::string& path) {
+  py::gil_scoped_release released;
+  save_asset(asset, path);
+}
+
 WrapMode wrap_of(bool loop) { return loop ? WrapMode::Loop : WrapMode::Clamp; }
 
 py::tuple sample_clip(const Clip& clip, const Skeleton& skeleton, double time, bool loop) {
-  clip.validate(skeleton.joint_count());
+  check_clip_fits(clip, skeleton);
   std::vector<Transform> pose(static_cast<size_t>(skeleton.joint_count()));
   sample_pose(clip, skeleton, wrap_time(time, clip.duration, wrap_of(loop)), wrap_of(loop), pose);
   return arrays_from_transforms(pose);
@@ -73,7 +86,7 @@ py::tuple sample_clip(const Clip& clip, const Skeleton& skeleton, double time, b
 // Every time of `times` sampled, the GIL released: (F, N, 3), (F, N, 4), (F, N, 3) float64.
 py::tuple sample_clip_many(const Clip& clip, const Skeleton& skeleton, const CArray<double>& times,
                            bool loop) {
-  clip.validate(skeleton.joint_count());
+  check_clip_fits(clip, skeleton);
   check_shape(times, {-1}, "times");
   const auto frames = times.shape(0);
   const auto n = static_cast<py::ssize_t>(skeleton.joint_count());
@@ -245,7 +258,7 @@ translations (F, N, 3), rotations (F, N, 4) xyzw, scales (F, N, 3) or None (ones
       .def(
           "sample_model",
           [](const Clip& c, const Skeleton& s, double time, bool loop) {
-            c.validate(s.joint_count());
+            check_clip_fits(c, s);
             return array_from_matrices(
                 sample_model_pose(c, s, wrap_time(time, c.duration, wrap_of(loop)), wrap_of(loop)));
           },
@@ -254,7 +267,7 @@ translations (F, N, 3), rotations (F, N, 4) xyzw, scales (F, N, 3) or None (ones
       .def(
           "resample",
           [](const Clip& c, const Skeleton& s, double rate) {
-            c.validate(s.joint_count());
+            check_clip_fits(c, s);
             if (!(rate > 0) || !std::isfinite(rate))
               throw py::value_error("rate: must be positive");
             return resample(c, s, rate);
@@ -338,13 +351,7 @@ read-only views that keep the asset alive.)")
       .def(py::init<>())
       .def_static("load", &load, py::arg("path"), py::arg("bvh_unit") = py::none(),
                   "Same as kinema.load().")
-      .def(
-          "save",
-          [](const Asset& a, const std::string& path) {
-            py::gil_scoped_release released;
-            save_asset(a, path);
-          },
-          py::arg("path"), "Same as kinema.save(asset, path).")
+      .def("save", &save, py::arg("path"), "Same as kinema.save(asset, path).")
       .def_property(
           "skeleton", [](const Asset& a) { return a.skeleton; },
           [](Asset& a, const Skeleton& s) { a.skeleton = s; }, "The skeleton (a copy).")
@@ -411,14 +418,8 @@ read-only views that keep the asset alive.)")
 
 bvh_unit: one BVH file unit in metres (None: detected). Raises kinema.Error naming the file,
 the place and the reason. Releases the GIL.)");
-  m.def(
-      "save",
-      [](const Asset& a, const std::string& path) {
-        py::gil_scoped_release released;
-        save_asset(a, path);
-      },
-      py::arg("asset"), py::arg("path"),
-      "Saves by extension (.bvh .gltf .glb .vrm .vrma .fbx .kmc), atomically. Releases the GIL.");
+  m.def("save", &save, py::arg("asset"), py::arg("path"),
+        "Saves by extension (.bvh .gltf .glb .vrm .vrma .fbx .kmc), atomically. Releases the GIL.");
 }
 
 }  // namespace kinema::python
