@@ -1,9 +1,17 @@
 #include "kinema/blend/pose_ops.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "kinema/math/simd4.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KINEMA_BLEND_AVX2 1
+#else
+#define KINEMA_BLEND_AVX2 0
+#endif
 
 namespace kinema {
 namespace {
@@ -175,6 +183,84 @@ void blend_unmasked_groups(const SoaTransform* const* poses, const F4* weights, 
   }
 }
 
+#if KINEMA_BLEND_AVX2
+// The unmasked blend with AVX2 + FMA, one group of four joints per iteration in 256-bit
+// registers: (tx, ty), (tz), (sx), (sy, sz) and the rotation as (qx, qy), (qz, qw). The per-lane
+// quaternion dot products sum the two halves (x·x' + z·z', y·y' + w·w') with one cross-lane
+// shuffle, which leaves the dot in both halves, where the rotation's two registers need it.
+#define KINEMA_AVX2_FN [[gnu::target("avx2,fma"), gnu::always_inline]] inline
+
+// Per lane dot of two rotations held as (x, y) and (z, w) halves, in both halves.
+KINEMA_AVX2_FN __m256 dot_halves(__m256 axy, __m256 azw, __m256 bxy, __m256 bzw) {
+  const __m256 d = _mm256_fmadd_ps(axy, bxy, _mm256_mul_ps(azw, bzw));
+  return _mm256_add_ps(d, _mm256_permute2f128_ps(d, d, 0x01));
+}
+
+template <size_t N>
+[[gnu::target("avx2,fma")]] void blend_unmasked_groups_avx2(const SoaTransform* const* poses,
+                                                            const float* weights, size_t n,
+                                                            SoaTransform* o, size_t groups) {
+  const size_t count = N ? N : n;
+  const __m256 sign = _mm256_set1_ps(-0.0f);
+  __m256 w8[kMaxFastLayers];
+  for (size_t i = 0; i < count; ++i) w8[i] = _mm256_set1_ps(weights[i]);
+  for (size_t g = 0; g < groups; ++g) {
+    const float* p0 = poses[0][g].tx;
+    const __m256 w0 = w8[0];
+    const __m128 w0h = _mm256_castps256_ps128(w0);
+    __m256 txy = _mm256_mul_ps(_mm256_loadu_ps(p0), w0);
+    __m128 tz = _mm_mul_ps(_mm_load_ps(p0 + 8), w0h);
+    __m128 sx = _mm_mul_ps(_mm_load_ps(p0 + 28), w0h);
+    __m256 syz = _mm256_mul_ps(_mm256_loadu_ps(p0 + 32), w0);
+    const __m256 fxy = _mm256_loadu_ps(p0 + 12), fzw = _mm256_loadu_ps(p0 + 20);
+    __m256 qxy = _mm256_mul_ps(fxy, w0), qzw = _mm256_mul_ps(fzw, w0);
+    for (size_t i = 1; i < count; ++i) {
+      const float* p = poses[i][g].tx;
+      const __m256 w = w8[i];
+      const __m128 wh = _mm256_castps256_ps128(w);
+      txy = _mm256_fmadd_ps(_mm256_loadu_ps(p), w, txy);
+      tz = _mm_fmadd_ps(_mm_load_ps(p + 8), wh, tz);
+      sx = _mm_fmadd_ps(_mm_load_ps(p + 28), wh, sx);
+      syz = _mm256_fmadd_ps(_mm256_loadu_ps(p + 32), w, syz);
+      const __m256 pxy = _mm256_loadu_ps(p + 12), pzw = _mm256_loadu_ps(p + 20);
+      // Hemisphere of the first input: the weight takes the sign of the dot product.
+      const __m256 wq = _mm256_xor_ps(w, _mm256_and_ps(sign, dot_halves(pxy, pzw, fxy, fzw)));
+      qxy = _mm256_fmadd_ps(pxy, wq, qxy);
+      qzw = _mm256_fmadd_ps(pzw, wq, qzw);
+    }
+    // Normalize: 1/sqrt from the hardware estimate and one Newton step.
+    const __m256 len2 = dot_halves(qxy, qzw, qxy, qzw);
+    const __m256 y = _mm256_rsqrt_ps(len2);
+    const __m256 half_x_y = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), len2), y);
+    const __m256 inv = _mm256_mul_ps(y, _mm256_fnmadd_ps(half_x_y, y, _mm256_set1_ps(1.5f)));
+    float* out = o[g].tx;
+    _mm256_storeu_ps(out, txy);
+    _mm_store_ps(out + 8, tz);
+    _mm256_storeu_ps(out + 12, _mm256_mul_ps(qxy, inv));
+    _mm256_storeu_ps(out + 20, _mm256_mul_ps(qzw, inv));
+    _mm_store_ps(out + 28, sx);
+    _mm256_storeu_ps(out + 32, syz);
+  }
+}
+#undef KINEMA_AVX2_FN
+
+bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#else
+bool cpu_has_avx2_fma() { return false; }
+#endif
+
+// -1: not asked yet; 0: the SSE (or portable) kernels; 1: AVX2 + FMA.
+std::atomic<int> g_use_avx2{-1};
+
+bool use_avx2() {
+  int use = g_use_avx2.load(std::memory_order_relaxed);
+  if (use < 0) {
+    use = cpu_has_avx2_fma() ? 1 : 0;
+    g_use_avx2.store(use, std::memory_order_relaxed);
+  }
+  return use == 1;
+}
+
 // The common case: no bone masks, a total weight above the threshold and at most
 // kMaxFastLayers inputs. Weights are then the same for every joint, so they are normalized
 // once up front and no rest pose is needed.
@@ -187,6 +273,24 @@ void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
     poses[i] = layers[i].pose.data();
     weights[i] = splat(layers[i].weight / total_weight);
   }
+#if KINEMA_BLEND_AVX2
+  if (use_avx2()) {
+    float w[kMaxFastLayers];
+    for (size_t i = 0; i < n; ++i) w[i] = layers[i].weight / total_weight;
+    switch (n) {
+      case 1:
+        return blend_unmasked_groups_avx2<1>(poses, w, n, out.data(), out.size());
+      case 2:
+        return blend_unmasked_groups_avx2<2>(poses, w, n, out.data(), out.size());
+      case 3:
+        return blend_unmasked_groups_avx2<3>(poses, w, n, out.data(), out.size());
+      case 4:
+        return blend_unmasked_groups_avx2<4>(poses, w, n, out.data(), out.size());
+      default:
+        return blend_unmasked_groups_avx2<0>(poses, w, n, out.data(), out.size());
+    }
+  }
+#endif
   switch (n) {
     case 1:
       return blend_unmasked_groups<1>(poses, weights, n, out.data(), out.size());
@@ -202,6 +306,11 @@ void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
 }
 
 }  // namespace
+
+bool set_blend_avx2(bool allowed) {
+  g_use_avx2.store(allowed && cpu_has_avx2_fma() ? 1 : 0, std::memory_order_relaxed);
+  return use_avx2();
+}
 
 bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> rest, int joint_count,
            std::span<SoaTransform> out, float rest_threshold) {

@@ -1,10 +1,18 @@
 #include "kinema/skeleton/runtime_skeleton.h"
 
+#include <atomic>
 #include <limits>
 
 #include "kinema/core/error.h"
 #include "kinema/math/simd4.h"
 #include "kinema/skeleton/skeleton.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define KINEMA_L2M_AVX2 1
+#else
+#define KINEMA_L2M_AVX2 0
+#endif
 
 namespace kinema {
 
@@ -39,6 +47,95 @@ size_t RuntimeSkeleton::memory_bytes() const {
   return bytes;
 }
 
+namespace {
+
+#if KINEMA_L2M_AVX2
+// The AVX2 + FMA kernel (chosen at run time, see use_avx2): the same algorithm as the portable one
+// below, with VEX broadcasts straight from memory (one load each instead of a load and a shuffle)
+// and fused multiply-adds, so it rounds differently (within the same tolerance of the exact FK).
+[[gnu::target("avx2,fma")]] void local_to_model_avx2(const int16_t* parents, int n,
+                                                     const SoaTransform* local, size_t groups,
+                                                     Mat4f* model, const float* root) {
+  const __m128 one = _mm_set1_ps(1.0f);
+  alignas(16) float affine[12][4];
+  __m128 p0 = _mm_setzero_ps(), p1 = p0, p2 = p0, p3 = p0;
+  for (size_t g = 0; g < groups; ++g) {
+    const SoaTransform& s = local[g];
+    const __m128 qx = _mm_load_ps(s.qx), qy = _mm_load_ps(s.qy), qz = _mm_load_ps(s.qz),
+                 qw = _mm_load_ps(s.qw);
+    const __m128 sx = _mm_load_ps(s.sx), sy = _mm_load_ps(s.sy), sz = _mm_load_ps(s.sz);
+    const __m128 x2 = _mm_add_ps(qx, qx), y2 = _mm_add_ps(qy, qy), z2 = _mm_add_ps(qz, qz);
+    const __m128 xx = _mm_mul_ps(qx, x2), yy = _mm_mul_ps(qy, y2), zz = _mm_mul_ps(qz, z2);
+    const __m128 xy = _mm_mul_ps(qx, y2), xz = _mm_mul_ps(qx, z2), yz = _mm_mul_ps(qy, z2);
+    const __m128 wx = _mm_mul_ps(qw, x2), wy = _mm_mul_ps(qw, y2), wz = _mm_mul_ps(qw, z2);
+    _mm_store_ps(affine[0], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(yy, zz)), sx));
+    _mm_store_ps(affine[1], _mm_mul_ps(_mm_add_ps(xy, wz), sx));
+    _mm_store_ps(affine[2], _mm_mul_ps(_mm_sub_ps(xz, wy), sx));
+    _mm_store_ps(affine[3], _mm_mul_ps(_mm_sub_ps(xy, wz), sy));
+    _mm_store_ps(affine[4], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, zz)), sy));
+    _mm_store_ps(affine[5], _mm_mul_ps(_mm_add_ps(yz, wx), sy));
+    _mm_store_ps(affine[6], _mm_mul_ps(_mm_add_ps(xz, wy), sz));
+    _mm_store_ps(affine[7], _mm_mul_ps(_mm_sub_ps(yz, wx), sz));
+    _mm_store_ps(affine[8], _mm_mul_ps(_mm_sub_ps(one, _mm_add_ps(xx, yy)), sz));
+    _mm_store_ps(affine[9], _mm_load_ps(s.tx));
+    _mm_store_ps(affine[10], _mm_load_ps(s.ty));
+    _mm_store_ps(affine[11], _mm_load_ps(s.tz));
+    const int first = static_cast<int>(g) * 4;
+    const int lanes = n - first < 4 ? n - first : 4;
+    for (int l = 0; l < lanes; ++l) {
+      const int j = first + l;
+      const int p = parents[j];
+      if (p != j - 1 || j == 0) {
+        const float* pm = p < 0 ? root : model[p].m.data();
+        p0 = _mm_loadu_ps(pm), p1 = _mm_loadu_ps(pm + 4), p2 = _mm_loadu_ps(pm + 8),
+        p3 = _mm_loadu_ps(pm + 12);
+      }
+      // Column c of parent·local = P·(local column c), as a chain of fused multiply-adds.
+      const __m128 c0 = _mm_fmadd_ps(p1, _mm_broadcast_ss(&affine[1][l]),
+                                     _mm_fmadd_ps(p0, _mm_broadcast_ss(&affine[0][l]),
+                                                  _mm_mul_ps(p2, _mm_broadcast_ss(&affine[2][l]))));
+      const __m128 c1 = _mm_fmadd_ps(p1, _mm_broadcast_ss(&affine[4][l]),
+                                     _mm_fmadd_ps(p0, _mm_broadcast_ss(&affine[3][l]),
+                                                  _mm_mul_ps(p2, _mm_broadcast_ss(&affine[5][l]))));
+      const __m128 c2 = _mm_fmadd_ps(p1, _mm_broadcast_ss(&affine[7][l]),
+                                     _mm_fmadd_ps(p0, _mm_broadcast_ss(&affine[6][l]),
+                                                  _mm_mul_ps(p2, _mm_broadcast_ss(&affine[8][l]))));
+      const __m128 c3 =
+          _mm_fmadd_ps(p1, _mm_broadcast_ss(&affine[10][l]),
+                       _mm_fmadd_ps(p0, _mm_broadcast_ss(&affine[9][l]),
+                                    _mm_fmadd_ps(p2, _mm_broadcast_ss(&affine[11][l]), p3)));
+      float* out = model[j].m.data();
+      _mm_storeu_ps(out, c0), _mm_storeu_ps(out + 4, c1), _mm_storeu_ps(out + 8, c2),
+          _mm_storeu_ps(out + 12, c3);
+      p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+    }
+  }
+}
+
+bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#else
+bool cpu_has_avx2_fma() { return false; }
+#endif
+
+// -1: not asked yet; 0: the portable kernel; 1: AVX2 + FMA.
+std::atomic<int> g_use_avx2{-1};
+
+bool use_avx2() {
+  int use = g_use_avx2.load(std::memory_order_relaxed);
+  if (use < 0) {
+    use = cpu_has_avx2_fma() ? 1 : 0;
+    g_use_avx2.store(use, std::memory_order_relaxed);
+  }
+  return use == 1;
+}
+
+}  // namespace
+
+bool set_local_to_model_avx2(bool allowed) {
+  g_use_avx2.store(allowed && cpu_has_avx2_fma() ? 1 : 0, std::memory_order_relaxed);
+  return use_avx2();
+}
+
 bool local_to_model(const RuntimeSkeleton& skeleton, std::span<const SoaTransform> local,
                     std::span<Mat4f> model, const Mat4f& root) {
   using namespace simd;
@@ -47,6 +144,12 @@ bool local_to_model(const RuntimeSkeleton& skeleton, std::span<const SoaTransfor
       model.size() != static_cast<size_t>(n))
     return false;
   const int16_t* parents = skeleton.parents().data();
+#if KINEMA_L2M_AVX2
+  if (use_avx2()) {
+    local_to_model_avx2(parents, n, local.data(), local.size(), model.data(), root.m.data());
+    return true;
+  }
+#endif
   const F4 one = splat(1.0f), two = splat(2.0f);
   // The affine part of four local matrices, SoA: element [k][lane], k = column*3 + row.
   alignas(16) float affine[12][4];

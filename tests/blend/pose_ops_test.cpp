@@ -99,7 +99,19 @@ Transform reference_blend(std::span<const std::vector<SoaTransform>> poses,
   return {t / total, normalize(q), s / total};
 }
 
-TEST(PoseOps, RandomBlendsMatchTheScalarReference) {
+// Both unmasked-blend kernels (SSE forced; AVX2 + FMA where the CPU has it) against the
+// double-precision reference.
+class BlendKernels : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (set_blend_avx2(GetParam()) != GetParam()) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+  }
+  void TearDown() override { set_blend_avx2(true); }
+};
+INSTANTIATE_TEST_SUITE_P(Kernels, BlendKernels, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Avx2" : "Sse"; });
+
+TEST_P(BlendKernels, RandomBlendsMatchTheScalarReference) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> uw(0.0f, 2.0f);
   for (int trial = 0; trial < 200; ++trial) {
@@ -121,6 +133,37 @@ TEST(PoseOps, RandomBlendsMatchTheScalarReference) {
       ASSERT_LT(length(Vec3(o.scale) - r.scale), 1e-5);
       ASSERT_LT(angle_between(Quat(o.rotation), r.rotation), 1e-5);
       ASSERT_NEAR(length(Quat(o.rotation)), 1.0, 1e-6);
+    }
+  }
+}
+
+// The two kernels agree to float rounding, 1 to 9 layers (9: past the unrolled fast path).
+TEST(PoseOps, SseAndAvx2BlendsAgree) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uw(0.0f, 2.0f);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int joints = 1 + trial % 31, n = 1 + trial % 9;
+    std::vector<std::vector<SoaTransform>> poses;
+    std::vector<BlendLayer> layers;
+    for (int i = 0; i < n; ++i) poses.push_back(random_pose(rng, joints));
+    for (int i = 0; i < n; ++i) layers.push_back({poses[size_t(i)], uw(rng) + 0.01f});
+    const auto rest = random_pose(rng, joints);
+    std::vector<SoaTransform> sse(rest.size()), avx(rest.size());
+    set_blend_avx2(false);
+    ASSERT_TRUE(blend(layers, rest, joints, sse));
+    const bool avx2 = set_blend_avx2(true);
+    ASSERT_TRUE(blend(layers, rest, joints, avx));
+    if (!avx2) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+    for (int j = 0; j < joints; ++j) {
+      const Transformf a = get_joint(sse, j), b = get_joint(avx, j);
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_NEAR(a.translation[k], b.translation[k], 1e-6f * (1 + std::abs(a.translation[k])));
+        ASSERT_NEAR(a.scale[k], b.scale[k], 1e-6f);
+      }
+      ASSERT_NEAR(a.rotation.x, b.rotation.x, 1e-6f);
+      ASSERT_NEAR(a.rotation.y, b.rotation.y, 1e-6f);
+      ASSERT_NEAR(a.rotation.z, b.rotation.z, 1e-6f);
+      ASSERT_NEAR(a.rotation.w, b.rotation.w, 1e-6f);
     }
   }
 }

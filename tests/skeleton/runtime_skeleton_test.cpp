@@ -11,7 +11,19 @@
 namespace kinema {
 namespace {
 
-TEST(RuntimeSkeleton, LocalToModelMatchesDoubleFkOnRealClips) {
+// Both kernels (SSE forced; AVX2 + FMA where the CPU has it) against the double-precision FK.
+class LocalToModelKernels : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (set_local_to_model_avx2(GetParam()) != GetParam())
+      GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+  }
+  void TearDown() override { set_local_to_model_avx2(true); }
+};
+INSTANTIATE_TEST_SUITE_P(Kernels, LocalToModelKernels, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "Avx2" : "Sse"; });
+
+TEST_P(LocalToModelKernels, MatchesDoubleFkOnRealClips) {
   for (const char* file : {"/bvh/cmu_cgspeed_mb/02_01.bvh", "/bvh/cmu_iclone_cc3/007_12.bvh",
                            "/fbx/ozz_pab/walk.fbx"}) {
     const Asset asset = load_asset(std::string(KINEMA_TEST_DATA_DIR) + file);
@@ -37,6 +49,29 @@ TEST(RuntimeSkeleton, LocalToModelMatchesDoubleFkOnRealClips) {
         }
     }
     EXPECT_LT(worst, 2e-6 * std::max(1.0, scale)) << file;
+  }
+}
+
+// The two kernels agree to float rounding on a real skeleton (every joint, every entry).
+TEST(RuntimeSkeleton, SseAndAvx2LocalToModelAgree) {
+  const Asset asset =
+      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
+  const RuntimeSkeleton rs = RuntimeSkeleton::build(asset.skeleton);
+  const RuntimeClip rc = RuntimeClip::build(asset.clips[0], asset.skeleton);
+  std::vector<SoaTransform> pose(static_cast<size_t>(rs.soa_count()));
+  std::vector<Mat4f> sse(static_cast<size_t>(rs.joint_count())), avx(sse.size());
+  const Mat4f world = Mat4f::translation({1.5f, 0, -2});
+  for (float t = 0; t < rc.duration(); t += 0.37f) {
+    ASSERT_TRUE(sample(rc, t, pose));
+    set_local_to_model_avx2(false);
+    ASSERT_TRUE(local_to_model(rs, pose, sse, world));
+    const bool avx2 = set_local_to_model_avx2(true);
+    ASSERT_TRUE(local_to_model(rs, pose, avx, world));
+    if (!avx2) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+    for (size_t j = 0; j < sse.size(); ++j)
+      for (size_t k = 0; k < 16; ++k)
+        ASSERT_NEAR(avx[j].m[k], sse[j].m[k], 2e-6f * (1 + std::abs(sse[j].m[k])))
+            << "joint " << j << " entry " << k;
   }
 }
 

@@ -32,6 +32,14 @@ struct BlendLayer {
 bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> rest, int joint_count,
            std::span<SoaTransform> out, float rest_threshold = 1e-4f);
 
+/// Allows (true, the default) or forbids blend's AVX2 + FMA kernel, which x86-64 CPUs that have
+/// AVX2 and FMA run (chosen at run time) for unmasked blends of up to 8 layers; it rounds
+/// differently from the SSE one (fused multiply-adds; both within 1e-6 of each other on unit
+/// rotations), and a process gets the same bits from every call with the same kernel. For tests
+/// and side-by-side benchmarks. Returns whether it is now in use (false on CPUs without AVX2 and
+/// FMA whatever is asked). Not to be called while another thread blends.
+bool set_blend_avx2(bool allowed);
+
 /// How an additive rotation is scaled by its weight.
 enum class AdditiveRotation {
   Slerp,  ///< exact: slerp(identity, q_add, w) — e.g. a 12° flinch at w = 0.5 on 20°: 26°
