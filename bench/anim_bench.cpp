@@ -3,9 +3,10 @@
 // The ProAnimationBank "pab" walk (ozz-animation's own sample data, tests/data/fbx/ozz_pab):
 // sampling (60 Hz forward playback with a cache; random seeks), 2- and 3-layer blends, additive
 // (exact slerp and the cheaper nlerp), local → model, and a crowd of 1,000 characters per frame
-// on all cores. When $KINEMA_OZZ_DATA holds pab_walk.glb (the GLB that ozz's gltf2ozz converted
-// for bench/peers/ozz_anim_peer.cpp) kinema reads that same file, so both sides play the same
-// skeleton and clip; otherwise it reads the FBX.
+// on all cores; the blends and local → model again on a 100-joint skeleton (rows *100, the CMU
+// iClone CC3 BVH of tests/data). When $KINEMA_OZZ_DATA holds pab_walk.glb (the GLB that ozz's
+// gltf2ozz converted for bench/peers/ozz_anim_peer.cpp) kinema reads that same file, so both sides
+// play the same skeleton and clip; otherwise it reads the FBX.
 //
 // Counters: per_joint (seconds per joint), joints, and for sampling the clip's bytes and
 // bytes_per_s (bytes per second of clip). The Ozz/ benchmarks of the same names run in the same
@@ -50,6 +51,21 @@ const Data& data() {
     d->skeleton = RuntimeSkeleton::build(asset.skeleton);
     d->clip = RuntimeClip::build(asset.clips.at(0), asset.skeleton);
     d->source = path;
+    return d;
+  }();
+  return *loaded;
+}
+
+// A 100-joint skeleton: the CMU iClone CC3 retarget of motion 07_12 (Reallusion's CC3 rig with
+// finger, twist and facial-bone joints), from the repository's test data. bench/peers/
+// ozz_anim_peer.cpp builds ozz's skeleton and inputs from the same file (its *100 rows).
+const Data& data100() {
+  static const Data* loaded = [] {
+    auto* d = new Data;  // lives until exit
+    d->source = KINEMA_TEST_DATA_DIR "/bvh/cmu_iclone_cc3/007_12.bvh";
+    const Asset asset = load_asset(d->source);
+    d->skeleton = RuntimeSkeleton::build(asset.skeleton);
+    d->clip = RuntimeClip::build(asset.clips.at(0), asset.skeleton);
     return d;
   }();
   return *loaded;
@@ -117,8 +133,7 @@ void KinemaSamplingRandomSeek(benchmark::State& state) {
 }
 
 // `layers` full-body layers of the clip at different times, weights 1, 1/2, 1/3, no masks.
-void KinemaBlend(benchmark::State& state, int layers) {
-  const Data& d = data();
+void KinemaBlend(benchmark::State& state, const Data& d, int layers) {
   std::vector<std::vector<SoaTransform>> inputs;
   std::vector<BlendLayer> job(static_cast<size_t>(layers));
   inputs.reserve(static_cast<size_t>(layers));
@@ -134,8 +149,10 @@ void KinemaBlend(benchmark::State& state, int layers) {
   }
   report(state, d);
 }
-void KinemaBlend2(benchmark::State& state) { KinemaBlend(state, 2); }
-void KinemaBlend3(benchmark::State& state) { KinemaBlend(state, 3); }
+void KinemaBlend2(benchmark::State& state) { KinemaBlend(state, data(), 2); }
+void KinemaBlend3(benchmark::State& state) { KinemaBlend(state, data(), 3); }
+void KinemaBlend2x100(benchmark::State& state) { KinemaBlend(state, data100(), 2); }
+void KinemaBlend3x100(benchmark::State& state) { KinemaBlend(state, data100(), 3); }
 
 // An additive pose (clip at 0.6 minus its first frame) applied at weight 0.7 on the clip at 0.2.
 void KinemaAdditive(benchmark::State& state, AdditiveRotation mode) {
@@ -158,8 +175,7 @@ void KinemaAdditiveNlerp(benchmark::State& state) {
   KinemaAdditive(state, AdditiveRotation::Nlerp);
 }
 
-void KinemaLocalToModel(benchmark::State& state) {
-  const Data& d = data();
+void KinemaLocalToModel(benchmark::State& state, const Data& d) {
   const auto local = sampled_pose(d, 0.25f);
   std::vector<Mat4f> model(static_cast<size_t>(d.skeleton.joint_count()));
   for (auto _ : state) {
@@ -169,6 +185,9 @@ void KinemaLocalToModel(benchmark::State& state) {
   }
   report(state, d);
 }
+
+void KinemaLocalToModel67(benchmark::State& state) { KinemaLocalToModel(state, data()); }
+void KinemaLocalToModel100(benchmark::State& state) { KinemaLocalToModel(state, data100()); }
 
 // A crowd: 1,000 characters, each sampling two clips (walk at two phases, own caches),
 // blending them and computing model matrices, on all hardware threads. Time per crowd frame.
@@ -249,7 +268,10 @@ BENCHMARK(KinemaBlend2)->Name("Kinema/Blend/2");
 BENCHMARK(KinemaBlend3)->Name("Kinema/Blend/3");
 BENCHMARK(KinemaAdditiveSlerp)->Name("Kinema/Additive/Slerp");
 BENCHMARK(KinemaAdditiveNlerp)->Name("Kinema/Additive/Nlerp");
-BENCHMARK(KinemaLocalToModel)->Name("Kinema/LocalToModel");
+BENCHMARK(KinemaLocalToModel67)->Name("Kinema/LocalToModel");
+BENCHMARK(KinemaBlend2x100)->Name("Kinema/Blend100/2");
+BENCHMARK(KinemaBlend3x100)->Name("Kinema/Blend100/3");
+BENCHMARK(KinemaLocalToModel100)->Name("Kinema/LocalToModel100");
 BENCHMARK(KinemaGraphLocomotion)->Name("Kinema/Graph/Locomotion");
 BENCHMARK(KinemaCrowd1000)->Name("Kinema/Crowd1000")->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -7,7 +7,11 @@
 //
 // Data: $KINEMA_OZZ_DATA/skeleton.ozz and $KINEMA_OZZ_DATA/walk.ozz, made by ozz's gltf2ozz from
 // the same GLB that kinema's side of the benchmark reads (the ProAnimationBank walk of
-// tests/data/fbx/ozz_pab). Without them every Ozz/ benchmark reports an error and is skipped.
+// tests/data/fbx/ozz_pab). Without them every Ozz/ benchmark of the walk reports an error and is
+// skipped. The *100 rows need no files: a 100-joint skeleton (the CMU iClone CC3 BVH of
+// tests/data, as kinema's *100 rows) is built in memory with ozz's offline SkeletonBuilder from
+// kinema's reading of the BVH, and the blend and local → model inputs are kinema's sampled poses
+// copied as they are (ozz's SoaTransform has kinema's layout: ten float[4] in the same order).
 //
 // One character on one core. Every benchmark reports, besides the time per call:
 //   per_joint   seconds per joint (printed with an SI prefix: 4.87n = 4.87 ns per joint),
@@ -18,8 +22,17 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "kinema/clip/runtime_clip.h"
+#include "kinema/io/asset_file.h"
+#include "kinema/math/soa_transform.h"
+#include "kinema/skeleton/skeleton.h"
+#include "ozz/animation/offline/raw_skeleton.h"
+#include "ozz/animation/offline/skeleton_builder.h"
 
 #include "ozz/animation/runtime/animation.h"
 #include "ozz/animation/runtime/blending_job.h"
@@ -61,6 +74,67 @@ const OzzData& data() {
       d->error = std::string("cannot read ") + dir + "/walk.ozz";
     } else if (d->animation.num_tracks() != d->skeleton.num_joints()) {
       d->error = "walk.ozz does not animate skeleton.ozz (track and joint counts differ)";
+    }
+    return d;
+  }();
+  return *loaded;
+}
+
+// The 100-joint skeleton and three poses of its clip (10 %, 40 %, 70 %) and the pose at 25 % for
+// local → model, all from kinema's reading of the BVH.
+struct Ozz100Data {
+  ozz::unique_ptr<ozz::animation::Skeleton> skeleton;
+  std::vector<std::vector<ozz::math::SoaTransform>> poses;  // at 10 %, 40 %, 70 %, 25 %
+  std::string error;
+};
+
+static_assert(sizeof(ozz::math::SoaTransform) == sizeof(kinema::SoaTransform));
+
+const Ozz100Data& data100() {
+  static const Ozz100Data* loaded = [] {
+    auto* d = new Ozz100Data;  // lives until exit
+    const kinema::Asset asset =
+        kinema::load_asset(KINEMA_TEST_DATA_DIR "/bvh/cmu_iclone_cc3/007_12.bvh");
+    const kinema::Skeleton& sk = asset.skeleton;
+    // The raw hierarchy: children in kinema's order, so ozz's depth-first numbering is kinema's.
+    ozz::animation::offline::RawSkeleton raw;
+    std::vector<std::vector<int>> children(static_cast<size_t>(sk.joint_count()));
+    std::vector<int> roots;
+    for (int j = 0; j < sk.joint_count(); ++j)
+      (sk.parent(j) < 0 ? roots : children[static_cast<size_t>(sk.parent(j))]).push_back(j);
+    const std::function<void(int, ozz::animation::offline::RawSkeleton::Joint&)> fill =
+        [&](int j, ozz::animation::offline::RawSkeleton::Joint& out) {
+          const kinema::Transformf rest(sk.joint(j).rest);
+          out.name = sk.joint(j).name.c_str();
+          out.transform.translation = {rest.translation.x, rest.translation.y, rest.translation.z};
+          out.transform.rotation = {rest.rotation.x, rest.rotation.y, rest.rotation.z,
+                                    rest.rotation.w};
+          out.transform.scale = {rest.scale.x, rest.scale.y, rest.scale.z};
+          const std::vector<int>& c = children[static_cast<size_t>(j)];
+          out.children.resize(c.size());
+          for (size_t i = 0; i < c.size(); ++i) fill(c[i], out.children[i]);
+        };
+    raw.roots.resize(roots.size());
+    for (size_t i = 0; i < roots.size(); ++i) fill(roots[i], raw.roots[i]);
+    d->skeleton = ozz::animation::offline::SkeletonBuilder()(raw);
+    if (!d->skeleton) {
+      d->error = "SkeletonBuilder failed on the CC3 skeleton";
+      return d;
+    }
+    const auto parents = d->skeleton->joint_parents();
+    for (int j = 0; j < sk.joint_count(); ++j)
+      if (parents[static_cast<size_t>(j)] != sk.parent(j) ||
+          sk.joint(j).name != d->skeleton->joint_names()[static_cast<size_t>(j)]) {
+        d->error = "ozz numbered the CC3 skeleton's joints differently from kinema";
+        return d;
+      }
+    const kinema::RuntimeClip clip = kinema::RuntimeClip::build(asset.clips.at(0), sk);
+    for (const float ratio : {0.1f, 0.4f, 0.7f, 0.25f}) {
+      std::vector<kinema::SoaTransform> pose(static_cast<size_t>(clip.soa_count()));
+      kinema::sample(clip, ratio * clip.duration(), pose);
+      std::vector<ozz::math::SoaTransform>& out = d->poses.emplace_back(pose.size());
+      std::memcpy(static_cast<void*>(out.data()), pose.data(),
+                  pose.size() * sizeof(kinema::SoaTransform));
     }
     return d;
   }();
@@ -165,26 +239,18 @@ void OzzSamplingRandomSeek(benchmark::State& state) {
 }
 
 // Blending of `layers` full-body layers (poses of the clip sampled at different times, no
-// per-joint weights), as a locomotion blend does.
-void OzzBlend(benchmark::State& state, int layers) {
-  const OzzData* d = data_or_skip(state);
-  if (!d) return;
-  std::vector<std::vector<ozz::math::SoaTransform>> inputs;
-  inputs.reserve(static_cast<size_t>(layers));  // the layers point into these
+// per-joint weights, weights 1, 1/2, 1/3), as a locomotion blend does.
+void OzzBlendRun(benchmark::State& state, const ozz::animation::Skeleton& skeleton,
+                 const std::vector<std::vector<ozz::math::SoaTransform>>& inputs, int layers) {
   std::vector<ozz::animation::BlendingJob::Layer> job_layers(static_cast<size_t>(layers));
   for (int l = 0; l < layers; ++l) {
-    inputs.push_back(sampled_pose(*d, (0.1f + 0.3f * static_cast<float>(l))));
-    if (inputs.back().empty()) {
-      state.SkipWithError("SamplingJob failed");
-      return;
-    }
     job_layers[static_cast<size_t>(l)].weight = 1.0f / static_cast<float>(l + 1);
-    job_layers[static_cast<size_t>(l)].transform = ozz::make_span(inputs.back());
+    job_layers[static_cast<size_t>(l)].transform = ozz::make_span(inputs[static_cast<size_t>(l)]);
   }
-  std::vector<ozz::math::SoaTransform> pose(static_cast<size_t>(d->skeleton.num_soa_joints()));
+  std::vector<ozz::math::SoaTransform> pose(static_cast<size_t>(skeleton.num_soa_joints()));
   ozz::animation::BlendingJob job;
   job.layers = ozz::make_span(job_layers);
-  job.rest_pose = d->skeleton.joint_rest_poses();
+  job.rest_pose = skeleton.joint_rest_poses();
   job.output = ozz::make_span(pose);
   for (auto _ : state) {
     if (!job.Run()) {
@@ -194,24 +260,14 @@ void OzzBlend(benchmark::State& state, int layers) {
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
   }
-  report(state, *d);
 }
 
-void OzzBlend2(benchmark::State& state) { OzzBlend(state, 2); }
-void OzzBlend3(benchmark::State& state) { OzzBlend(state, 3); }
-
 // Local → model matrices of the whole skeleton, from a sampled pose.
-void OzzLocalToModel(benchmark::State& state) {
-  const OzzData* d = data_or_skip(state);
-  if (!d) return;
-  const std::vector<ozz::math::SoaTransform> local = sampled_pose(*d, 0.25f);
-  if (local.empty()) {
-    state.SkipWithError("SamplingJob failed");
-    return;
-  }
-  std::vector<ozz::math::Float4x4> model(static_cast<size_t>(d->skeleton.num_joints()));
+void OzzLocalToModelRun(benchmark::State& state, const ozz::animation::Skeleton& skeleton,
+                        const std::vector<ozz::math::SoaTransform>& local) {
+  std::vector<ozz::math::Float4x4> model(static_cast<size_t>(skeleton.num_joints()));
   ozz::animation::LocalToModelJob job;
-  job.skeleton = &d->skeleton;
+  job.skeleton = &skeleton;
   job.input = ozz::make_span(local);
   job.output = ozz::make_span(model);
   for (auto _ : state) {
@@ -222,7 +278,70 @@ void OzzLocalToModel(benchmark::State& state) {
     benchmark::DoNotOptimize(model.data());
     benchmark::ClobberMemory();
   }
+}
+
+void OzzBlend(benchmark::State& state, int layers) {
+  const OzzData* d = data_or_skip(state);
+  if (!d) return;
+  std::vector<std::vector<ozz::math::SoaTransform>> inputs;
+  for (int l = 0; l < layers; ++l) {
+    inputs.push_back(sampled_pose(*d, (0.1f + 0.3f * static_cast<float>(l))));
+    if (inputs.back().empty()) {
+      state.SkipWithError("SamplingJob failed");
+      return;
+    }
+  }
+  OzzBlendRun(state, d->skeleton, inputs, layers);
   report(state, *d);
+}
+
+void OzzBlend2(benchmark::State& state) { OzzBlend(state, 2); }
+void OzzBlend3(benchmark::State& state) { OzzBlend(state, 3); }
+
+void OzzLocalToModel(benchmark::State& state) {
+  const OzzData* d = data_or_skip(state);
+  if (!d) return;
+  const std::vector<ozz::math::SoaTransform> local = sampled_pose(*d, 0.25f);
+  if (local.empty()) {
+    state.SkipWithError("SamplingJob failed");
+    return;
+  }
+  OzzLocalToModelRun(state, d->skeleton, local);
+  report(state, *d);
+}
+
+/// The 100-joint data, or nullptr after marking the benchmark skipped.
+const Ozz100Data* data100_or_skip(benchmark::State& state) {
+  const Ozz100Data& d = data100();
+  if (!d.error.empty()) {
+    state.SkipWithError(d.error.c_str());
+    return nullptr;
+  }
+  return &d;
+}
+
+void report100(benchmark::State& state, const ozz::animation::Skeleton& skeleton) {
+  const double joints = skeleton.num_joints();
+  state.counters["joints"] = joints;
+  state.counters["per_joint"] = benchmark::Counter(
+      joints, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.SetItemsProcessed(state.iterations() * skeleton.num_joints());
+}
+
+void OzzBlend100(benchmark::State& state, int layers) {
+  const Ozz100Data* d = data100_or_skip(state);
+  if (!d) return;
+  OzzBlendRun(state, *d->skeleton, d->poses, layers);
+  report100(state, *d->skeleton);
+}
+void OzzBlend2x100(benchmark::State& state) { OzzBlend100(state, 2); }
+void OzzBlend3x100(benchmark::State& state) { OzzBlend100(state, 3); }
+
+void OzzLocalToModel100(benchmark::State& state) {
+  const Ozz100Data* d = data100_or_skip(state);
+  if (!d) return;
+  OzzLocalToModelRun(state, *d->skeleton, d->poses[3]);
+  report100(state, *d->skeleton);
 }
 
 BENCHMARK(OzzSamplingForward)->Name("Ozz/Sampling/Forward");
@@ -230,5 +349,8 @@ BENCHMARK(OzzSamplingRandomSeek)->Name("Ozz/Sampling/RandomSeek");
 BENCHMARK(OzzBlend2)->Name("Ozz/Blend/2");
 BENCHMARK(OzzBlend3)->Name("Ozz/Blend/3");
 BENCHMARK(OzzLocalToModel)->Name("Ozz/LocalToModel");
+BENCHMARK(OzzBlend2x100)->Name("Ozz/Blend100/2");
+BENCHMARK(OzzBlend3x100)->Name("Ozz/Blend100/3");
+BENCHMARK(OzzLocalToModel100)->Name("Ozz/LocalToModel100");
 
 }  // namespace
