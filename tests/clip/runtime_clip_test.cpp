@@ -153,6 +153,154 @@ TEST(RuntimeClip, SingleFramePoseAndPaddingLanesHoldIdentity) {
   }
 }
 
+// ---- Compact format ---------------------------------------------------------------------------
+
+constexpr RuntimeClipOptions kCompact{.format = RuntimeClipFormat::Compact};
+
+// Largest rotation angle (radians) and translation / scale difference between two runtime poses.
+void compare_poses(std::span<const SoaTransform> a, std::span<const SoaTransform> b, int joints,
+                   double& max_angle, double& max_vec) {
+  for (int j = 0; j < joints; ++j) {
+    const Transformf x = get_joint(a, j), y = get_joint(b, j);
+    max_angle = std::max(max_angle, angle_between(Quat(x.rotation), Quat(y.rotation)));
+    max_vec = std::max({max_vec, double(length(x.translation - y.translation)),
+                        double(length(x.scale - y.scale))});
+  }
+}
+
+TEST(RuntimeClipCompact, SamplesLikeTheFastFormatAtFramesAndBetween) {
+  for (const char* file : {"/bvh/cmu_cgspeed_mb/02_01.bvh", "/fbx/ozz_pab/walk.fbx"}) {
+    const Asset asset = load_asset(std::string(KINEMA_TEST_DATA_DIR) + file);
+    const RuntimeClip fast = RuntimeClip::build(asset.clips[0], asset.skeleton);
+    const RuntimeClip compact = RuntimeClip::build(asset.clips[0], asset.skeleton, kCompact);
+    EXPECT_EQ(compact.format(), RuntimeClipFormat::Compact);
+    EXPECT_EQ(compact.frame_count(), fast.frame_count());
+    std::vector<SoaTransform> a(size_t(fast.soa_count())), b(a.size());
+    double angle = 0, vec = 0;
+    for (int i = 0; i <= 4 * (fast.frame_count() - 1); ++i) {  // frames and quarter frames
+      const float t = i / (4 * fast.sample_rate());
+      ASSERT_TRUE(sample(fast, t, a));
+      ASSERT_TRUE(sample(compact, t, b));
+      compare_poses(a, b, fast.joint_count(), angle, vec);
+    }
+    // Fast is within 3e-5 rad of the source, Compact within 2e-4 (its largest component is
+    // rebuilt from the other three's 15- and 16-bit values). The translations and scales are
+    // the same floats, lerped the same way.
+    EXPECT_LT(angle, 2.5e-4) << file;
+    EXPECT_LT(vec, 1e-6) << file;
+  }
+}
+
+// The point of the format: a clip whose fingers, toes and helpers hold still (ozz's pab walk:
+// 23 of 67 joints rotate) takes about half the memory.
+TEST(RuntimeClipCompact, StoresOnlyTheJointsThatMove) {
+  const Asset asset = load_asset(KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/walk.fbx");
+  const RuntimeClip fast = RuntimeClip::build(asset.clips[0], asset.skeleton);
+  const RuntimeClip compact = RuntimeClip::build(asset.clips[0], asset.skeleton, kCompact);
+  EXPECT_EQ(compact.animated_rotation_groups(), fast.animated_rotation_groups());
+  EXPECT_LT(compact.memory_bytes(), fast.memory_bytes() * 6 / 10)
+      << compact.memory_bytes() << " against " << fast.memory_bytes();
+}
+
+TEST(RuntimeClipCompact, CacheGivesBitIdenticalPosesForwardReversedAndRandom) {
+  const Asset asset = load_walk();
+  const RuntimeClip rc = RuntimeClip::build(
+      asset.clips[0], asset.skeleton, {.sample_rate = 30, .format = RuntimeClipFormat::Compact});
+  SamplingCache cache(rc);
+  std::vector<SoaTransform> a(static_cast<size_t>(rc.soa_count())), b(a.size());
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> any(-0.5f, rc.duration() + 0.5f);
+  std::vector<float> times;
+  for (float t = 0; t <= rc.duration(); t += 1 / 60.0f) times.push_back(t);
+  for (float t = rc.duration(); t >= 0; t -= 1 / 24.0f) times.push_back(t);
+  for (int i = 0; i < 200; ++i) times.push_back(any(rng));
+  for (float t : times) {
+    ASSERT_TRUE(sample(rc, t, cache, a));
+    ASSERT_TRUE(sample(rc, t, b));
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(SoaTransform))) << "t = " << t;
+  }
+}
+
+// Rotations whose largest component is each of x, y, z, w in turn, negative as well as
+// positive, components tied, w crossing zero, and a joint turning through more than a half turn
+// (its stored sign flips from frame to frame): every frame comes back within the quantization
+// step, and between frames the two neighbours are blended in one hemisphere.
+TEST(RuntimeClipCompact, SmallestThreeRoundTripsEveryCase) {
+  std::vector<Joint> joints(6);
+  for (int j = 0; j < 6; ++j)
+    joints[size_t(j)].name = "j" + std::to_string(j), joints[size_t(j)].parent = j - 1;
+  const Skeleton sk = Skeleton::build(joints);
+  const std::vector<Quat> cases = {
+      normalize(Quat{0.9, 0.1, -0.2, 0.3}),  normalize(Quat{-0.1, -0.9, 0.2, 0.3}),
+      normalize(Quat{0.2, 0.1, 0.95, -0.1}), normalize(Quat{0.1, -0.2, 0.3, -0.9}),
+      normalize(Quat{0.5, 0.5, 0.5, 0.5}),   normalize(Quat{-0.5, 0.5, -0.5, 0.5}),
+      normalize(Quat{0.7071, 0.7071, 0, 0}), normalize(Quat{0, 0, 0.7071, -0.7071})};
+  Clip c;
+  c.name = "cases";
+  const int frames = int(cases.size());
+  c.duration = (frames - 1) / 30.0;
+  c.tracks.resize(6);
+  for (int f = 0; f < frames; ++f) {
+    const double t = f / 30.0;
+    for (int j = 0; j < 5; ++j) {
+      c.tracks[size_t(j)].rotation.times.push_back(t);
+      // Joint j sees the cases rotated by j places; joint 5 turns 0.9 turn about an axis.
+      c.tracks[size_t(j)].rotation.values.push_back(cases[size_t((f + j) % frames)]);
+    }
+    c.tracks[5].rotation.times.push_back(t);
+    c.tracks[5].rotation.values.push_back(Quat::from_axis_angle(
+        normalize(Vec3{1, 2, 3}), 2 * 3.14159265358979 * 0.9 * f / (frames - 1)));
+  }
+  const RuntimeClip rc =
+      RuntimeClip::build(c, sk, {.sample_rate = 30, .format = RuntimeClipFormat::Compact});
+  const RuntimeClip fast = RuntimeClip::build(c, sk, {.sample_rate = 30});
+  std::vector<SoaTransform> pose(size_t(rc.soa_count())), fast_pose(pose.size());
+  std::vector<Transform> raw(6);
+  for (int i = 0; i <= 4 * (frames - 1); ++i) {
+    const double t = i / 120.0;
+    ASSERT_TRUE(sample(rc, float(t), pose));
+    ASSERT_TRUE(sample(fast, float(t), fast_pose));
+    for (int j = 0; j < 6; ++j) {
+      const Quat got(get_joint(pose, j).rotation);
+      EXPECT_NEAR(length(got), 1.0, 1e-5);
+      if (i % 4 == 0) {  // on a frame: the stored rotation
+        sample_pose(c, sk, t, WrapMode::Clamp, raw);
+        EXPECT_LT(angle_between(got, raw[size_t(j)].rotation), 2.5e-4)
+            << "joint " << j << " frame " << i / 4;
+      }
+      // Between frames: the same blend as the Fast format (which fixed the hemisphere offline),
+      // unless the two frames are a half turn apart (either way round is then the short one).
+      const int f = std::min(i / 4, frames - 2);
+      std::vector<Transform> f0(6), f1(6);
+      sample_pose(c, sk, f / 30.0, WrapMode::Clamp, f0);
+      sample_pose(c, sk, (f + 1) / 30.0, WrapMode::Clamp, f1);
+      if (std::abs(dot(f0[size_t(j)].rotation, f1[size_t(j)].rotation)) < 0.05) continue;
+      EXPECT_LT(angle_between(got, Quat(get_joint(fast_pose, j).rotation)), 2.5e-4)
+          << "joint " << j << " t " << t;
+    }
+  }
+}
+
+TEST(RuntimeClipCompact, EmptyAndStillClipsSample) {
+  const Asset asset = load_walk();
+  Clip still = asset.clips[0];
+  for (JointTrack& track : still.tracks) {  // every channel holds its first key
+    if (!track.rotation.values.empty())
+      track.rotation.values.assign(track.rotation.values.size(), track.rotation.values[0]);
+    if (!track.translation.values.empty())
+      track.translation.values.assign(track.translation.values.size(), track.translation.values[0]);
+  }
+  const RuntimeClip rc = RuntimeClip::build(still, asset.skeleton, kCompact);
+  EXPECT_EQ(rc.animated_rotation_groups(), 0);
+  EXPECT_EQ(rc.animated_translation_groups(), 0);
+  std::vector<SoaTransform> pose(size_t(rc.soa_count())), again(pose.size());
+  SamplingCache cache(rc);
+  ASSERT_TRUE(sample(rc, 0.25f, cache, pose));
+  ASSERT_TRUE(sample(rc, 0.75f, again));
+  EXPECT_EQ(0, std::memcmp(pose.data(), again.data(), pose.size() * sizeof(SoaTransform)));
+  EXPECT_FALSE(sample(rc, std::nanf(""), pose));
+}
+
 TEST(Playback, LoopsClampsAndPlaysBackwards) {
   Playback p{.time = 0.9f, .rate = 1.0f, .loop = true};
   EXPECT_EQ(p.advance(0.2f, 1.0f), 1);
