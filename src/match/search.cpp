@@ -1,12 +1,14 @@
 // src/match/search.cpp — input checks and the brute-force search (kinema/match/search.h).
 #include "kinema/match/search.h"
 
+#include <atomic>
 #include <cmath>
 #include <string>
 
 #include "kinema/core/error.h"
 #include "search_internal.h"
 #include "search_kernels.h"
+#include "search_walk.h"
 
 namespace kinema::match {
 
@@ -43,6 +45,20 @@ std::vector<uint32_t> check_features(const FeatureMatrix& m) {
     if (m.searchable.empty() || m.searchable[f] != 0) kept.push_back(uint32_t(f));
   return kept;
 }
+
+namespace {
+std::atomic<bool> g_force_baseline{false};
+}  // namespace
+
+SearchIsa search_isa() {
+#if defined(KINEMA_MATCH_AVX2)
+  static const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  if (has_avx2 && !g_force_baseline.load(std::memory_order_relaxed)) return SearchIsa::kAvx2;
+#endif
+  return SearchIsa::kBase;
+}
+
+void force_baseline_search(bool on) { g_force_baseline.store(on, std::memory_order_relaxed); }
 
 bool query_ok(std::span<const float> query, size_t dims) {
   if (query.size() != dims || dims == 0) return false;
@@ -92,17 +108,10 @@ BruteForceSearch::BruteForceSearch(const FeatureMatrix& features) {
 
 SearchResult BruteForceSearch::search(std::span<const float> query, const SearchFilter& filter,
                                       SearchStats* stats) const noexcept {
-  if (stats) *stats = {};
-  if (!query_ok(query, dims_)) return {};
-  FilterPlan plan;
-  if (!plan_filter(has_tags_, filter, plan)) return {};
-  const float* q = query.data();
-  Best best;
-  scan_blocks(values_.data(), frame_.data(), tags_.data(), block_tags_.data(), dims_, 0, blocks_,
-              plan.use_tags, filter, q, best);
-  if (stats) stats->blocks_visited = uint32_t(blocks_);
-  if (best.frame == UINT32_MAX) return {};
-  return {best.frame, best.cost};
+#if defined(KINEMA_MATCH_AVX2)
+  if (search_isa() == SearchIsa::kAvx2) return search_with<1>(query, filter, stats);
+#endif
+  return search_with<0>(query, filter, stats);
 }
 
 size_t BruteForceSearch::memory_bytes() const {

@@ -8,11 +8,26 @@
 
 #include "kinema/match/search.h"
 
+// The search loops have an AVX2 + F16C copy (search_avx2.cpp), chosen at run time, where GCC
+// compiles for x86-64. (Other compilers and CPUs take the baseline loops: the same answers.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define KINEMA_MATCH_AVX2 1
+#endif
+
 namespace kinema::match::detail {
 
 /// Throws kinema::Error on bad input (search.h lists the rules); returns the searchable frames
 /// in increasing order.
 std::vector<uint32_t> check_features(const FeatureMatrix& m);
+
+/// The instruction set of the search loops (search_walk.h). Every one gives the same bits.
+enum class SearchIsa { kBase, kAvx2 };
+/// The one search() uses: AVX2 when it was compiled in (x86-64) and the CPU has it, unless
+/// force_baseline_search(true) is in effect.
+SearchIsa search_isa();
+/// For tests: every search from now on takes the baseline loops (true), or the CPU's best again
+/// (false). Not for use while other threads search.
+void force_baseline_search(bool on);
 
 /// Whether a query may be searched: dims values, all finite.
 bool query_ok(std::span<const float> query, size_t dims);
@@ -37,7 +52,7 @@ inline bool plan_filter(bool has_tags, const SearchFilter& filter, FilterPlan& p
 }
 
 /// Bit l set when lane l of a block holds a frame.
-inline unsigned valid_lanes(const uint32_t* frame) {
+__attribute__((always_inline)) inline unsigned valid_lanes(const uint32_t* frame) {
   unsigned m = 0;
   for (unsigned l = 0; l < 8; ++l) m |= unsigned(frame[l] != UINT32_MAX) << l;
   return m;

@@ -16,18 +16,36 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "kinema/match/search.h"
 
 #define KINEMA_MATCH_INLINE __attribute__((always_inline)) inline
 
+// The kernels are compiled once per instruction set (search_walk.h: the baseline in
+// search_tree.cpp, AVX2 in search_avx2.cpp, chosen at run time), each copy in its own inline
+// namespace, so that no inline function of one instruction set can stand in for another's at
+// link time. Every copy performs the same IEEE operations lane by lane in the same order (no FMA:
+// -ffp-contract=off), so every copy gives the same bits.
+// KINEMA_MATCH_TARGET_AVX2: search_avx2.cpp, whose functions are compiled for AVX2 + F16C by
+// `#pragma GCC target` (which does not define __AVX__).
+#if defined(__AVX__) || defined(KINEMA_MATCH_TARGET_AVX2)
+#define KINEMA_MATCH_ISA_NS isa_avx2
+#else
+#define KINEMA_MATCH_ISA_NS isa_base
+#endif
+
 namespace kinema::match::detail {
+inline namespace KINEMA_MATCH_ISA_NS {
 
 /// A hardware vector of floats: 8 lanes (one AVX register) when AVX is enabled, else 4 (one
 /// SSE / NEON register); a block's 8 lanes are kParts of them. (A 32-byte GCC vector without
 /// AVX is lowered poorly, compares and selects lane by lane: 3-10x slower.) Every operation is
 /// lane-wise, so a lane's arithmetic is the same whatever the width. Kept out of function
 /// signatures (passed by reference) so the ABI never depends on the instruction set.
-#if defined(__AVX__)
+#if defined(__AVX__) || defined(KINEMA_MATCH_TARGET_AVX2)
 typedef float VF __attribute__((vector_size(32)));
 #else
 typedef float VF __attribute__((vector_size(16)));
@@ -82,6 +100,38 @@ KINEMA_MATCH_INLINE void add_bound(const float* lo, const float* hi, const float
     t = t > zero ? t : zero;
     acc[p] += t * t;
   }
+}
+
+/// add_bound for boxes stored as IEEE half floats (lo rounded down, hi up: BoundedTreeSearch's
+/// half boxes), widened exactly to float. Only the AVX2 + F16C loops use them; the baseline
+/// build keeps the float boxes and has no copy of this kernel that runs.
+KINEMA_MATCH_INLINE void add_bound_half(const uint16_t* lo, const uint16_t* hi, const float* q,
+                                        size_t d, VF (&acc)[kParts]) {
+#if (defined(__F16C__) && defined(__AVX__)) || defined(KINEMA_MATCH_TARGET_AVX2)
+  const VF zero = {};
+  __m128i lh, hh;
+  std::memcpy(&lh, lo + d * kLanes, sizeof lh);
+  std::memcpy(&hh, hi + d * kLanes, sizeof hh);
+  const VF l = VF(_mm256_cvtph_ps(lh)), h = VF(_mm256_cvtph_ps(hh));
+  const VF below = l - q[d];
+  const VF above = q[d] - h;
+  VF t = below > above ? below : above;
+  t = t > zero ? t : zero;
+  acc[0] += t * t;
+#else
+  (void)lo, (void)hi, (void)q, (void)d, (void)acc;
+  __builtin_trap();
+#endif
+}
+
+/// Dimensions [d0, d1) of the half-float bounds, summed like add_costs.
+KINEMA_MATCH_INLINE void add_bounds_half(const uint16_t* lo, const uint16_t* hi, const float* q,
+                                         size_t d0, size_t d1, Acc& acc) {
+  size_t d = d0;
+  for (; d + 4 <= d1; d += 4) {
+    for (size_t k = 0; k < 4; ++k) add_bound_half(lo, hi, q, d + k, acc.a[k]);
+  }
+  for (size_t k = 0; d + k < d1; ++k) add_bound_half(lo, hi, q, d + k, acc.a[k]);
 }
 
 /// Dimensions [d0, d1) of the bounds, summed like add_costs.
@@ -166,4 +216,5 @@ KINEMA_MATCH_INLINE void scan_blocks(const float* values, const uint32_t* frames
   }
 }
 
+}  // namespace KINEMA_MATCH_ISA_NS
 }  // namespace kinema::match::detail

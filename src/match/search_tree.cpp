@@ -6,6 +6,7 @@
 #include "kinema/match/search.h"
 #include "search_internal.h"
 #include "search_kernels.h"
+#include "search_walk.h"
 
 namespace kinema::match {
 
@@ -13,15 +14,6 @@ using namespace detail;
 
 namespace {
 
-constexpr int32_t kNoChild = INT32_MIN;
-// Traversal stack: at most 7 siblings wait per level, plus the entry being expanded.
-constexpr uint32_t kMaxDepth = 40;
-constexpr size_t kStackSize = 8 * kMaxDepth + 8;
-// The tree may spend 1 / kWorkBudgetDivisor of a full scan before it falls back to scanning.
-constexpr size_t kWorkBudgetDivisor = 32;
-// The fallback pass tests the boxes of blocks / kSampleDivisor blocks (at least 16) before it
-// judges whether they prune.
-constexpr size_t kSampleDivisor = 32;
 // Principal axes the node boxes keep at most (the first ones, of largest variance): all of them
 // for the 27 features of BENCHMARKS.md. Fewer axes (and the residual coordinate for the rest)
 // made cheaper node tests but looser boxes: at 54k, 8 / 12 / 16 axes instead of 27 answered
@@ -184,6 +176,44 @@ struct Builder {
   }
 };
 
+// An IEEE half float's value (exact in float).
+float half_value(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  float v;
+  if (exp == 0x1f) {
+    v = man ? NAN : INFINITY;
+  } else if (exp == 0) {
+    v = std::ldexp(float(man), -24);
+  } else {
+    v = std::ldexp(float(man | 0x400u), int(exp) - 25);
+  }
+  return sign ? -v : v;
+}
+
+// The i-th of the 2 × 0x7c01 non-NaN halves in increasing order (−inf … −0, +0 … +inf).
+uint16_t half_at(uint32_t i) {
+  return i < 0x7c01u ? uint16_t(0x8000u | (0x7c00u - i)) : uint16_t(i - 0x7c01u);
+}
+
+// The largest half ≤ x (down) or the smallest half ≥ x (up); x not NaN.
+uint16_t half_round(float x, bool up) {
+  uint32_t a = 0, b = 2 * 0x7c01u - 1;  // half_at(a) = −inf ≤ x ≤ +inf = half_at(b)
+  while (b - a > 1) {
+    const uint32_t m = (a + b) / 2;
+    const float v = half_value(half_at(m));
+    if (v < x) {
+      a = m;
+    } else if (v > x) {
+      b = m;
+    } else {
+      return half_at(m);
+    }
+  }
+  if (half_value(half_at(a)) == x) return half_at(a);
+  if (half_value(half_at(b)) == x) return half_at(b);
+  return half_at(up ? b : a);
+}
+
 }  // namespace
 
 BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
@@ -229,6 +259,12 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
     builder.max_depth = 1;
   }
   depth_ = builder.max_depth;
+  lo16_.resize(lo_.size());
+  hi16_.resize(hi_.size());
+  for (size_t i = 0; i < lo_.size(); ++i) {
+    lo16_[i] = half_round(lo_[i], false);
+    hi16_[i] = half_round(hi_[i], true);
+  }
   child_mask_.assign(child_.size() / kLanes, 0);
   block_mask_.assign(child_.size() / kLanes, 0);
   for (size_t i = 0; i < child_.size(); ++i) {
@@ -247,214 +283,17 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   work_budget_ = blocks_.blocks_ / kWorkBudgetDivisor;
 }
 
-namespace {
-
-// Software prefetch of `floats` floats from p, one request per cache line.
-KINEMA_MATCH_INLINE void prefetch(const float* p, size_t floats) {
-  for (size_t i = 0; i < floats; i += 16) __builtin_prefetch(p + i);
-}
-
-}  // namespace
-
-// One search: the query (and its principal coordinates), the filter, the best frame so far and
-// the pruning threshold that follows it, and the counters of SearchStats. Its steps are the
-// search's: the walk down the tree (descend), the pass over the bottom nodes when pruning fails
-// (scan_bottom_nodes), and what both do with one block (scan_block) and one node (node_bounds).
-// This is the hot path of motion matching, and it keeps the code it had as one function with
-// lambdas: the steps are forced inline, so search() compiles to one function again, except
-// scan_block, left to the compiler, which keeps it out of line as it kept the lambda it replaces.
-struct BoundedTreeSearch::Walk {
-  const BoundedTreeSearch& tree;
-  const SearchFilter& filter;
-  const FilterPlan plan;
-  const float* q;
-  const size_t dims;
-  const size_t early;  // dimensions before a block's early-out test
-  const size_t k;      // the boxes' principal coordinates
-  // The query in the boxes' principal coordinates, and the threshold above which a box bound
-  // proves every frame in the box strictly worse than the best (search_pca.cpp): prune_threshold
-  // of the best cost, updated when the best changes.
-  alignas(32) float qp[kMaxPcaCoords];
-  const double delta;
-  Best best;
-  float thr = INFINITY, thr_of = INFINITY;
-  uint32_t blocks_visited = 0, nodes_visited = 0;
-
-  KINEMA_MATCH_INLINE Walk(const BoundedTreeSearch& t, const float* query, const SearchFilter& f,
-                           FilterPlan p)
-      : tree(t),
-        filter(f),
-        plan(p),
-        q(query),
-        dims(t.blocks_.dims_),
-        early(std::min(dims, kEarlyDims)),
-        k(t.pca_.coords()),
-        delta(project_query(t.pca_, query, qp)) {}
-
-  KINEMA_MATCH_INLINE void update_threshold() {
-    if (best.cost != thr_of) {
-      thr_of = best.cost;
-      thr = prune_threshold(tree.pca_, best.cost, delta);
-    }
-  }
-
-  // A block's lanes, first `early` dims, then (unless every allowed partial sum is already
-  // strictly above the best: sums only grow) the rest.
-  void scan_block(size_t b) {
-    const BruteForceSearch& blocks = tree.blocks_;
-    const uint32_t* frame = blocks.frame_.data() + b * kLanes;
-    unsigned lanes = valid_lanes(frame);
-    if (plan.use_tags) {
-      if (!group_may_pass(blocks.block_tags_[b * 2], blocks.block_tags_[b * 2 + 1], filter)) return;
-      lanes = allowed_lanes(blocks.tags_.data() + b * kLanes, lanes, filter);
-    }
-    ++blocks_visited;
-    const float* block = blocks.values_.data() + b * dims * kLanes;
-    alignas(32) float v[kLanes];
-    Acc acc;
-    add_costs(block, q, 0, early, acc);
-    if (early < dims) {
-      total(acc, v);
-      if ((lanes_at_most(v, best.cost) & lanes) == 0) return;
-      add_costs(block, q, early, dims, acc);
-    }
-    total(acc, v);
-    take(v, frame, lanes_at_most(v, best.cost) & lanes, best);
-    update_threshold();
-  }
-
-  // A node's 8 child boxes: their lower bounds in `out`, and the lanes whose bound is not
-  // above the threshold. (An early-out after 8 dims, as for blocks, measured no faster, in feature
-  // coordinates and in principal ones.)
-  KINEMA_MATCH_INLINE unsigned node_bounds(size_t node, float* out) const {
-    const float* lo = tree.lo_.data() + node * k * kLanes;
-    const float* hi = tree.hi_.data() + node * k * kLanes;
-    Acc acc;
-    add_bounds(lo, hi, qp, 0, k, acc);
-    total(acc, out);
-    return lanes_at_most(out, thr);
-  }
-
-  KINEMA_MATCH_INLINE void prefetch_block(size_t b) const {
-    prefetch(tree.blocks_.values_.data() + b * dims * kLanes, dims * kLanes);
-  }
-
-  // The walk down the tree, nearest child first, pruning every box whose bound is above the
-  // threshold. Returns false when it gives up because pruning fails: the work spent in the tree,
-  // in block evaluations (a node test reads twice a block's floats), costs more than a plain
-  // scan on data with no low-dimensional structure. Each time the work passes the budget
-  // (blocks / 32, then doubling), the walk looks at the child boxes its node tests kept: if more
-  // than half passed, it stops, keeping the best found so far (still exact: scan_bottom_nodes
-  // then compares every frame). On real mocap even random queries far from every clip prune
-  // most boxes and stay in the walk, which there beats the pass (BENCHMARKS.md, motion matching).
-  KINEMA_MATCH_INLINE bool descend() {
-    struct Entry {
-      int32_t ref;
-      float bound;
-    };
-    Entry stack[kStackSize];
-    size_t top = 0;
-    stack[top++] = {0, 0.0f};
-    alignas(32) float bound[kLanes];
-    size_t work = 0, check = tree.work_budget_;
-    uint32_t children_tested = 0, children_kept = 0;
-    while (top > 0) {
-      const Entry e = stack[--top];
-      if (e.bound > thr) continue;  // strictly: an equal bound may hide a smaller index
-      if (e.ref < 0) {
-        scan_block(size_t(~e.ref));
-        ++work;
-        continue;
-      }
-      if (work > check) {
-        if (children_kept * 2 > children_tested) return false;
-        check *= 2;
-      }
-      const size_t node = size_t(e.ref);
-      ++nodes_visited;
-      work += 2;
-      // Children that may hold a better frame, pushed farthest first so the nearest pops next.
-      const uint8_t children = tree.child_mask_[node];
-      unsigned pass = node_bounds(node, bound) & children;
-      children_tested += unsigned(__builtin_popcount(children));
-      children_kept += unsigned(__builtin_popcount(pass));
-      Entry kids[kLanes];
-      size_t n = 0;
-      while (pass) {
-        const unsigned c = unsigned(__builtin_ctz(pass));
-        pass &= pass - 1;
-        const size_t slot = node * kLanes + c;
-        if (plan.use_tags &&
-            !group_may_pass(tree.child_tags_[slot * 2], tree.child_tags_[slot * 2 + 1], filter))
-          continue;
-        size_t i = n++;
-        for (; i > 0 && kids[i - 1].bound < bound[c]; --i) kids[i] = kids[i - 1];
-        kids[i] = {tree.child_[slot], bound[c]};
-      }
-      // Prefetch the blocks among the children (they are popped soon, nearest first): a database
-      // larger than the cache otherwise waits on memory for every block. Not the child nodes'
-      // boxes: prefetching those too measured 13-15 % slower on near queries (10k and 54k frames).
-      for (size_t i = 0; i < n; ++i)
-        if (kids[i].ref < 0) prefetch_block(size_t(~kids[i].ref));
-      for (size_t i = 0; i < n; ++i) stack[top++] = kids[i];
-    }
-    return true;
-  }
-
-  // Every block has one parent node: test each such node's 8 boxes (a streaming pass) and scan
-  // only the blocks whose box is not strictly farther than the best. If the boxes still prune
-  // under a quarter of the blocks (data with no low-dimensional structure), the rest is a plain
-  // scan of every block, as the brute force does: no box tests, no early-out branches.
-  KINEMA_MATCH_INLINE void scan_bottom_nodes() {
-    const BruteForceSearch& blocks = tree.blocks_;
-    const std::vector<uint32_t>& nodes = tree.scan_nodes_;
-    const size_t sample = std::max<size_t>(16, blocks.blocks_ / kSampleDivisor);
-    size_t tested = 0, pruned = 0, i = 0;
-    for (; i < nodes.size(); ++i) {
-      if (tested >= sample && pruned * 4 < tested) break;
-      const size_t node = nodes[i];
-      ++nodes_visited;
-      alignas(32) float bound[kLanes];
-      const unsigned block_children = tree.block_mask_[node];
-      unsigned pass = node_bounds(node, bound) & block_children;
-      for (unsigned m = pass; m != 0; m &= m - 1)
-        prefetch_block(size_t(~tree.child_[node * kLanes + unsigned(__builtin_ctz(m))]));
-      tested += unsigned(__builtin_popcount(block_children));
-      pruned += unsigned(__builtin_popcount(block_children & ~pass));
-      while (pass) {
-        const unsigned c = unsigned(__builtin_ctz(pass));
-        pass &= pass - 1;
-        // The bound was computed before the blocks on its left improved the best: test again.
-        if (bound[c] > thr) continue;
-        scan_block(size_t(~tree.child_[node * kLanes + c]));
-      }
-    }
-    if (i < nodes.size()) {
-      // All blocks, in memory order, with the brute force's loop (the few already scanned are
-      // scanned again: harmless, the best only improves on a strictly smaller (cost, frame)).
-      scan_blocks(blocks.values_.data(), blocks.frame_.data(), blocks.tags_.data(),
-                  blocks.block_tags_.data(), dims, 0, blocks.blocks_, plan.use_tags, filter, q,
-                  best);
-      blocks_visited += uint32_t(blocks.blocks_);
-    }
-  }
-};
-
 SearchResult BoundedTreeSearch::search(std::span<const float> query, const SearchFilter& filter,
                                        SearchStats* stats) const noexcept {
-  if (stats) *stats = {};
-  if (!query_ok(query, blocks_.dims_) || child_.empty()) return {};
-  FilterPlan plan;
-  if (!plan_filter(blocks_.has_tags_, filter, plan)) return {};
-  Walk walk(*this, query.data(), filter, plan);
-  if (!walk.descend()) walk.scan_bottom_nodes();
-  if (stats) *stats = {walk.blocks_visited, walk.nodes_visited};
-  if (walk.best.frame == UINT32_MAX) return {};
-  return {walk.best.frame, walk.best.cost};
+#if defined(KINEMA_MATCH_AVX2)
+  if (search_isa() == SearchIsa::kAvx2) return search_with<1>(query, filter, stats);
+#endif
+  return search_with<0>(query, filter, stats);
 }
 
 size_t BoundedTreeSearch::memory_bytes() const {
   return blocks_.memory_bytes() + lo_.capacity() * sizeof(float) + hi_.capacity() * sizeof(float) +
+         (lo16_.capacity() + hi16_.capacity()) * sizeof(uint16_t) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
          scan_nodes_.capacity() * sizeof(uint32_t) +

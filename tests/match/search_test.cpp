@@ -164,6 +164,37 @@ TEST(MatchSearch, TreeEqualsBruteForceOnRealQueries) {
   EXPECT_LT(double(visited) / 10000, double(tree.blocks()) / 4);
 }
 
+// The baseline loops and the AVX2 ones (chosen at run time, search_walk.h) give the same bits,
+// for both structures, with and without filters. On a CPU without AVX2 both runs take the
+// baseline and the test is trivially true.
+TEST(MatchSearch, EveryInstructionSetGivesTheSameBits) {
+  FeatureMatrix m = motion_like(3000, 27, 5);
+  m.tags.resize(m.frames());
+  for (size_t i = 0; i < m.tags.size(); ++i) m.tags[i] = uint64_t{1} << (i % 5);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  std::mt19937 rng(6);
+  const SearchFilter filters[] = {{}, {.require_any = 0b0110, .exclude = 0b0100}};
+  std::vector<std::vector<float>> queries;
+  for (int i = 0; i < 1000; ++i)
+    queries.push_back(i % 2 ? random_query(m.dims, rng) : noisy_frame(m, rng, 0.1f));
+  std::vector<SearchResult> fast;
+  for (const auto& q : queries)
+    for (const SearchFilter& f : filters) {
+      fast.push_back(brute.search(q, f));
+      fast.push_back(tree.search(q, f));
+    }
+  detail::force_baseline_search(true);
+  EXPECT_EQ(detail::search_isa(), detail::SearchIsa::kBase);
+  size_t i = 0;
+  for (const auto& q : queries)
+    for (const SearchFilter& f : filters) {
+      EXPECT_TRUE(same(fast[i++], brute.search(q, f)));
+      EXPECT_TRUE(same(fast[i++], tree.search(q, f)));
+    }
+  detail::force_baseline_search(false);
+}
+
 TEST(MatchSearch, BruteForceAgreesWithDoubleReference) {
   const FeatureMatrix m = motion_like(3000, 27, 5);
   const BruteForceSearch brute(m);

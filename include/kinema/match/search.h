@@ -100,6 +100,10 @@ class BruteForceSearch {
 
  private:
   friend class BoundedTreeSearch;
+  // search() for one instruction set (src/match/search_walk.h; 0 = baseline, 1 = AVX2).
+  template <int kIsa>
+  SearchResult search_with(std::span<const float> query, const SearchFilter& filter,
+                           SearchStats* stats) const noexcept;
   size_t dims_ = 0, frames_ = 0, blocks_ = 0;
   std::vector<float> values_;         // blocks × dims × 8: [block][dim][lane]
   std::vector<uint32_t> frame_;       // blocks × 8, UINT32_MAX in padding lanes
@@ -165,13 +169,21 @@ class BoundedTreeSearch {
   size_t nodes() const { return child_.size() / 8; }
 
  private:
-  struct Walk;  // one search's state and steps (search_tree.cpp)
+  template <int kIsa>
+  struct Walk;  // one search's state and steps (src/match/search_walk.h)
+  // search() for one instruction set (0 = baseline, 1 = AVX2), chosen at run time.
+  template <int kIsa>
+  SearchResult search_with(std::span<const float> query, const SearchFilter& filter,
+                           SearchStats* stats) const noexcept;
 
   BruteForceSearch blocks_;      // the same block storage, in tree order
   search_detail::PcaBasis pca_;  // the principal axes the boxes are expressed in
   // Node n's 8 children: boxes lo/hi at [n][dim][child], refs ≥ 0 = node, < 0 = block ~ref,
   // unused slots = INT32_MIN; OR and AND of each child's tags.
   std::vector<float> lo_, hi_;
+  // The same boxes as IEEE half floats, lo rounded down and hi up (so each holds its float box):
+  // half the bytes a node test reads, for the AVX2 + F16C loops.
+  std::vector<uint16_t> lo16_, hi16_;
   std::vector<int32_t> child_;
   std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
