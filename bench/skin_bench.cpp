@@ -163,12 +163,27 @@ void counters(benchmark::State& state, double n, double bytes_per_vertex, double
   state.counters["influences"] = influences;
 }
 
-void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kind) {
+// Forbids the AVX-512 kernel while it lives (the "/avx2" rows), then restores the choice.
+struct WithoutAvx512 {
+  explicit WithoutAvx512(bool forbid)
+      : forbid(forbid), was(forbid && std::strcmp(kinema::skin_simd_kernels(), "avx512") == 0) {
+    if (forbid) kinema::set_skin_simd_avx512(false);
+  }
+  ~WithoutAvx512() {
+    if (forbid) kinema::set_skin_simd_avx512(was);
+  }
+  bool forbid, was;
+};
+
+void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kind,
+          bool avx2 = false) {
   const SkinBenchMesh& b = skin_bench_mesh(which);
   if (!b.error.empty()) {
     state.SkipWithError(b.error.c_str());
     return;
   }
+  const WithoutAvx512 isa(avx2);
+  state.SetLabel(kinema::skin_simd_kernels());  // the kernel set that ran
   Out out;
   const SkinOutputs o = out.spans(b.mesh.vertex_count(), attributes);
   const DqsPaletteView dq{b.dual_quats, {}};
@@ -260,6 +275,7 @@ int main(int argc, char** argv) {
   const char* kinds[] = {"Reference",       "PaddedSimd",           "SkinMesh",
                          "SkinMeshThreads", "SkinMeshStored",       "SkinMeshStoredThreads",
                          "SkinMeshBlended", "SkinMeshStoredBlended"};
+  const bool avx512 = std::strcmp(kinema::skin_simd_kernels(), "avx512") == 0;
   for (const int which : {0, 1}) {
     const std::string mesh = which == 0 ? "arnaud" : "arnaud_sub";
     for (const bool dqs : {false, true})
@@ -272,6 +288,14 @@ int main(int argc, char** argv) {
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
             skin(s, which, dqs, attributes, Kind(k));
           })->UseRealTime();
+          // Where the AVX-512 LBS kernel runs, the one-thread SkinMesh rows again on the AVX2
+          // kernels ("…/avx2"), for the side-by-side.
+          const bool one_thread_mesh = Kind(k) == Kind::mesh_simd || Kind(k) == Kind::stored_simd ||
+                                       Kind(k) >= Kind::blended_simd;
+          if (!dqs && one_thread_mesh && avx512)
+            benchmark::RegisterBenchmark((name + "/avx2").c_str(), [=](benchmark::State& s) {
+              skin(s, which, dqs, attributes, Kind(k), true);
+            })->UseRealTime();
         }
   }
   benchmark::RegisterBenchmark("Copy/bytes", copy)

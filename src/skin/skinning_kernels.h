@@ -142,6 +142,13 @@ void dqs_rigid_positions_avx2(const KernelMesh& mesh, const float* columns, cons
                               const KernelGroup& g, size_t begin, size_t end);
 #endif
 
+#if KINEMA_SKIN_AVX512
+/// lbs_group_avx2 compiled for AVX-512 (skinning_lbs_avx512.cpp): the same results, on CPUs with
+/// AVX-512 F, VL, DQ and BW whose OS saves the zmm state.
+void lbs_group_avx512(const KernelMesh& mesh, const Affine3x4f* palette, const KernelOut& out,
+                      const KernelGroup& g, size_t begin, size_t end);
+#endif
+
 /// Copies the mesh's palette into `signed_quats` (8 floats per joint), each dual quaternion
 /// negated or not so that every hemisphere link's dot product of real parts is ≥ 0 (the sign the
 /// per-influence test would choose). Returns false, leaving `signed_quats` partly written, when

@@ -40,14 +40,18 @@ KINEMA_SKIN_INLINE void store_unit(const Block<Full>& block, Vec3f* dst, const V
 template <int K>
 KINEMA_SKIN_INLINE void blend_rows(const float* palette, const uint16_t* joints,
                                    const float* weights, int k, W& rows01, H& row2) {
+  // One broadcast of each weight serves both rows (its low half for row 2): a load fewer per
+  // influence than broadcasting it twice.
   const int count = K > 0 ? K : k;
   const float* s = palette + 12 * size_t(joints[0]);
-  rows01 = mul(_mm256_broadcast_ss(weights), _mm256_loadu_ps(s));
-  row2 = _mm_mul_ps(_mm_broadcast_ss(weights), _mm_loadu_ps(s + 8));
+  W w = _mm256_broadcast_ss(weights);
+  rows01 = mul(w, _mm256_loadu_ps(s));
+  row2 = _mm_mul_ps(_mm256_castps256_ps128(w), _mm_loadu_ps(s + 8));
   for (int i = 1; i < count; ++i) {
     s = palette + 12 * size_t(joints[i]);
-    rows01 = fmadd(_mm256_broadcast_ss(weights + i), _mm256_loadu_ps(s), rows01);
-    row2 = _mm_fmadd_ps(_mm_broadcast_ss(weights + i), _mm_loadu_ps(s + 8), row2);
+    w = _mm256_broadcast_ss(weights + i);
+    rows01 = fmadd(w, _mm256_loadu_ps(s), rows01);
+    row2 = _mm_fmadd_ps(_mm256_castps256_ps128(w), _mm_loadu_ps(s + 8), row2);
   }
 }
 

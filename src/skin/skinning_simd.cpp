@@ -16,6 +16,9 @@
 #include <immintrin.h>
 #define KINEMA_SKIN_SSE 1
 #endif
+#if KINEMA_SKIN_AVX512
+#include <cpuid.h>
+#endif
 
 namespace kinema::skin_detail {
 
@@ -592,12 +595,53 @@ bool use_avx2() {
   return use == 1;
 }
 
+// 1 when the AVX-512 kernel runs (with the AVX2 ones where it does not apply), 0 when it does
+// not; -1 before the first call asks the CPU.
+std::atomic<int> g_use_avx512{-1};
+
+// XCR0 (the state the OS saves on a context switch) has the SSE, AVX, opmask and both halves of
+// the zmm registers: bits 1, 2, 5, 6 and 7.
+bool os_saves_zmm() {
+#if KINEMA_SKIN_AVX512
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
+  unsigned lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (lo & 0xE6u) == 0xE6u;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_avx512() {
+#if KINEMA_SKIN_AVX512
+  return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && os_saves_zmm();
+#else
+  return false;
+#endif
+}
+
+// The AVX-512 kernel runs only where the AVX2 ones are allowed as well.
+bool use_avx512() {
+  int use = g_use_avx512.load(std::memory_order_relaxed);
+  if (use < 0) {
+    use = cpu_has_avx512() ? 1 : 0;
+    g_use_avx512.store(use, std::memory_order_relaxed);
+  }
+  return use == 1 && use_avx2();
+}
+
 template <bool Dqs, class Palette>
 void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& out, size_t begin,
                size_t end) {
   const bool n = out.normals != nullptr, t = out.tangents != nullptr;
 #if KINEMA_SKIN_AVX2
   const bool avx2 = use_avx2();
+#endif
+#if KINEMA_SKIN_AVX512
+  const bool avx512 = use_avx512();
 #endif
   for (const KernelGroup& g : mesh.groups) {
     const size_t b = begin > g.begin ? begin : g.begin, e = end < g.end ? end : g.end;
@@ -614,6 +658,12 @@ void run_range(const KernelMesh& mesh, const Palette& palette, const KernelOut& 
           continue;
         }
       } else {
+#if KINEMA_SKIN_AVX512
+        if (avx512) {
+          lbs_group_avx512(mesh, palette, out, g, b, e);
+          continue;
+        }
+#endif
         lbs_group_avx2(mesh, palette, out, g, b, e);
         continue;
       }
@@ -722,6 +772,7 @@ void dqs_range(const KernelMesh& mesh, const DqsKernelPalette& palette, const Ke
 namespace kinema {
 
 const char* skin_simd_kernels() {
+  if (skin_detail::use_avx512()) return "avx512";
   if (skin_detail::use_avx2()) return "avx2+fma";
 #if KINEMA_SKIN_SSE
   return "sse4.1";
@@ -734,6 +785,12 @@ bool set_skin_simd_avx2(bool allowed) {
   skin_detail::g_use_avx2.store(allowed && skin_detail::cpu_has_avx2_fma() ? 1 : 0,
                                 std::memory_order_relaxed);
   return skin_detail::use_avx2();
+}
+
+bool set_skin_simd_avx512(bool allowed) {
+  skin_detail::g_use_avx512.store(allowed && skin_detail::cpu_has_avx512() ? 1 : 0,
+                                  std::memory_order_relaxed);
+  return skin_detail::use_avx512();
 }
 
 }  // namespace kinema

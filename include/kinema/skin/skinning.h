@@ -186,14 +186,22 @@ bool skin_dqs_parallel(const SkinMeshView& mesh, const DqsPaletteView& palette,
 
 /// The SIMD and multi-threaded paths run AVX2 + FMA kernels (eight vertices at a time) on CPUs
 /// that have them, chosen at the first call, else SSE4.1 kernels (four at a time; a portable
-/// 4-vector off x86). skin_simd_kernels() names the set in use: "avx2+fma", "sse4.1" or
-/// "portable". The two sets round differently (fused multiply-adds), each within 1e-5 m of the
+/// 4-vector off x86). skin_simd_kernels() names the set in use: "avx512", "avx2+fma", "sse4.1"
+/// or "portable". The two sets round differently (fused multiply-adds), each within 1e-5 m of the
 /// scalar reference; a process gets the same bits from every call with the same set.
 const char* skin_simd_kernels();
 /// Allows (true, the default) or forbids the AVX2 kernels — for tests and side-by-side
 /// benchmarks. Returns whether they are now in use (false on CPUs without them whatever is
 /// asked). Not to be called while another thread is skinning.
 bool set_skin_simd_avx2(bool allowed);
+
+/// Allows (true, the default) or forbids the AVX-512 build of the LBS kernel with normals by the
+/// inverse transpose (the AVX2 kernel's source compiled for AVX-512 F, VL, DQ and BW: 32 vector
+/// registers), which runs on CPUs that have them and whose OS saves the zmm state, when the AVX2
+/// kernels are allowed too; skin_simd_kernels() then says "avx512". It gives the AVX2 set's
+/// bits; the other kernels stay the AVX2 ones. Returns whether it is now in use. Not to be called
+/// while another thread is skinning.
+bool set_skin_simd_avx512(bool allowed);
 
 /// Which path a SkinMesh call takes.
 enum class SkinPath { scalar, simd, parallel };

@@ -1,0 +1,16 @@
+// The AVX2 + FMA LBS kernel (skinning_lbs_avx2.cpp, eight vertices at a time) compiled again for
+// CPUs with AVX-512 F, VL, DQ and BW, as lbs_group_avx512: the same source and operations, so the
+// same bits, but with the EVEX encodings the compiler may then use — 32 vector registers instead
+// of 16, so that the transposed blends of a block (12 registers), its inputs and the cofactor
+// matrix stay in registers instead of being spilled and reloaded — and its 256-bit width, which
+// keeps both shuffle ports busy and the clock at its AVX2 level (a 16-lane version of the kernel,
+// tried first, ran ~1.4× slower on Sapphire Rapids: its transposition's 512-bit shuffles have
+// one port, and zmm code runs at a lower clock).
+//
+// Compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx2 -mfma (CMakeLists.txt); runs
+// only when the CPU reports them and the OS saves the zmm state (skinning_simd.cpp checks once).
+#if KINEMA_SKIN_AVX512
+#define lbs_group_avx2 lbs_group_avx512
+#include "skinning_lbs_avx2.cpp"
+#undef lbs_group_avx2
+#endif
