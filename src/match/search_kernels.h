@@ -82,7 +82,11 @@ KINEMA_MATCH_INLINE void add_costs(const float* block, const float* q, size_t d0
   for (; d + 4 <= d1; d += 4) {
     for (size_t k = 0; k < 4; ++k) add_cost(block, q, d + k, acc.a[k]);
   }
-  for (size_t k = 0; d + k < d1; ++k) add_cost(block, q, d + k, acc.a[k]);
+  // The last 1-3 dimensions with constant accumulator indices, so that the accumulators stay in
+  // registers (a loop over k kept them in memory, zeroed by a 128-byte memset per call).
+  if (d < d1) add_cost(block, q, d, acc.a[0]);
+  if (d + 1 < d1) add_cost(block, q, d + 1, acc.a[1]);
+  if (d + 2 < d1) add_cost(block, q, d + 2, acc.a[2]);
 }
 
 /// Adds dimension d's squared distances from q to 8 boxes (lo/hi dimension-major, 8 lanes per
@@ -131,7 +135,9 @@ KINEMA_MATCH_INLINE void add_bounds_half(const uint16_t* lo, const uint16_t* hi,
   for (; d + 4 <= d1; d += 4) {
     for (size_t k = 0; k < 4; ++k) add_bound_half(lo, hi, q, d + k, acc.a[k]);
   }
-  for (size_t k = 0; d + k < d1; ++k) add_bound_half(lo, hi, q, d + k, acc.a[k]);
+  if (d < d1) add_bound_half(lo, hi, q, d, acc.a[0]);
+  if (d + 1 < d1) add_bound_half(lo, hi, q, d + 1, acc.a[1]);
+  if (d + 2 < d1) add_bound_half(lo, hi, q, d + 2, acc.a[2]);
 }
 
 /// Dimensions [d0, d1) of the bounds, summed like add_costs.
@@ -141,7 +147,9 @@ KINEMA_MATCH_INLINE void add_bounds(const float* lo, const float* hi, const floa
   for (; d + 4 <= d1; d += 4) {
     for (size_t k = 0; k < 4; ++k) add_bound(lo, hi, q, d + k, acc.a[k]);
   }
-  for (size_t k = 0; d + k < d1; ++k) add_bound(lo, hi, q, d + k, acc.a[k]);
+  if (d < d1) add_bound(lo, hi, q, d, acc.a[0]);
+  if (d + 1 < d1) add_bound(lo, hi, q, d + 1, acc.a[1]);
+  if (d + 2 < d1) add_bound(lo, hi, q, d + 2, acc.a[2]);
 }
 
 /// The lane sums: (a0 + a1) + (a2 + a3), written to out[8].
