@@ -599,19 +599,17 @@ bool use_avx2() {
 // not; -1 before the first call asks the CPU.
 std::atomic<int> g_use_avx512{-1};
 
+#if KINEMA_SKIN_AVX512
 // XCR0 (the state the OS saves on a context switch) has the SSE, AVX, opmask and both halves of
 // the zmm registers: bits 1, 2, 5, 6 and 7.
 bool os_saves_zmm() {
-#if KINEMA_SKIN_AVX512
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
   unsigned lo = 0, hi = 0;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return (lo & 0xE6u) == 0xE6u;
-#else
-  return false;
-#endif
 }
+#endif
 
 bool cpu_has_avx512() {
 #if KINEMA_SKIN_AVX512
