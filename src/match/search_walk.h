@@ -140,7 +140,7 @@ struct BoundedTreeSearch::Walk {
   }
 
   KINEMA_MATCH_INLINE void prefetch_block(size_t b) const {
-    prefetch(tree.blocks_.values_.data() + b * dims * kLanes, dims * kLanes);
+    prefetch(tree.blocks_.values_.data() + b * dims * kLanes, (early + 1) * kLanes);
   }
 
   // The walk down the tree, nearest child first, pruning every box whose bound is above the
