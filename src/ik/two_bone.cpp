@@ -278,9 +278,11 @@ bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, i
   if (!between(root, -1, q_root) || !between(mid, root, q_mid) || !between(end, mid, q_end))
     return false;
   // Old model rotations of the three joints' parents (rotations only), each from the one above.
-  const Quat p_root = normalize(q_root);
-  const Quat p_mid = normalize(p_root * local[root].rotation * q_mid);
-  const Quat p_end = normalize(p_mid * local[mid].rotation * q_end);
+  // Not normalized: a norm k ≠ 1 only scales P⁻¹·X·P (written P*·X·P) by k², which the final
+  // normalization removes, so three square roots and divisions leave the dependency chain.
+  const Quat& p_root = q_root;
+  const Quat p_mid = p_root * local[root].rotation * q_mid;
+  const Quat p_end = p_mid * local[mid].rotation * q_end;
   // local_j ← P_j⁻¹ · D_a⁻¹ · D_j · P_j · local_j (D_a: nearest chain ancestor's delta).
   const auto update = [](const Quat& p, const Quat& d_a, const Quat& d_j, const Quat& l) {
     return normalize(conjugate(p) * conjugate(d_a) * d_j * p * l);
