@@ -9,8 +9,10 @@
 // play the same skeleton and clip; otherwise it reads the FBX.
 //
 // Counters: per_joint (seconds per joint), joints, and for sampling the clip's bytes and
-// bytes_per_s (bytes per second of clip). The Ozz/ benchmarks of the same names run in the same
-// program when it is built with -DKINEMA_OZZ_ROOT (see BENCHMARKS.md).
+// bytes_per_s (bytes per second of clip). Kinema/SamplingCompact: the same clip in the Compact
+// layout (RuntimeClipFormat::Compact), the one to hold against ozz's memory. The Ozz/ benchmarks of
+// the same names run in the same program when it is built with -DKINEMA_OZZ_ROOT (see
+// BENCHMARKS.md).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -79,10 +81,49 @@ void report(benchmark::State& state, const Data& d) {
   state.SetItemsProcessed(state.iterations() * d.skeleton.joint_count());
 }
 
-void report_memory(benchmark::State& state, const Data& d) {
-  const double bytes = static_cast<double>(d.clip.memory_bytes());
+// The largest distance (mm) between a joint's model-space position sampled from `clip` and from
+// the raw clip (double precision), at every frame and midpoint: the error that goes with the
+// clip's bytes.
+double max_model_error_mm(const RuntimeClip& clip) {
+  static const Asset asset = load_asset(data().source);
+  const Skeleton& skeleton = asset.skeleton;
+  const size_t n = static_cast<size_t>(skeleton.joint_count());
+  std::vector<Transform> raw(n), runtime(n);
+  std::vector<Mat4> raw_model(n), runtime_model(n);
+  std::vector<SoaTransform> pose(static_cast<size_t>(clip.soa_count()));
+  double worst = 0;
+  for (int i = 0; i <= 2 * (clip.frame_count() - 1); ++i) {
+    const double t = std::min<double>(clip.duration(), i / (2.0 * clip.sample_rate()));
+    sample_pose(asset.clips.at(0), skeleton, t, WrapMode::Clamp, raw);
+    sample(clip, static_cast<float>(t), pose);
+    for (size_t j = 0; j < n; ++j) runtime[j] = Transform(get_joint(pose, static_cast<int>(j)));
+    local_to_model(skeleton.parents(), raw, raw_model);
+    local_to_model(skeleton.parents(), runtime, runtime_model);
+    for (size_t j = 0; j < n; ++j)
+      worst = std::max(
+          worst, length(raw_model[j].translation_part() - runtime_model[j].translation_part()));
+  }
+  return worst * 1000;  // the pab walk is in metres
+}
+
+void report_memory(benchmark::State& state, const RuntimeClip& clip) {
+  const double bytes = static_cast<double>(clip.memory_bytes());
   state.counters["bytes"] = bytes;
-  state.counters["bytes_per_s"] = bytes / d.clip.duration();
+  state.counters["bytes_per_s"] = bytes / clip.duration();
+  state.counters["max_error_mm"] = max_model_error_mm(clip);
+}
+
+// The pab walk in the Compact layout (RuntimeClipFormat::Compact: only the joints that move,
+// rotations as their smallest three components), for the Kinema/SamplingCompact rows. A channel
+// that moves less than the layout's own precision (1e-4: 0.1 mm, 2e-4 rad) is stored once.
+constexpr RuntimeClipOptions kCompactOptions{.constant_tolerance = 1e-4,
+                                             .format = RuntimeClipFormat::Compact};
+const RuntimeClip& compact_clip() {
+  static const RuntimeClip* clip = [] {
+    const Asset asset = load_asset(data().source);
+    return new RuntimeClip(RuntimeClip::build(asset.clips.at(0), asset.skeleton, kCompactOptions));
+  }();
+  return *clip;
 }
 
 std::vector<SoaTransform> sampled_pose(const Data& d, float ratio) {
@@ -92,44 +133,55 @@ std::vector<SoaTransform> sampled_pose(const Data& d, float ratio) {
 }
 
 // 60 Hz playback with a per-instance cache, looping (as ozz's forward benchmark does).
-void KinemaSamplingForward(benchmark::State& state) {
-  const Data& d = data();
-  std::vector<SoaTransform> pose(static_cast<size_t>(d.clip.soa_count()));
-  SamplingCache cache(d.clip);
-  const float duration = d.clip.duration();
+void KinemaSamplingForward(benchmark::State& state, const RuntimeClip& clip) {
+  std::vector<SoaTransform> pose(static_cast<size_t>(clip.soa_count()));
+  SamplingCache cache(clip);
+  const float duration = clip.duration();
   float time = 0;
   for (auto _ : state) {
-    sample(d.clip, time, cache, pose);
+    sample(clip, time, cache, pose);
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
     time += 1.0f / 60.0f;
     if (time > duration) time -= duration;
   }
-  report(state, d);
-  report_memory(state, d);
+  report(state, data());
+  report_memory(state, clip);
 }
 
 // Random times, one reused cache (every call misses it and decodes both frames).
-void KinemaSamplingRandomSeek(benchmark::State& state) {
-  const Data& d = data();
+void KinemaSamplingRandomSeek(benchmark::State& state, const RuntimeClip& clip) {
   std::vector<float> times(4096);
   uint64_t s = 0x9E3779B97F4A7C15ull;
   for (float& t : times) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     t = static_cast<float>(static_cast<double>(s >> 11) / static_cast<double>(1ull << 53)) *
-        d.clip.duration();
+        clip.duration();
   }
-  std::vector<SoaTransform> pose(static_cast<size_t>(d.clip.soa_count()));
-  SamplingCache cache(d.clip);
+  std::vector<SoaTransform> pose(static_cast<size_t>(clip.soa_count()));
+  SamplingCache cache(clip);
   size_t i = 0;
   for (auto _ : state) {
-    sample(d.clip, times[i], cache, pose);
+    sample(clip, times[i], cache, pose);
     i = (i + 1) & (times.size() - 1);
     benchmark::DoNotOptimize(pose.data());
     benchmark::ClobberMemory();
   }
-  report(state, d);
-  report_memory(state, d);
+  report(state, data());
+  report_memory(state, clip);
+}
+
+void KinemaSamplingForwardFast(benchmark::State& state) {
+  KinemaSamplingForward(state, data().clip);
+}
+void KinemaSamplingRandomSeekFast(benchmark::State& state) {
+  KinemaSamplingRandomSeek(state, data().clip);
+}
+void KinemaSamplingForwardCompact(benchmark::State& state) {
+  KinemaSamplingForward(state, compact_clip());
+}
+void KinemaSamplingRandomSeekCompact(benchmark::State& state) {
+  KinemaSamplingRandomSeek(state, compact_clip());
 }
 
 // `layers` full-body layers of the clip at different times, weights 1, 1/2, 1/3, no masks.
@@ -262,8 +314,10 @@ void KinemaGraphLocomotion(benchmark::State& state) {
       joints, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK(KinemaSamplingForward)->Name("Kinema/Sampling/Forward");
-BENCHMARK(KinemaSamplingRandomSeek)->Name("Kinema/Sampling/RandomSeek");
+BENCHMARK(KinemaSamplingForwardFast)->Name("Kinema/Sampling/Forward");
+BENCHMARK(KinemaSamplingRandomSeekFast)->Name("Kinema/Sampling/RandomSeek");
+BENCHMARK(KinemaSamplingForwardCompact)->Name("Kinema/SamplingCompact/Forward");
+BENCHMARK(KinemaSamplingRandomSeekCompact)->Name("Kinema/SamplingCompact/RandomSeek");
 BENCHMARK(KinemaBlend2)->Name("Kinema/Blend/2");
 BENCHMARK(KinemaBlend3)->Name("Kinema/Blend/3");
 BENCHMARK(KinemaAdditiveSlerp)->Name("Kinema/Additive/Slerp");

@@ -185,6 +185,29 @@ RuntimeClip RuntimeClip::build(const Clip& clip, const Skeleton& skeleton,
         }
       }
     }
+    // 4. (Compact) The constants: translations and rotations as floats, scales only for the
+    // groups where one differs from 1.
+    const size_t group_count = static_cast<size_t>(groups);
+    r.constant_vectors_.resize(group_count * kTranslationFloats);
+    r.constant_rotations_.resize(group_count * kRotationValues);
+    for (size_t g = 0; g < group_count; ++g) {
+      const SoaTransform& k = r.constants_[g];
+      float* t = r.constant_vectors_.data() + g * kTranslationFloats;
+      float* q = r.constant_rotations_.data() + g * kRotationValues;
+      bool unit = r.compact_groups_[g].scale_lanes == 0;
+      for (int l = 0; l < 4; ++l) {
+        t[l] = k.tx[l], t[4 + l] = k.ty[l], t[8 + l] = k.tz[l];
+        q[l] = k.qx[l], q[4 + l] = k.qy[l], q[8 + l] = k.qz[l], q[12 + l] = k.qw[l];
+        for (float v : {k.sx[l], k.sy[l], k.sz[l]}) unit = unit && std::abs(v - 1.0) <= tol;
+      }
+      r.compact_groups_[g].scale_constants =
+          unit ? kUnitScales : static_cast<uint32_t>(r.constant_vectors_.size());
+      if (!unit)
+        for (const float* lanes : {k.sx, k.sy, k.sz})
+          r.constant_vectors_.insert(r.constant_vectors_.end(), lanes, lanes + 4);
+    }
+    r.constant_vectors_.shrink_to_fit();
+    std::vector<SoaTransform>().swap(r.constants_);  // not used by the Compact sampler
     return r;
   }
 
@@ -224,7 +247,9 @@ size_t RuntimeClip::memory_bytes() const {
   return name_.capacity() + groups_.capacity() * sizeof(Group) +
          constants_.capacity() * sizeof(SoaTransform) + translations_.capacity() * sizeof(float) +
          rotations_.capacity() * sizeof(int16_t) + scales_.capacity() * sizeof(float) +
-         compact_groups_.capacity() * sizeof(CompactGroup) + packed_.capacity();
+         compact_groups_.capacity() * sizeof(CompactGroup) + packed_.capacity() +
+         constant_vectors_.capacity() * sizeof(float) +
+         constant_rotations_.capacity() * sizeof(float);
 }
 
 void SamplingCache::reset(const RuntimeClip& clip) {
@@ -429,15 +454,23 @@ class ClipSampler {
   static void write_compact(const RuntimeClip& c, int frame, float alpha, const float* r0,
                             const float* r1, std::span<SoaTransform> out) {
     using namespace simd;
+    alignas(16) static constexpr float kOnes[kTranslationFloats] = {
+        1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f};
     const F4 a = splat(alpha);
     const uint8_t* b0 = c.packed_.data() + static_cast<size_t>(frame) * c.frame_bytes_;
     const uint8_t* b1 = b0 + c.frame_bytes_;
-    for (size_t g = 0; g < c.groups_.size(); ++g) {
+    const size_t groups = c.groups_.size();
+    for (size_t g = 0; g < groups; ++g) {
       const RuntimeClip::CompactGroup& cg = c.compact_groups_[g];
-      const SoaTransform& k = c.constants_[g];
+      const float* kt = c.constant_vectors_.data() + g * kTranslationFloats;
+      const float* ks = cg.scale_constants == RuntimeClip::kUnitScales
+                            ? kOnes
+                            : c.constant_vectors_.data() + cg.scale_constants;
+      const float* kq = c.constant_rotations_.data() + g * kRotationValues;
       SoaTransform& o = out[g];
       compact_vec3(cg.translation_lanes, b0 + cg.translation_offset, b1 + cg.translation_offset, a,
-                   k.tx, k.ty, k.tz, o.tx, o.ty, o.tz);
+                   kt, kt + 4, kt + 8, o.tx, o.ty, o.tz);
+      const F4 cx = load(kq), cy = load(kq + 4), cz = load(kq + 8), cw = load(kq + 12);
       if (cg.rotation_lanes) {
         F4 x0, y0, z0, w0, x1, y1, z1, w1;
         if (r0) {
@@ -454,16 +487,13 @@ class ClipSampler {
         const F4 x = lerp(x0, x1, a), y = lerp(y0, y1, a), z = lerp(z0, z1, a), w = lerp(w0, w1, a);
         const F4 inv = rsqrt(x * x + y * y + (z * z + w * w));
         const F4 moving = lane_select(cg.rotation_lanes);
-        store(o.qx, select(moving, x * inv, load(k.qx)));
-        store(o.qy, select(moving, y * inv, load(k.qy)));
-        store(o.qz, select(moving, z * inv, load(k.qz)));
-        store(o.qw, select(moving, w * inv, load(k.qw)));
+        store(o.qx, select(moving, x * inv, cx)), store(o.qy, select(moving, y * inv, cy));
+        store(o.qz, select(moving, z * inv, cz)), store(o.qw, select(moving, w * inv, cw));
       } else {
-        store(o.qx, load(k.qx)), store(o.qy, load(k.qy)), store(o.qz, load(k.qz));
-        store(o.qw, load(k.qw));
+        store(o.qx, cx), store(o.qy, cy), store(o.qz, cz), store(o.qw, cw);
       }
-      compact_vec3(cg.scale_lanes, b0 + cg.scale_offset, b1 + cg.scale_offset, a, k.sx, k.sy, k.sz,
-                   o.sx, o.sy, o.sz);
+      compact_vec3(cg.scale_lanes, b0 + cg.scale_offset, b1 + cg.scale_offset, a, ks, ks + 4,
+                   ks + 8, o.sx, o.sy, o.sz);
     }
   }
 

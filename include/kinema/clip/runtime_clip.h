@@ -100,9 +100,18 @@ class RuntimeClip {
   struct CompactGroup {
     uint8_t rotation_lanes = 0, translation_lanes = 0, scale_lanes = 0;      // bit l: lane l moves
     uint32_t rotation_offset = 0, translation_offset = 0, scale_offset = 0;  // bytes in a frame
+    // Where the group's constant scales start in constant_vectors_, or kUnitScales when all four
+    // lanes' scales are 1 (within the constant tolerance) and none moves.
+    uint32_t scale_constants = 0;
   };
+  static constexpr uint32_t kUnitScales = 0xFFFFFFFFu;
   RuntimeClipFormat format_ = RuntimeClipFormat::Fast;
   std::vector<CompactGroup> compact_groups_;
+  // Compact format's constants (constants_ stays empty): per group, translations x4 y4 z4 as
+  // floats, then the scales x4 y4 z4 of the groups that have others than 1; rotations
+  // x4 y4 z4 w4 as floats (read as they are: converting them cost a third of the sampling).
+  std::vector<float> constant_vectors_;
+  std::vector<float> constant_rotations_;
   size_t frame_bytes_ = 0;
   std::vector<uint8_t> packed_;  // [frame][frame_bytes_] + 16 bytes of padding
 };
