@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Summarize bench/peers/run.sh's results folder as markdown: every kinema row beside its peer.
+
+usage: summarize.py RESULTS_DIR   (prints the markdown; run.sh writes it to summary.md)
+
+Each <table>.json is Google Benchmark's output with every repetition (run.sh interleaves the
+repetitions of all rows at random, so kinema and its peer share the machine's moods). Per row:
+the median over repetitions, and the spread as min–max. "× peer" is kinema's throughput divided
+by the peer's, i.e. the peer's median time over kinema's; above 1 kinema is faster. Times are CPU
+time, or wall time for the rows Google Benchmark measured in real time (names ending /real_time).
+"""
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+# table → [(pattern on kinema's row, peer row template, peer label)]
+PAIRS = {
+    'anim': [(r'^Kinema/SamplingCompact/(.*)$', r'Ozz/Sampling/\1', 'ozz'),
+             (r'^Kinema/(.*)$', r'Ozz/\1', 'ozz')],
+    'ik': [(r'^TwoBone/Solve$', 'Ozz/TwoBone/Run', 'ozz'),
+           (r'^TwoBone/Solve(Correct|Apply)$', 'Ozz/TwoBone/RunApply', 'ozz')],
+    'skin': [(r'^LBS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
+              r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS'),
+             (r'^DQS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
+              r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS')],
+    'compress': [(r'^Decode(Cached)?/(.*)$', r'Acl/Decode/\2', 'ACL')],
+    'match': [(r'^Search/BoundedTree/(.*)$', r'Search/BruteForce/\1', 'kinema brute force'),
+              (r'^Search/BoundedTree/(.*)$', r'Search/HoldenAabb/\1', 'Holden AABB'),
+              (r'^Search/BoundedTree/(.*)$', r'Search/NanoflannKd/\1', 'nanoflann k-d')],
+}
+COUNTERS = ('bytes', 'max_error_mm', 'mismatches', 'cost_bits_differ')  # shown beside a row
+TO_NS = {'ns': 1.0, 'us': 1e3, 'ms': 1e6, 's': 1e9}
+
+
+def load(path: pathlib.Path):
+    """Row name → (times in ns per repetition, counters of the first repetition, error)."""
+    rows = {}
+    for b in json.loads(path.read_text())['benchmarks']:
+        if b.get('run_type') == 'aggregate':
+            continue
+        name = b.get('run_name', b['name'])
+        row = rows.setdefault(name, {'times': [], 'counters': {}, 'error': None})
+        if b.get('error_occurred'):
+            row['error'] = b.get('error_message', 'error')
+            continue
+        field = 'real_time' if name.endswith('/real_time') else 'cpu_time'
+        row['times'].append(b[field] * TO_NS[b.get('time_unit', 'ns')])
+        if not row['counters']:
+            row['counters'] = {k: v for k, v in b.items() if k in COUNTERS}
+    return rows
+
+
+def fmt(ns: float) -> str:
+    if ns >= 1e6:
+        return f'{ns / 1e6:,.2f} ms'
+    if ns >= 1e3:
+        return f'{ns / 1e3:,.2f} µs'
+    return f'{ns:,.1f} ns'
+
+
+def cell(row) -> str:
+    t = row['times']
+    return f'{fmt(statistics.median(t))} ({fmt(min(t))}–{fmt(max(t))})'
+
+
+def main(folder: pathlib.Path) -> None:
+    print(f'# Side-by-side benchmarks: {folder.name}\n')
+    machine = folder / 'machine.txt'
+    if machine.exists():
+        print('\n'.join(f'- {line}' for line in machine.read_text().splitlines()), end='\n\n')
+    print('Median over repetitions (min–max in brackets); **× peer** = kinema\'s throughput ÷ the '
+          'peer\'s (above 1: kinema is faster).\n')
+    for table, pairs in PAIRS.items():
+        path = folder / f'{table}.json'
+        if not path.exists():
+            continue
+        rows = load(path)
+        print(f'## {table}\n')
+        print('| kinema row | kinema | peer | peer row | peer | × peer |')
+        print('|---|---:|---|---|---:|---:|')
+        missing = []
+        for name, row in rows.items():
+            for pattern, template, label in pairs:
+                if not re.match(pattern, name):
+                    continue
+                peer_name = re.sub(pattern, template, name)
+                peer = rows.get(peer_name)
+                if row['error'] or not row['times']:
+                    missing.append(f'{name}: {row["error"] or "no result"}')
+                    break
+                if peer is None or peer['error'] or not peer['times']:
+                    why = peer['error'] if peer else 'not built (peer not given or not found)'
+                    missing.append(f'{peer_name}: {why}')
+                    continue
+                ratio = statistics.median(peer['times']) / statistics.median(row['times'])
+                extra = ''.join(f', {k} {v:g}' for k, v in row['counters'].items() if v)
+                peer_extra = ''.join(f', {k} {v:g}' for k, v in peer['counters'].items() if v)
+                print(f'| {name}{extra} | {cell(row)} | {label} | {peer_name}{peer_extra} '
+                      f'| {cell(peer)} | **{ratio:.2f}×** |')
+        for m in sorted(set(missing)):
+            print(f'\nskipped: {m}')
+        print()
+    ratio_text = folder / 'compress-ratio.txt'
+    if ratio_text.exists():
+        print('## compress: ratio and error per source (kinema and ACL, kinema\'s metric)\n')
+        print('```')
+        print(ratio_text.read_text().strip())
+        print('```')
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(pathlib.Path(sys.argv[1]))
