@@ -9,6 +9,7 @@
 #include "kinema/compress/compress.h"
 #include "kinema/compress/compressed_animation.h"
 #include "kinema/compress/compressed_clip.h"
+#include "kinema/core/error.h"
 #include "kinema/math/soa_transform.h"
 #include "kinema/skeleton/skeleton.h"
 
@@ -159,13 +160,23 @@ void bind_runtime(py::module_& m) {
 
 Uniform frames, SoA storage, 16-bit rotations (about 0.002 degrees); sampling returns float32
 poses.)")
-      .def(py::init([](const Clip& clip, const Skeleton& skeleton, double sample_rate) {
+      .def(py::init([](const Clip& clip, const Skeleton& skeleton, double sample_rate,
+                       const std::string& format, double constant_tolerance) {
              RuntimeClipOptions options;
              options.sample_rate = sample_rate;
+             options.constant_tolerance = constant_tolerance;
+             if (format == "compact")
+               options.format = RuntimeClipFormat::Compact;
+             else if (format != "fast")
+               throw kinema::UsageError("format must be 'fast' or 'compact', not '" + format + "'");
              return RuntimeClip::build(clip, skeleton, options);
            }),
            py::arg("clip"), py::arg("skeleton"), py::arg("sample_rate") = 0.0,
-           "Builds from a raw clip (sample_rate 0: the clip's own, 30 without one).")
+           py::arg("format") = "fast", py::arg("constant_tolerance") = 1e-6,
+           "Builds from a raw clip (sample_rate 0: the clip's own, 30 without one). format 'fast' "
+           "(whole four-joint groups, 16-bit rotations) or 'compact' (only the moving joints, "
+           "smallest-three rotations: about half the memory); a channel moving less than "
+           "constant_tolerance (metres, quaternion component) is stored once.")
       .def_property_readonly("name", &RuntimeClip::name)
       .def_property_readonly("duration", &RuntimeClip::duration)
       .def_property_readonly("sample_rate", &RuntimeClip::sample_rate)

@@ -33,6 +33,19 @@ def test_runtime_clip_matches_the_raw_clip(walk, runtime):
         assert quat_angle(r, r0).max() < 2e-4  # 16-bit rotations (~0.002°) plus float32
 
 
+def test_compact_runtime_clip_is_smaller_and_samples_the_same_motion(walk, runtime):
+    compact = kinema.RuntimeClip(walk.clips[0], walk.skeleton, format="compact")
+    assert compact.memory_bytes < runtime.memory_bytes
+    times = np.linspace(0, runtime.duration, 37)
+    t0, r0, s0 = runtime.sample_many(times)
+    t1, r1, s1 = compact.sample_many(times)
+    np.testing.assert_allclose(t1, t0, atol=1e-5)
+    np.testing.assert_allclose(s1, s0, atol=1e-6)
+    assert quat_angle(r1, r0).max() < 3e-4  # smallest three: within 2e-4 rad of the source
+    with pytest.raises(kinema.UsageError, match="format"):
+        kinema.RuntimeClip(walk.clips[0], walk.skeleton, format="tiny")
+
+
 def test_runtime_sample_many_with_a_cache_equals_single_samples(runtime):
     times = np.linspace(0, runtime.duration, 50)
     t, r, s = runtime.sample_many(times)
