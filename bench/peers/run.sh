@@ -41,10 +41,10 @@ data="${KINEMA_SHARED_DATA:-$root/../shared/data}"
 die() { echo "bench/peers/run.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --ozz) ozz_src=$(realpath "$2"); shift 2 ;;
-    --acl) acl_src=$(realpath "$2"); shift 2 ;;
-    --rtm) rtm_src=$(realpath "$2"); shift 2 ;;
-    --holden) holden_src=$(realpath "$2"); shift 2 ;;
+    --ozz) ozz_src=$(realpath -m "$2"); shift 2 ;;
+    --acl) acl_src=$(realpath -m "$2"); shift 2 ;;
+    --rtm) rtm_src=$(realpath -m "$2"); shift 2 ;;
+    --holden) holden_src=$(realpath -m "$2"); shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
     --cpu) cpu="$2"; shift 2 ;;
@@ -87,11 +87,10 @@ if [[ -z "$tables" ]]; then
 fi
 IFS=, read -r -a table_list <<<"$tables"
 for t in "${table_list[@]}"; do
-  case "$t" in
-    anim|ik|skin) [[ -n "$ozz_src" ]] || die "table $t needs --ozz" ;;
-    compress|match) ;;
-    *) die "unknown table '$t' (anim, ik, skin, compress, match)" ;;
-  esac
+  [[ "$t" =~ ^(anim|ik|skin|compress|match)$ ]] || die "unknown table '$t' (anim, ik, skin, compress, match)"
+done
+for t in "${table_list[@]}"; do
+  [[ ! "$t" =~ ^(anim|ik|skin)$ || -n "$ozz_src" ]] || die "table $t needs --ozz"
 done
 wants() { [[ ",$tables," == *",$1,"* ]]; }
 
