@@ -486,6 +486,46 @@ TEST(SkinPaths, Avx2AndAvx512KernelsAgreeWithEachOther) {
   }
 }
 
+// Full blocks of one- or two-influence vertices that share their joints (runs in the stored
+// order) take a blend without transposition in the AVX2 kernel and its AVX-512 build: the same
+// operations, so the same bits wherever the blocks start (threads, grains, the groups of a
+// SkinMesh), and within 1e-5 of the scalar reference.
+TEST(SkinPaths, BlocksSharingTheirJointsKeepTheBits) {
+  std::mt19937 rng(71);
+  const size_t n = 2001, joints = 30;
+  RandomMesh m = random_mesh(rng, n, 2, joints);
+  std::uniform_real_distribution<float> weight(0.05f, 0.95f);
+  for (size_t v = 0; v < n; ++v) {  // runs of 13 vertices, one or two influences by turns
+    const size_t run = v / 13;
+    m.joints[2 * v] = uint16_t(run % joints);
+    m.joints[2 * v + 1] = uint16_t((run * 7 + 3) % joints);
+    const float w = run % 2 ? weight(rng) : 1.0f;
+    m.weights[2 * v] = w;
+    m.weights[2 * v + 1] = 1.0f - w;
+  }
+  const auto palette = random_palette(rng, joints, 80, true);
+  const SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
+  tbb::task_arena arena(3);
+  for (const int set : {0, 1, 2}) {
+    const KernelChoice choice(set);
+    if (!runs(choice, set, "BlocksSharingTheirJointsKeepTheBits")) continue;
+    Outputs ref(n), simd(n), threads(n), view(n);
+    ASSERT_TRUE(skin_lbs(m.view(), palette, ref.spans()));
+    ASSERT_TRUE(skin_lbs(mesh, palette, simd.spans(), SkinPath::simd));
+    ASSERT_TRUE(skin_lbs_simd(m.view(), palette, view.spans()));
+    arena.execute(
+        [&] { ASSERT_TRUE(skin_lbs(mesh, palette, threads.spans(), SkinPath::parallel)); });
+    expect_agree(ref, simd, 1e-5f, "shared joints, SkinMesh");
+    expect_agree(ref, view, 1e-5f, "shared joints, view");
+    expect_same_bits(simd, threads);
+    for (const size_t grain : {size_t(1), size_t(3), size_t(7), size_t(4096)}) {
+      Outputs g(n);
+      arena.execute([&] { ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, g.spans(), grain)); });
+      expect_same_bits(view, g);
+    }
+  }
+}
+
 // Positions alone take their own AVX2 kernel (per-call column palette, 16-byte stores that
 // overlap the next vertex): every influence count and length, both output orders, views and
 // SkinMeshes, one and many threads, small palettes and ones too large for the column copy. It
