@@ -8,6 +8,8 @@
 // gltf2ozz converted for bench/peers/ozz_anim_peer.cpp) kinema reads that same file, so both sides
 // play the same skeleton and clip; otherwise it reads the FBX.
 //
+// KINEMA_ANIM_SSE=1 runs blend and local → model on their SSE4.1 kernels instead of AVX2 + FMA.
+//
 // Counters: per_joint (seconds per joint), joints, and for sampling the clip's bytes and
 // bytes_per_s (bytes per second of clip). Kinema/SamplingCompact: the same clip in the Compact
 // layout (RuntimeClipFormat::Compact), the one to hold against ozz's memory. The Ozz/ benchmarks of
@@ -34,6 +36,15 @@
 namespace {
 
 using namespace kinema;
+
+// KINEMA_ANIM_SSE=1 forbids the AVX2 + FMA kernels of blend and local → model (the SSE4.1 ones run,
+// as on CPUs without AVX2), to measure what they add.
+const bool kSseOnly = [] {
+  const char* env = std::getenv("KINEMA_ANIM_SSE");
+  const bool sse = env && std::string(env) == "1";
+  if (sse) set_blend_avx2(false), set_local_to_model_avx2(false);
+  return sse;
+}();
 
 struct Data {
   RuntimeSkeleton skeleton;
@@ -76,6 +87,7 @@ const Data& data100() {
 void report(benchmark::State& state, const Data& d) {
   const double joints = d.skeleton.joint_count();
   state.counters["joints"] = joints;
+  if (kSseOnly) state.SetLabel("sse4.1 kernels");
   state.counters["per_joint"] = benchmark::Counter(
       joints, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.SetItemsProcessed(state.iterations() * d.skeleton.joint_count());
