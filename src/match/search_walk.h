@@ -103,7 +103,8 @@ struct BoundedTreeSearch::Walk {
   void scan_block(size_t b) {
     const BruteForceSearch& blocks = tree.blocks_;
     const uint32_t* frame = blocks.frame_.data() + b * kLanes;
-    unsigned lanes = valid_lanes(frame);
+    // Only the store's last block may hold padding lanes.
+    unsigned lanes = b + 1 == blocks.blocks_ ? valid_lanes(frame) : 0xffu;
     if (plan.use_tags) {
       if (!group_may_pass(blocks.block_tags_[b * 2], blocks.block_tags_[b * 2 + 1], filter)) return;
       lanes = allowed_lanes(blocks.tags_.data() + b * kLanes, lanes, filter);
