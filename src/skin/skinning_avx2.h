@@ -161,6 +161,49 @@ struct Block {
   }
 };
 
+/// Whether the eight vertices whose K = 1 or 2 joints start at `j` all have the same joints in
+/// the same order (one 16- or 32-byte compare).
+template <int K>
+KINEMA_SKIN_INLINE bool same_joints(const uint16_t* j) {
+  if constexpr (K == 1) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(j));
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(a, _mm_set1_epi16(short(j[0])))) == 0xFFFF;
+  } else {
+    int first;
+    std::memcpy(&first, j, 4);
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(j));
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(a, _mm256_set1_epi32(first))) == -1;
+  }
+}
+
+/// The blended matrices of eight vertices with the same K = 1 or 2 joints (same_joints), as
+/// lbs_blend returns them (m[4·r + c] = entry (r, c) of the eight): every entry is w0·S0[e]
+/// (+ w1·S1[e]) with the eight vertices' weights as vectors and the entry broadcast. The same
+/// operations on the same numbers as the per-vertex blends (rows or columns), so the same bits,
+/// without their transposition. `palette`: rows (12 floats a joint), or with Columns the column
+/// copy (column_palette_avx2: 16 floats a joint, entry (r, c) at 4·c + r).
+template <int K, bool Columns>
+KINEMA_SKIN_INLINE void uniform_blend(const float* palette, const uint16_t* j, const float* weights,
+                                      W* m) {
+  constexpr size_t kStride = Columns ? 16 : 12;
+  const auto at = [](int e) { return Columns ? 4 * (e % 4) + e / 4 : e; };
+  const float* s0 = palette + kStride * size_t(j[0]);
+  if constexpr (K == 1) {
+    const W w0 = _mm256_loadu_ps(weights);
+    for (int e = 0; e < 12; ++e) m[e] = mul(w0, _mm256_broadcast_ss(s0 + at(e)));
+  } else {
+    // Weights interleaved (w0, w1 of each vertex): the even and odd floats of 16, in order.
+    const W a = _mm256_loadu_ps(weights), b = _mm256_loadu_ps(weights + 8);
+    const W w0 = _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), 0xD8));
+    const W w1 = _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), 0xD8));
+    const float* s1 = palette + kStride * size_t(j[1]);
+    for (int e = 0; e < 12; ++e)
+      m[e] = fmadd(w1, _mm256_broadcast_ss(s1 + at(e)), mul(w0, _mm256_broadcast_ss(s0 + at(e))));
+  }
+}
+
 /// A blended dual quaternion (real part r, w_r; dual part d, w_d; eight lanes, not normalized)
 /// as what rotating and translating by it takes. With n = |real|², rotating by the unnormalized
 /// blend and dividing by n is the rotation by its unit quaternion, v′ = v + s·r × (r × v + w_r·v)

@@ -100,6 +100,35 @@ KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* join
   return fmadd(c23, z1, mul(c01, xy));
 }
 
+/// Eight stored vertices [v, v + 8) that share their K = 1 or 2 joints (same_joints), in
+/// structure of arrays: their blended columns by uniform_blend (no transposition needed), then
+/// per row (c0·x + c2·z) + (c1·y + c3·h) — the column kernels' operations in their order
+/// (column_apply, add_halves), so the same bits — and the packed stores of skinning_avx2.h.
+template <int K, bool P, bool N, bool T>
+KINEMA_SKIN_INLINE void uniform_column_block(const KernelMesh& mesh, const float* columns,
+                                             const KernelOut& out, const uint16_t* joints,
+                                             const float* weights, size_t v) {
+  W m[12];
+  uniform_blend<K, true>(columns, joints, weights, m);
+  const Block<true> block{v, 8, mesh.order};
+  const W h1 = splat(1.0f), h0 = _mm256_setzero_ps();
+  const auto apply = [&](const X3& a, W h) -> X3 {
+    const auto row = [&](int r) {
+      const W lo = fmadd(m[4 * r + 2], a.z, mul(m[4 * r], a.x));
+      const W hi = fmadd(m[4 * r + 3], h, mul(m[4 * r + 1], a.y));
+      return add(lo, hi);
+    };
+    return {row(0), row(1), row(2)};
+  };
+  const size_t n = mesh.vertex_count;
+  if constexpr (P)
+    block.store(out.positions, apply(block.load(mesh.positions, mesh.planar_positions, n), h1));
+  if constexpr (N)
+    block.store(out.normals, apply(block.load(mesh.normals, mesh.planar_normals, n), h0));
+  if constexpr (T)
+    block.store(out.tangents, apply(block.load(mesh.tangents, mesh.planar_tangents, n), h0));
+}
+
 /// Positions only, in AoS: p' = c0·x + c1·y + c2·z + c3 with the blended columns — the layout
 /// ozz uses, here two columns per 8-wide register, two vertices per step. Stores write 16 bytes
 /// (the next vertex's x is rewritten right after) except at the range's end or when scattering.
@@ -117,6 +146,14 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
   size_t v = begin;
   if (!order) {
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
+      if constexpr ((K == 1 || K == 2) && !Unweighted) {
+        // Eight vertices sharing their joints: one block without per-vertex blends.
+        if (v + 8 <= end && same_joints<K>(joints)) {
+          uniform_column_block<K, true, false, false>(mesh, columns, out, joints, weights, v);
+          v += 6, joints += 6 * stride, weights += 6 * stride;
+          continue;
+        }
+      }
       const W a = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
       const W b = column_transform<K, Unweighted>(columns, joints + stride, weights + stride, count,
                                                   src + 3 * v + 3);
@@ -195,6 +232,13 @@ void lbs_attribute_columns(const KernelMesh& mesh, const float* columns, const K
     // v + 2 < end: the range's last vertex is written by the loop below with 12-byte stores, so
     // no 16-byte store reaches past the range.
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
+      if constexpr (K == 1 || K == 2) {
+        if (v + 8 <= end && same_joints<K>(joints)) {
+          uniform_column_block<K, true, N, T>(mesh, columns, out, joints, weights, v);
+          v += 6, joints += 6 * stride, weights += 6 * stride;
+          continue;
+        }
+      }
       W a01, a23, b01, b23;
       column_blend<K>(columns, joints, weights, count, a01, a23);
       column_blend<K>(columns, joints + stride, weights + stride, count, b01, b23);

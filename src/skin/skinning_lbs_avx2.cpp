@@ -55,45 +55,6 @@ KINEMA_SKIN_INLINE void blend_rows(const float* palette, const uint16_t* joints,
   }
 }
 
-/// Whether the eight vertices whose K = 1 or 2 joints start at `j` all have the same joints in
-/// the same order (one 16- or 32-byte compare).
-template <int K>
-KINEMA_SKIN_INLINE bool same_joints(const uint16_t* j) {
-  if constexpr (K == 1) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(j));
-    return _mm_movemask_epi8(_mm_cmpeq_epi16(a, _mm_set1_epi16(short(j[0])))) == 0xFFFF;
-  } else {
-    int first;
-    std::memcpy(&first, j, 4);
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(j));
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(a, _mm256_set1_epi32(first))) == -1;
-  }
-}
-
-/// lbs_blend for eight vertices with the same K = 1 or 2 joints (same_joints): every entry is
-/// w0·S0[e] (+ w1·S1[e]) with the eight vertices' weights as vectors and the entries broadcast,
-/// already transposed. The same operations on the same numbers as the per-vertex blend, so the
-/// same bits; it skips the transposition (36 shuffles a block).
-template <int K>
-KINEMA_SKIN_INLINE void uniform_blend(const float* palette, const uint16_t* j, const float* weights,
-                                      W* m) {
-  const float* s0 = palette + 12 * size_t(j[0]);
-  if constexpr (K == 1) {
-    const W w0 = _mm256_loadu_ps(weights);
-    for (int e = 0; e < 12; ++e) m[e] = mul(w0, _mm256_broadcast_ss(s0 + e));
-  } else {
-    // Weights interleaved (w0, w1 of each vertex): the even and odd floats of 16, in order.
-    const W a = _mm256_loadu_ps(weights), b = _mm256_loadu_ps(weights + 8);
-    const W w0 = _mm256_castpd_ps(_mm256_permute4x64_pd(
-        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), 0xD8));
-    const W w1 = _mm256_castpd_ps(_mm256_permute4x64_pd(
-        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), 0xD8));
-    const float* s1 = palette + 12 * size_t(j[1]);
-    for (int e = 0; e < 12; ++e)
-      m[e] = fmadd(w1, _mm256_broadcast_ss(s1 + e), mul(w0, _mm256_broadcast_ss(s0 + e)));
-  }
-}
-
 /// The blended 3×4 matrices of one block's eight vertices, transposed: m[4·r + c] holds entry
 /// (r, c) of the eight matrices (column 3 is the translation). A full block of one- or
 /// two-influence vertices that share their joints (65 % and 29 % of arnaud's full blocks)
@@ -105,7 +66,7 @@ KINEMA_SKIN_INLINE void lbs_blend(const float* palette, const KernelGroup& g,
   if constexpr (Full && (K == 1 || K == 2)) {
     const size_t p = (block.v - g.begin) * size_t(K);
     if (same_joints<K>(joints + p)) {
-      uniform_blend<K>(palette, joints + p, weights + p, m);
+      uniform_blend<K, false>(palette, joints + p, weights + p, m);
       return;
     }
   }

@@ -523,6 +523,36 @@ TEST(SkinPaths, BlocksSharingTheirJointsKeepTheBits) {
       arena.execute([&] { ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, g.spans(), grain)); });
       expect_same_bits(view, g);
     }
+    // The column kernels (positions alone; normals and tangents by the blended matrix) take
+    // such blocks too: the same bits wherever the blocks start, in stored order as well.
+    for (const bool blended : {false, true}) {
+      const LbsNormals mode = blended ? LbsNormals::blended_matrix : LbsNormals::inverse_transpose;
+      Outputs one(n), stored(n), stored_threads(n);
+      std::vector<Vec3f> p_ref(n), p_one(n);
+      ASSERT_TRUE(skin_lbs(m.view(), palette, ref.spans(), mode));
+      ASSERT_TRUE(skin_lbs_simd(m.view(), palette, one.spans(), mode));
+      ASSERT_TRUE(skin_lbs(m.view(), palette, {p_ref, {}, {}}));
+      ASSERT_TRUE(skin_lbs_simd(m.view(), palette, {p_one, {}, {}}));
+      EXPECT_LE(max_difference(p_ref, p_one), 1e-5f);
+      expect_agree(ref, one, 1e-5f, blended ? "shared joints, blended" : "shared joints");
+      SkinMesh s = mesh;
+      s.lbs_normals = mode;
+      s.output_order = SkinOutputOrder::stored;
+      ASSERT_TRUE(skin_lbs(s, palette, stored.spans(), SkinPath::simd));
+      arena.execute(
+          [&] { ASSERT_TRUE(skin_lbs(s, palette, stored_threads.spans(), SkinPath::parallel)); });
+      expect_same_bits(stored, stored_threads);
+      for (const size_t grain : {size_t(1), size_t(3), size_t(7), size_t(4096)}) {
+        Outputs g(n);
+        std::vector<Vec3f> p_g(n);
+        arena.execute([&] {
+          ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, g.spans(), grain, mode));
+          ASSERT_TRUE(skin_lbs_parallel(m.view(), palette, {p_g, {}, {}}, grain));
+        });
+        expect_same_bits(one, g);
+        EXPECT_EQ(std::memcmp(p_one.data(), p_g.data(), n * sizeof(Vec3f)), 0) << grain;
+      }
+    }
   }
 }
 
