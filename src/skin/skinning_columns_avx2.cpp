@@ -163,6 +163,16 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
     }
   }
   for (; v < end; ++v, joints += stride, weights += stride) {
+    if constexpr ((K == 1 || K == 2) && !Unweighted) {
+      // Scattered: eight vertices sharing their joints as one block too, its stores scattered
+      // (4–8 % for positions; with normals and tangents the scattering of three attributes
+      // costs more than it saves, so lbs_attribute_columns does not).
+      if (order && v + 8 <= end && same_joints<K>(joints)) {
+        uniform_column_block<K, true, false, false>(mesh, columns, out, joints, weights, v);
+        v += 7, joints += 7 * stride, weights += 7 * stride;
+        continue;
+      }
+    }
     const W u = column_transform<K, Unweighted>(columns, joints, weights, count, src + 3 * v);
     const H r = _mm_add_ps(_mm256_castps256_ps128(u), _mm256_extractf128_ps(u, 1));
     float* o = dst + 3 * size_t(order ? order[v] : v);

@@ -537,6 +537,13 @@ TEST(SkinPaths, BlocksSharingTheirJointsKeepTheBits) {
       expect_agree(ref, one, 1e-5f, blended ? "shared joints, blended" : "shared joints");
       SkinMesh s = mesh;
       s.lbs_normals = mode;
+      {  // original order (scattered stores): one thread and the parallel path's blocks
+        std::vector<Vec3f> a(n), b(n);
+        ASSERT_TRUE(skin_lbs(s, palette, {a, {}, {}}, SkinPath::simd));
+        arena.execute([&] { ASSERT_TRUE(skin_lbs(s, palette, {b, {}, {}}, SkinPath::parallel)); });
+        EXPECT_LE(max_difference(a, p_ref), 1e-5f);
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(Vec3f)), 0);
+      }
       s.output_order = SkinOutputOrder::stored;
       ASSERT_TRUE(skin_lbs(s, palette, stored.spans(), SkinPath::simd));
       arena.execute(
