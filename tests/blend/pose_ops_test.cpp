@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "kinema/blend/pose_ops.h"
@@ -99,17 +100,21 @@ Transform reference_blend(std::span<const std::vector<SoaTransform>> poses,
   return {t / total, normalize(q), s / total};
 }
 
-// Both unmasked-blend kernels (SSE forced; AVX2 + FMA where the CPU has it) against the
-// double-precision reference.
-class BlendKernels : public ::testing::TestWithParam<bool> {
+// Every unmasked-blend kernel (SSE forced; AVX2 + FMA and AVX-512VL where the CPU has them)
+// against the double-precision reference.
+class BlendKernels : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    if (set_blend_avx2(GetParam()) != GetParam()) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+    const bool avx2 = set_blend_avx2(GetParam() > 0);
+    const bool avx512 = set_blend_avx512(GetParam() > 1);
+    if (avx2 != (GetParam() > 0) || avx512 != (GetParam() > 1))
+      GTEST_SKIP() << "this CPU lacks the kernel's instructions";
   }
-  void TearDown() override { set_blend_avx2(true); }
+  void TearDown() override { set_blend_avx2(true), set_blend_avx512(true); }
 };
-INSTANTIATE_TEST_SUITE_P(Kernels, BlendKernels, ::testing::Values(false, true),
-                         [](const auto& info) { return info.param ? "Avx2" : "Sse"; });
+INSTANTIATE_TEST_SUITE_P(Kernels, BlendKernels, ::testing::Values(0, 1, 2), [](const auto& info) {
+  return std::string(info.param == 0 ? "Sse" : info.param == 1 ? "Avx2" : "Avx512");
+});
 
 TEST_P(BlendKernels, RandomBlendsMatchTheScalarReference) {
   std::mt19937 rng(11);
@@ -137,10 +142,12 @@ TEST_P(BlendKernels, RandomBlendsMatchTheScalarReference) {
   }
 }
 
-// The two kernels agree to float rounding, 1 to 9 layers (9: past the unrolled fast path).
-TEST(PoseOps, SseAndAvx2BlendsAgree) {
+// The kernels agree: SSE and AVX2 to float rounding, AVX2 and AVX-512VL bit for bit; 1 to 9
+// layers (9: past the unrolled fast path).
+TEST(PoseOps, SseAndAvxBlendsAgree) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> uw(0.0f, 2.0f);
+  bool have_avx2 = false, have_avx512 = false;
   for (int trial = 0; trial < 60; ++trial) {
     const int joints = 1 + trial % 31, n = 1 + trial % 9;
     std::vector<std::vector<SoaTransform>> poses;
@@ -148,12 +155,15 @@ TEST(PoseOps, SseAndAvx2BlendsAgree) {
     for (int i = 0; i < n; ++i) poses.push_back(random_pose(rng, joints));
     for (int i = 0; i < n; ++i) layers.push_back({poses[size_t(i)], uw(rng) + 0.01f});
     const auto rest = random_pose(rng, joints);
-    std::vector<SoaTransform> sse(rest.size()), avx(rest.size());
+    std::vector<SoaTransform> sse(rest.size()), avx(rest.size()), avx512(rest.size());
     set_blend_avx2(false);
     ASSERT_TRUE(blend(layers, rest, joints, sse));
-    const bool avx2 = set_blend_avx2(true);
+    set_blend_avx512(false);
+    have_avx2 = set_blend_avx2(true);
     ASSERT_TRUE(blend(layers, rest, joints, avx));
-    if (!avx2) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
+    have_avx512 = set_blend_avx512(true);
+    ASSERT_TRUE(blend(layers, rest, joints, avx512));
+    if (!have_avx2) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
     for (int j = 0; j < joints; ++j) {
       const Transformf a = get_joint(sse, j), b = get_joint(avx, j);
       for (int k = 0; k < 3; ++k) {
@@ -165,7 +175,12 @@ TEST(PoseOps, SseAndAvx2BlendsAgree) {
       ASSERT_NEAR(a.rotation.z, b.rotation.z, 1e-6f);
       ASSERT_NEAR(a.rotation.w, b.rotation.w, 1e-6f);
     }
+    if (have_avx512) {
+      ASSERT_EQ(std::memcmp(avx.data(), avx512.data(), avx.size() * sizeof(SoaTransform)), 0)
+          << "trial " << trial;
+    }
   }
+  EXPECT_STREQ(blend_simd_kernels(), have_avx512 ? "avx512vl" : "avx2+fma");
 }
 
 TEST(PoseOps, WeightsAreNormalizedAndIdenticalPosesAreIdentity) {

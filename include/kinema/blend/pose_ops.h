@@ -32,13 +32,19 @@ struct BlendLayer {
 bool blend(std::span<const BlendLayer> layers, std::span<const SoaTransform> rest, int joint_count,
            std::span<SoaTransform> out, float rest_threshold = 1e-4f);
 
-/// Allows (true, the default) or forbids blend's AVX2 + FMA kernel, which x86-64 CPUs that have
-/// AVX2 and FMA run (chosen at run time) for unmasked blends of up to 8 layers; it rounds
-/// differently from the SSE one (fused multiply-adds; both within 1e-6 of each other on unit
-/// rotations), and a process gets the same bits from every call with the same kernel. For tests
-/// and side-by-side benchmarks. Returns whether it is now in use (false on CPUs without AVX2 and
+/// The unmasked blend's kernels (up to 8 layers, no bone masks): "avx512vl" or "avx2+fma" on
+/// x86-64 CPUs that have them (chosen at run time), else "sse4.1" (or "portable"). The AVX2 and
+/// AVX-512VL kernels give the same bits (both 256-bit, the same operations in the same order);
+/// they round differently from the SSE one (fused multiply-adds; within 1e-6 of each other on
+/// unit rotations). A process gets the same bits from every call with the same kernel.
+const char* blend_simd_kernels();
+/// Allows (true, the default) or forbids blend's AVX2 / AVX-512VL kernels — for tests and
+/// side-by-side benchmarks. Returns whether one is now in use (false on CPUs without AVX2 and
 /// FMA whatever is asked). Not to be called while another thread blends.
 bool set_blend_avx2(bool allowed);
+/// Allows (true, the default) or forbids the AVX-512VL kernel (the AVX2 one runs instead where
+/// allowed). Returns whether it is now in use. Not to be called while another thread blends.
+bool set_blend_avx512(bool allowed);
 
 /// How an additive rotation is scaled by its weight.
 enum class AdditiveRotation {
