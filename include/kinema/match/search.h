@@ -18,6 +18,9 @@
 // exceeds the best cost by more than every rounding error of the bound (docs/match_search.md
 // has the argument).
 //
+// On x86-64 CPUs with AVX2 and F16C (GCC builds), both search with AVX2 loops chosen at run time;
+// they return the same bits as the baseline loops.
+//
 // Building is offline: it allocates and throws kinema::Error on bad input. Searching is runtime:
 // it never allocates, never throws, and is safe to call from many threads on one structure.
 #pragma once
