@@ -18,7 +18,7 @@ import sys
 # table → [(pattern on kinema's row, peer row template, peer label)]
 PAIRS = {
     'anim': [(r'^Kinema/SamplingCompact/(.*)$', r'Ozz/Sampling/\1', 'ozz'),
-             (r'^Kinema/(.*)$', r'Ozz/\1', 'ozz')],
+             (r'^Kinema/(?!SamplingCompact/)(.*)$', r'Ozz/\1', 'ozz')],
     'ik': [(r'^TwoBone/Solve$', 'Ozz/TwoBone/Run', 'ozz'),
            (r'^TwoBone/Solve(Correct|Apply)$', 'Ozz/TwoBone/RunApply', 'ozz')],
     'skin': [(r'^LBS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
@@ -81,7 +81,7 @@ def main(folder: pathlib.Path) -> None:
         print('| kinema row | kinema | peer | peer row | peer | × peer |')
         print('|---|---:|---|---|---:|---:|')
         missing = []
-        for name, row in rows.items():
+        for name, row in sorted(rows.items()):
             for pattern, template, label in pairs:
                 if not re.match(pattern, name):
                     continue
