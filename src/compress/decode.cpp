@@ -375,11 +375,18 @@ class CompressedClipDecoder {
     } else if (cache.frame_ >= 0 && cache.frame_ - 1 == frame) {
       cache.a_ ^= 1;  // backward: the old first frame becomes the second
       decode_frame(c, frame, base + size_t(cache.a_) * half);
+    } else if (frame != cache.last_frame_ + 1 && frame != cache.last_frame_ - 1) {
+      // A seek, or playback faster than a frame a call (a 120 fps clip at 60 Hz lands two frames
+      // on every time): neither decoded frame will serve the next call, so decode straight into
+      // the pose (the same bits) rather than through the cache, which cost a pass more.
+      decode(c, frame, alpha, out);
+      cache.frame_ = -1, cache.last_frame_ = frame;
+      return true;
     } else {
       decode_frame(c, frame, base + size_t(cache.a_) * half);
       decode_frame(c, frame + 1, base + size_t(cache.a_ ^ 1) * half);
     }
-    cache.frame_ = frame;
+    cache.frame_ = cache.last_frame_ = frame;
     write_cached(c, base + size_t(cache.a_) * half, base + size_t(cache.a_ ^ 1) * half, alpha,
                  alpha > 0, out);
     return true;
@@ -443,7 +450,7 @@ bool sample(const CompressedClip& clip, float time, std::span<SoaTransform> out)
 
 void CompressedSamplingCache::reset(const CompressedClip& clip) {
   clip_ = &clip;
-  frame_ = -1;
+  frame_ = last_frame_ = -1;
   a_ = 0;
   decoded_.assign(2 * size_t(clip.animated_track_count()) * 4, 0.0f);
 }

@@ -237,6 +237,11 @@ TEST(Compress, CacheGivesBitIdenticalPoses) {
   std::vector<float> times;
   for (float t = 0; t <= 1.05f; t += 1.0f / 90) times.push_back(t);      // forward, sub-frame
   for (float t = 1.0f; t >= -0.05f; t -= 1.0f / 45) times.push_back(t);  // backward
+  // Two frames a call (a 60 fps clip played at 30 Hz, as a 120 fps clip at 60 Hz): the cache
+  // steps aside; then a frame a call again from where that left off, and a stride of three.
+  for (float t = 0; t <= 0.5f; t += 1.0f / 30) times.push_back(t);
+  for (float t = 0.5f; t <= 0.8f; t += 1.0f / 60) times.push_back(t);
+  for (float t = 0.8f; t >= 0.0f; t -= 1.0f / 20) times.push_back(t);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   for (int i = 0; i < 50; ++i) times.push_back(u(rng));  // seeks
   test::start_counting_allocations();

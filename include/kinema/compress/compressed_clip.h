@@ -125,12 +125,13 @@ class CompressedSamplingCache {
   explicit CompressedSamplingCache(const CompressedClip& clip) { reset(clip); }
   void reset(const CompressedClip& clip);
   /// Forgets the decoded frames (the next sample decodes both).
-  void invalidate() { frame_ = -1; }
+  void invalidate() { frame_ = last_frame_ = -1; }
 
  private:
   friend class CompressedClipDecoder;
   const CompressedClip* clip_ = nullptr;
-  int frame_ = -1;  // the frame decoded in half a_ (frame_ + 1 in the other)
+  int frame_ = -1;       // the frame decoded in half a_ (frame_ + 1 in the other); -1: none
+  int last_frame_ = -1;  // the frame of the last sample, cached or not
   int a_ = 0;
   std::vector<float> decoded_;  // 2 × animated tracks × 4 floats
 };
