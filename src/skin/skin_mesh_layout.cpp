@@ -1,9 +1,11 @@
 // SkinMesh, the layout the fast skinning paths read: vertices grouped by influence count (pairs
-// of weight 0 dropped), DQS's hemisphere links, planar copies of the attributes, and the map
-// from output vertex indices to stored ones.
+// of weight 0 dropped) and sorted by joint set inside a group, DQS's hemisphere links, planar
+// copies of the attributes, and the map from output vertex indices to stored ones.
 #include <algorithm>
 #include <array>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "kinema/core/error.h"
 #include "kinema/skin/skinning.h"
@@ -59,6 +61,48 @@ void build_dqs_links(SkinMesh& mesh) {
   mesh.dqs_links_built = true;
 }
 
+// The original indices of the vertices with c used influences, in the order they are stored:
+// sorted by joint set (the sorted tuple of their joint indices, then the tuple in its order),
+// the vertices of one joint sequence in their original order; each sequence's whole blocks of
+// eight first, the rest of every sequence after them (still by joint set). The 8-wide kernels
+// then see as many blocks of eight vertices sharing their joints as the mesh allows (the
+// blocks start at the group's first vertex), which they blend without transposition, and
+// neighbouring vertices read the same palette entries.
+std::vector<uint32_t> group_order(const SkinMeshView& view, const std::vector<uint8_t>& used,
+                                  int c) {
+  struct Key {
+    std::array<uint16_t, 8> set, sequence;  // padded with 0xFFFF
+    uint32_t vertex;
+  };
+  const size_t k = size_t(view.influences);
+  std::vector<Key> keys;
+  for (size_t v = 0; v < used.size(); ++v) {
+    if (used[v] != c) continue;
+    Key key{{}, {}, uint32_t(v)};
+    key.sequence.fill(0xFFFF);
+    size_t u = 0;
+    for (size_t i = v * k; i < v * k + k; ++i)
+      if (view.weights[i] > 0.0f) key.sequence[u++] = view.joints[i];
+    key.set = key.sequence;
+    std::sort(key.set.begin(), key.set.begin() + c);
+    keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.set, a.sequence, a.vertex) < std::tie(b.set, b.sequence, b.vertex);
+  });
+  std::vector<uint32_t> order, rest;
+  order.reserve(keys.size());
+  for (size_t r = 0; r < keys.size();) {
+    size_t e = r + 1;
+    while (e < keys.size() && keys[e].sequence == keys[r].sequence) ++e;
+    const size_t whole = r + (e - r) / 8 * 8;
+    for (size_t i = r; i < e; ++i) (i < whole ? order : rest).push_back(keys[i].vertex);
+    r = e;
+  }
+  order.insert(order.end(), rest.begin(), rest.end());
+  return order;
+}
+
 }  // namespace
 
 double SkinMesh::mean_influences() const {
@@ -85,9 +129,8 @@ SkinMesh make_skin_mesh(const SkinMeshView& view, size_t palette_size, const std
   for (int c = 1; c <= 8; ++c) {
     if (per_count[size_t(c)] == 0) continue;
     mesh.groups.push_back({c, mesh.positions.size(), per_count[size_t(c)], mesh.joints.size()});
-    for (size_t v = 0; v < n; ++v) {
-      if (used[v] != c) continue;
-      mesh.order.push_back(static_cast<uint32_t>(v));
+    for (const uint32_t v : group_order(view, used, c)) {
+      mesh.order.push_back(v);
       mesh.positions.push_back(view.positions[v]);
       if (!view.normals.empty()) mesh.normals.push_back(view.normals[v]);
       if (!view.tangents.empty()) mesh.tangents.push_back(view.tangents[v]);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -558,6 +559,152 @@ TEST(SkinPaths, BlocksSharingTheirJointsKeepTheBits) {
         });
         expect_same_bits(one, g);
         EXPECT_EQ(std::memcmp(p_one.data(), p_g.data(), n * sizeof(Vec3f)), 0) << grain;
+      }
+    }
+  }
+}
+
+// A mesh of runs of vertices sharing their joints, as rigid regions give: runs of 1…20 vertices
+// with one to four influences, drawn from few joint sets so that they come back later and
+// make_skin_mesh's sorting has something to gather.
+RandomMesh mesh_of_runs(std::mt19937& rng, size_t n, size_t joints) {
+  RandomMesh m = random_mesh(rng, n, 4, joints);
+  std::uniform_real_distribution<float> weight(0.05f, 1.0f);
+  for (size_t v = 0; v < n;) {
+    const size_t run = std::min<size_t>(n - v, 1 + rng() % 20);
+    const int used = 1 + int(rng() % 4);
+    std::array<uint16_t, 4> j{};
+    for (uint16_t& x : j) x = uint16_t(rng() % 6);
+    if (rng() % 2) std::reverse(j.begin(), j.end());
+    for (size_t r = 0; r < run; ++r, ++v) {
+      float sum = 0;
+      for (int i = 0; i < 4; ++i) {
+        m.joints[4 * v + size_t(i)] = uint16_t((j[size_t(i)] * 5 + size_t(i)) % joints);
+        m.weights[4 * v + size_t(i)] = i < used ? weight(rng) : 0.0f;
+        sum += m.weights[4 * v + size_t(i)];
+      }
+      for (int i = 0; i < 4; ++i) m.weights[4 * v + size_t(i)] /= sum;
+    }
+  }
+  return m;
+}
+
+// make_skin_mesh sorts each influence-count group by joint set, whole blocks of eight first: the
+// vertices of one joint sequence keep their original order, and every joint sequence fills as
+// many aligned blocks of eight as its count allows.
+TEST(SkinPaths, SkinMeshGathersTheVerticesOfAJointSetIntoBlocks) {
+  std::mt19937 rng(81);
+  const RandomMesh m = mesh_of_runs(rng, 3001, 40);
+  const SkinMesh mesh = make_skin_mesh(m.view(), 40);
+  ASSERT_EQ(mesh.vertex_count(), 3001u);
+  for (const SkinMesh::Group& g : mesh.groups) {
+    const size_t k = size_t(g.influences);
+    const auto seq = [&](size_t v) {  // stored vertex v's joints, in their order
+      const uint16_t* j = &mesh.joints[g.pair_begin + (v - g.begin) * k];
+      return std::vector<uint16_t>(j, j + k);
+    };
+    std::map<std::vector<uint16_t>, size_t> count, last;
+    for (size_t v = g.begin; v < g.begin + g.count; ++v) {
+      const std::vector<uint16_t> s = seq(v);
+      if (count[s]++ > 0) {
+        EXPECT_GT(mesh.order[v], last[s]) << "stable within a joint sequence";
+      }
+      last[s] = mesh.order[v];
+    }
+    size_t uniform = 0, best = 0;
+    for (size_t b = g.begin; b + 8 <= g.begin + g.count; b += 8) {
+      bool same = true;
+      for (size_t v = b + 1; v < b + 8; ++v) same = same && seq(v) == seq(b);
+      uniform += same ? 1 : 0;
+    }
+    for (const auto& [s, c] : count) best += c / 8;
+    EXPECT_EQ(uniform, best) << g.influences << " influences";
+    EXPECT_GT(best, 0u);
+  }
+}
+
+// The layout changes where vertices are stored, not what they become: outputs in original order
+// have the same bits as from a SkinMesh that keeps the original order inside each group (the
+// layout before the sorting), on every path, normal mode and kernel set, LBS and DQS.
+TEST(SkinPaths, SortedLayoutKeepsTheBitsOfEveryVertex) {
+  std::mt19937 rng(82);
+  const size_t joints = 40;
+  for (const bool runs_of_joints : {true, false}) {
+    const RandomMesh m =
+        runs_of_joints ? mesh_of_runs(rng, 2003, joints) : random_mesh(rng, 2003, 8, joints);
+    const size_t n = m.positions.size();
+    const SkinMesh sorted = make_skin_mesh(m.view(), joints);
+    // The same groups, each in original order.
+    SkinMesh plain = sorted;
+    for (const SkinMesh::Group& g : sorted.groups) {
+      std::vector<size_t> by_original(g.count);
+      for (size_t i = 0; i < g.count; ++i) by_original[i] = g.begin + i;
+      std::sort(by_original.begin(), by_original.end(),
+                [&](size_t a, size_t b) { return sorted.order[a] < sorted.order[b]; });
+      const size_t k = size_t(g.influences);
+      for (size_t i = 0; i < g.count; ++i) {
+        const size_t from = by_original[i], to = g.begin + i;
+        plain.order[to] = sorted.order[from];
+        plain.positions[to] = sorted.positions[from];
+        plain.normals[to] = sorted.normals[from];
+        plain.tangents[to] = sorted.tangents[from];
+        for (size_t p = 0; p < k; ++p) {
+          plain.joints[g.pair_begin + i * k + p] =
+              sorted.joints[g.pair_begin + (from - g.begin) * k + p];
+          plain.weights[g.pair_begin + i * k + p] =
+              sorted.weights[g.pair_begin + (from - g.begin) * k + p];
+        }
+        for (int c = 0; c < 3; ++c) {
+          plain.planar_positions[size_t(c) * n + to] =
+              sorted.planar_positions[size_t(c) * n + from];
+          plain.planar_normals[size_t(c) * n + to] = sorted.planar_normals[size_t(c) * n + from];
+          plain.planar_tangents[size_t(c) * n + to] = sorted.planar_tangents[size_t(c) * n + from];
+        }
+      }
+    }
+    ASSERT_NE(plain.order, sorted.order);
+    const auto palette = random_palette(rng, joints, 90, true);
+    std::vector<DualQuatf> dq(joints);
+    std::vector<Affine3x4f> pre(joints);
+    ASSERT_TRUE(dual_quat_palette(palette, dq, pre));
+    std::vector<float> amount(n);
+    std::uniform_real_distribution<float> u(0, 1);
+    for (float& a : amount) a = u(rng);
+    for (const int set : {0, 1, 2}) {
+      const KernelChoice choice(set);
+      if (!runs(choice, set, "SortedLayoutKeepsTheBitsOfEveryVertex")) continue;
+      for (const SkinPath path : {SkinPath::scalar, SkinPath::simd, SkinPath::parallel}) {
+        for (int method = 0; method < 5; ++method) {
+          for (const int attributes : {1, 2, 3}) {
+            const auto run = [&](SkinMesh mesh) {
+              mesh.lbs_normals =
+                  method == 1 ? LbsNormals::blended_matrix : LbsNormals::inverse_transpose;
+              Outputs o(n);
+              SkinOutputs out = o.spans();
+              if (attributes < 3) out.tangents = {};
+              if (attributes < 2) out.normals = {};
+              switch (method) {
+                case 0:
+                case 1:
+                  EXPECT_TRUE(skin_lbs(mesh, palette, out, path));
+                  break;
+                case 2:
+                  EXPECT_TRUE(skin_dqs(mesh, {dq, {}}, out, path));
+                  break;
+                case 3:
+                  EXPECT_TRUE(skin_dqs(mesh, {dq, pre}, out, path));
+                  break;
+                default:
+                  EXPECT_TRUE(skin_dqs(mesh, {dq, {}}, out, path, amount, palette));
+                  break;
+              }
+              return o;
+            };
+            SCOPED_TRACE(testing::Message() << "set " << set << " path " << int(path) << " method "
+                                            << method << " attributes " << attributes);
+            expect_same_bits(run(plain), run(sorted));
+          }
+        }
       }
     }
   }

@@ -216,7 +216,9 @@ enum class SkinOutputOrder { original, stored };
 /// vertices are grouped by how many influences they really have (weights > 0), and each group
 /// stores exactly that many (joint, weight) pairs, so a mesh that averages 2 influences in a
 /// 4-influence layout does half the blending work and reads half the weights. Inside a group
-/// vertices keep their relative order; `order[i]` is the original index of stored vertex i, and
+/// vertices are sorted by joint set, each joint sequence's whole blocks of eight first (so that
+/// the 8-wide kernels get as many blocks sharing their joints as possible; the vertices of one
+/// sequence keep their relative order); `order[i]` is the original index of stored vertex i, and
 /// skinning writes outputs at the ORIGINAL indices (index buffers stay valid). Zero-weight pairs
 /// are dropped; the remaining pairs keep their order (the first one anchors DQS's hemisphere
 /// test, as in skin_dqs). Build it with make_skin_mesh (offline: allocates, throws).
