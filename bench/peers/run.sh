@@ -23,6 +23,8 @@
 #   --repetitions N    repetitions per row, interleaved at random with the peer's (default 9)
 #   --min-time S       Google Benchmark's minimum time per repetition (default 0.1)
 #   --data DIR         shared data (default $KINEMA_SHARED_DATA, else ../shared/data)
+#   --prepare-only     build and make the data, run nothing (then rerun without it when the
+#                      machine is quiet: only what changed is rebuilt)
 #
 # What it does: builds ozz (build/peers/ozz-build → build/peers/ozz-install) with the same compiler
 # and flags as kinema's release preset, configures kinema with the `peers` preset (build/peers:
@@ -36,6 +38,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 ozz_src="" acl_src="" rtm_src="" holden_src="" out="" tables="" cpu="" reps=9 min_time=0.1
+prepare_only=0
 data="${KINEMA_SHARED_DATA:-$root/../shared/data}"
 
 die() { echo "bench/peers/run.sh: $*" >&2; exit 2; }
@@ -51,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     --repetitions) reps="$2"; shift 2 ;;
     --min-time) min_time="$2"; shift 2 ;;
     --data) data="$2"; shift 2 ;;
+    --prepare-only) prepare_only=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (--help lists the options)" ;;
   esac
@@ -169,6 +173,11 @@ if wants match; then
   build_db mm10k
   build_db mm54k --mirror --speeds 0.8,1
   build_db mm200k --mirror --speeds 0.8,0.85,0.9,0.95,1,1.05,1.1,1.15,1.2
+fi
+
+if [[ $prepare_only -eq 1 ]]; then
+  echo; echo "prepared: build/peers and its data; rerun without --prepare-only on a quiet machine"
+  exit 0
 fi
 
 # ---- the tables ----------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def test_run_sh_help_lists_every_option():
     r = subprocess.run(['bash', str(RUN), '--help'], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0
     for option in ('--ozz', '--acl', '--rtm', '--holden', '--out', '--tables', '--cpu',
-                   '--repetitions', '--min-time', '--data'):
+                   '--repetitions', '--min-time', '--data', '--prepare-only'):
         assert option in r.stdout
 
 
