@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Summarize bench/peers/run.sh's results folder as markdown: every kinema row beside its peer.
 
-usage: summarize.py RESULTS_DIR   (prints the markdown; run.sh writes it to summary.md)
+usage: summarize.py RESULTS_DIR                     (the markdown run.sh writes to summary.md)
+       summarize.py RESULTS_DIR --against OTHER_DIR   (every ratio beside another run's, and
+                                                       the largest difference: reproducibility)
 
 Each <table>.json is Google Benchmark's output with every repetition (run.sh interleaves the
 repetitions of all rows at random, so kinema and its peer share the machine's moods). Per row:
@@ -110,7 +112,47 @@ def main(folder: pathlib.Path) -> None:
         print('```')
 
 
+def ratios(folder: pathlib.Path):
+    """(table, kinema row, peer row) → kinema ÷ peer throughput, for every pair with both rows."""
+    out = {}
+    for table, pairs in PAIRS.items():
+        path = folder / f'{table}.json'
+        if not path.exists():
+            continue
+        rows = load(path)
+        for name, row in rows.items():
+            for pattern, template, _ in pairs:
+                if not re.match(pattern, name):
+                    continue
+                peer = rows.get(re.sub(pattern, template, name))
+                if row['times'] and peer and peer['times']:
+                    out[(table, name, re.sub(pattern, template, name))] = (
+                        statistics.median(peer['times']) / statistics.median(row['times']))
+    return out
+
+
+def compare(folder: pathlib.Path, other: pathlib.Path) -> None:
+    """Every ratio of `folder` beside the same ratio in `other`, and how far apart they are."""
+    a, b = ratios(folder), ratios(other)
+    common = sorted(set(a) & set(b))
+    if not common:
+        sys.exit(f'no pair of rows in common between {folder} and {other}')
+    print(f'# Ratios of {folder.name} against {other.name}\n')
+    print(f'| table | kinema row | peer row | {folder.name} | {other.name} | difference |')
+    print('|---|---|---|---:|---:|---:|')
+    worst = (0.0, None)
+    for key in common:
+        diff = a[key] / b[key] - 1
+        worst = max(worst, (abs(diff), key))
+        print(f'| {key[0]} | {key[1]} | {key[2]} | {a[key]:.2f}× | {b[key]:.2f}× | {diff:+.1%} |')
+    print(f'\n{len(common)} ratios; the largest difference is {worst[0]:.1%} ({worst[1][1]} against '
+          f'{worst[1][2]}).')
+
+
 if __name__ == '__main__':
-    if len(sys.argv) != 2:
+    if len(sys.argv) == 4 and sys.argv[2] == '--against':
+        compare(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[3]))
+    elif len(sys.argv) == 2:
+        main(pathlib.Path(sys.argv[1]))
+    else:
         sys.exit(__doc__)
-    main(pathlib.Path(sys.argv[1]))

@@ -96,3 +96,17 @@ def test_summary_reports_errors_and_reads_real_time_rows(tmp_path, capsys):
     text = capsys.readouterr().out
     assert '**2.00×**' in text
     assert 'skipped: DQS/arnaud/P/SkinMeshStored/real_time: mesh missing' in text
+
+
+def test_compare_lists_every_common_ratio_and_the_largest_difference(tmp_path, capsys):
+    one, two = tmp_path / 'one', tmp_path / 'two'
+    one.mkdir(), two.mkdir()
+    (one / 'anim.json').write_text(json.dumps(bench_json({'Kinema/Blend/2': [100], 'Ozz/Blend/2': [200],
+                                                          'Kinema/LocalToModel': [100], 'Ozz/LocalToModel': [230]})))
+    (two / 'anim.json').write_text(json.dumps(bench_json({'Kinema/Blend/2': [100], 'Ozz/Blend/2': [220],
+                                                          'Kinema/LocalToModel': [100], 'Ozz/LocalToModel': [230]})))
+    summarize.compare(one, two)
+    text = capsys.readouterr().out
+    assert '| anim | Kinema/Blend/2 | Ozz/Blend/2 | 2.00× | 2.20× | -9.1% |' in text
+    assert '+0.0%' in text
+    assert 'the largest difference is 9.1% (Kinema/Blend/2 against Ozz/Blend/2)' in text
