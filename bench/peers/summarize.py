@@ -67,6 +67,33 @@ def cell(row) -> str:
     return f'{fmt(statistics.median(t))} ({fmt(min(t))}–{fmt(max(t))})'
 
 
+def pairs_in(rows, pairs):
+    """Each (kinema row name, its row, peer row name, the peer's row or None, peer label) of a
+    table, in name order; a kinema row may have several peers (the search table)."""
+    for name, row in sorted(rows.items()):
+        for pattern, template, label in pairs:
+            if re.match(pattern, name):
+                peer_name = re.sub(pattern, template, name)
+                yield name, row, peer_name, rows.get(peer_name), label
+
+
+def measured(row) -> bool:
+    return bool(row) and not row['error'] and bool(row['times'])
+
+
+def ratio(row, peer) -> float:
+    """kinema's throughput ÷ the peer's: the peer's median time over kinema's."""
+    return statistics.median(peer['times']) / statistics.median(row['times'])
+
+
+def tables(folder: pathlib.Path):
+    """(table, rows, pairs) for each table of the folder that has results."""
+    for table, pairs in PAIRS.items():
+        path = folder / f'{table}.json'
+        if path.exists():
+            yield table, load(path), pairs
+
+
 def main(folder: pathlib.Path) -> None:
     print(f'# Side-by-side benchmarks: {folder.name}\n')
     machine = folder / 'machine.txt'
@@ -74,33 +101,22 @@ def main(folder: pathlib.Path) -> None:
         print('\n'.join(f'- {line}' for line in machine.read_text().splitlines()), end='\n\n')
     print('Median over repetitions (min–max in brackets); **× peer** = kinema\'s throughput ÷ the '
           'peer\'s (above 1: kinema is faster).\n')
-    for table, pairs in PAIRS.items():
-        path = folder / f'{table}.json'
-        if not path.exists():
-            continue
-        rows = load(path)
+    for table, rows, pairs in tables(folder):
         print(f'## {table}\n')
         print('| kinema row | kinema | peer | peer row | peer | × peer |')
         print('|---|---:|---|---|---:|---:|')
         missing = []
-        for name, row in sorted(rows.items()):
-            for pattern, template, label in pairs:
-                if not re.match(pattern, name):
-                    continue
-                peer_name = re.sub(pattern, template, name)
-                peer = rows.get(peer_name)
-                if row['error'] or not row['times']:
-                    missing.append(f'{name}: {row["error"] or "no result"}')
-                    break
-                if peer is None or peer['error'] or not peer['times']:
-                    why = peer['error'] if peer else 'not built (peer not given or not found)'
-                    missing.append(f'{peer_name}: {why}')
-                    continue
-                ratio = statistics.median(peer['times']) / statistics.median(row['times'])
+        for name, row, peer_name, peer, label in pairs_in(rows, pairs):
+            if not measured(row):
+                missing.append(f'{name}: {row["error"] or "no result"}')
+            elif not measured(peer):
+                why = peer['error'] if peer else 'not built (peer not given or not found)'
+                missing.append(f'{peer_name}: {why}')
+            else:
                 extra = ''.join(f', {k} {v:g}' for k, v in row['counters'].items() if v)
                 peer_extra = ''.join(f', {k} {v:g}' for k, v in peer['counters'].items() if v)
                 print(f'| {name}{extra} | {cell(row)} | {label} | {peer_name}{peer_extra} '
-                      f'| {cell(peer)} | **{ratio:.2f}×** |')
+                      f'| {cell(peer)} | **{ratio(row, peer):.2f}×** |')
         for m in sorted(set(missing)):
             print(f'\nskipped: {m}')
         print()
@@ -114,21 +130,10 @@ def main(folder: pathlib.Path) -> None:
 
 def ratios(folder: pathlib.Path):
     """(table, kinema row, peer row) → kinema ÷ peer throughput, for every pair with both rows."""
-    out = {}
-    for table, pairs in PAIRS.items():
-        path = folder / f'{table}.json'
-        if not path.exists():
-            continue
-        rows = load(path)
-        for name, row in rows.items():
-            for pattern, template, _ in pairs:
-                if not re.match(pattern, name):
-                    continue
-                peer = rows.get(re.sub(pattern, template, name))
-                if row['times'] and peer and peer['times']:
-                    out[(table, name, re.sub(pattern, template, name))] = (
-                        statistics.median(peer['times']) / statistics.median(row['times']))
-    return out
+    return {(table, name, peer_name): ratio(row, peer)
+            for table, rows, pairs in tables(folder)
+            for name, row, peer_name, peer, _ in pairs_in(rows, pairs)
+            if measured(row) and measured(peer)}
 
 
 def compare(folder: pathlib.Path, other: pathlib.Path) -> None:
