@@ -33,6 +33,7 @@
 #include "kinema/compress/quantize.h"
 #include "kinema/compress/summary.h"
 #include "kinema/core/byte_io.h"
+#include "kinema/core/cpu_features.h"
 #include "kinema/core/error.h"
 #include "kinema/core/file.h"
 #include "kinema/core/units.h"

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "kinema/core/cpu_features.h"
 #include "kinema/math/simd4.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -202,10 +203,8 @@ namespace avx512 {
 #undef KINEMA_BLEND_TARGET
 }  // namespace avx512
 
-bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-bool cpu_has_avx512vl() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-}
+bool cpu_has_avx2_fma() { return cpu_features().avx2_fma(); }
+bool cpu_has_avx512vl() { return cpu_features().avx2_fma() && cpu_features().avx512vl; }
 #else
 bool cpu_has_avx2_fma() { return false; }
 bool cpu_has_avx512vl() { return false; }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "kinema/core/cpu_features.h"
 #include "kinema/core/error.h"
 #include "search_internal.h"
 #include "search_kernels.h"
@@ -52,7 +53,7 @@ std::atomic<bool> g_force_baseline{false};
 
 SearchIsa search_isa() {
 #if defined(KINEMA_MATCH_AVX2)
-  static const bool has_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool has_avx2 = cpu_features().avx2 && cpu_features().f16c;
   if (has_avx2 && !g_force_baseline.load(std::memory_order_relaxed)) return SearchIsa::kAvx2;
 #endif
   return SearchIsa::kBase;

@@ -3,6 +3,7 @@
 #include "cloth_assembly.h"
 
 #include "cloth_assembly_kernel.h"
+#include "kinema/core/cpu_features.h"
 
 namespace kinema::detail {
 
@@ -14,7 +15,7 @@ void cloth_wind_pass_avx2(const ClothWindPass& pass, std::size_t count);
 
 namespace {
 bool has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = cpu_features().avx2;
   return has;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "contact_batches_kernel.h"
+#include "kinema/core/cpu_features.h"
 
 namespace kinema::detail {
 
@@ -68,7 +69,7 @@ void solve_contact_batches_baseline(std::span<const ContactBatch> batches,
 void solve_contact_batches(std::span<const ContactBatch> batches,
                            std::span<WideContactPoint> points, std::span<RigidBody* const> bodies) {
 #if defined(KINEMA_CONTACT_AVX2)
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  static const bool has_avx2 = cpu_features().avx2;
   if (has_avx2) return solve_contact_batches_avx2(batches, points, bodies);
 #endif
   solve_contact_batches_kernel(batches, points, bodies.data());

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <limits>
 
+#include "kinema/core/cpu_features.h"
 #include "kinema/core/error.h"
 #include "kinema/math/simd4.h"
 #include "kinema/skeleton/skeleton.h"
@@ -112,7 +113,7 @@ namespace {
   }
 }
 
-bool cpu_has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool cpu_has_avx2_fma() { return cpu_features().avx2_fma(); }
 #else
 bool cpu_has_avx2_fma() { return false; }
 #endif

@@ -10,14 +10,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "kinema/core/cpu_features.h"
 #include "skinning_kernels.h"
 
 #if defined(__SSE4_1__)
 #include <immintrin.h>
 #define KINEMA_SKIN_SSE 1
-#endif
-#if KINEMA_SKIN_AVX512
-#include <cpuid.h>
 #endif
 
 namespace kinema::skin_detail {
@@ -580,7 +578,7 @@ std::atomic<int> g_use_avx2{-1};
 
 bool cpu_has_avx2_fma() {
 #if KINEMA_SKIN_AVX2
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return cpu_features().avx2_fma();
 #else
   return false;
 #endif
@@ -599,23 +597,9 @@ bool use_avx2() {
 // not; -1 before the first call asks the CPU.
 std::atomic<int> g_use_avx512{-1};
 
-#if KINEMA_SKIN_AVX512
-// XCR0 (the state the OS saves on a context switch) has the SSE, AVX, opmask and both halves of
-// the zmm registers: bits 1, 2, 5, 6 and 7.
-bool os_saves_zmm() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
-  unsigned lo = 0, hi = 0;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (lo & 0xE6u) == 0xE6u;
-}
-#endif
-
 bool cpu_has_avx512() {
 #if KINEMA_SKIN_AVX512
-  return cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && os_saves_zmm();
+  return cpu_features().avx512_fvldqbw();
 #else
   return false;
 #endif
