@@ -42,7 +42,7 @@ class CompressedClipLoader {
     read_segment_headers();
     locate_samples();
     check_raw_samples();
-    find_rotation_groups();
+    find_rotation_lanes();
     c_.bytes_.assign(bytes_.begin(), bytes_.end());
     return std::move(c_);
   }
@@ -232,16 +232,11 @@ class CompressedClipLoader {
     }
   }
 
-  /// The groups of four joints with animated rotations and their lanes, for the decoder's
-  /// final SoA normalization.
-  void find_rotation_groups() {
+  /// The joint lanes with animated rotations, which the decoder normalizes and writes.
+  void find_rotation_lanes() {
     c_.rotation_lanes_.assign(c_.base_.size() * 4, 0);
     for (const Track& t : c_.tracks_)
       if (t.channel == kRotation) c_.rotation_lanes_[size_t(t.joint)] = 0xFFFFFFFFu;
-    for (size_t g = 0; g < c_.base_.size(); ++g)
-      if (c_.rotation_lanes_[4 * g] | c_.rotation_lanes_[4 * g + 1] |
-          c_.rotation_lanes_[4 * g + 2] | c_.rotation_lanes_[4 * g + 3])
-        c_.rotation_groups_.push_back(int32_t(g));
   }
 
   std::span<const std::byte> bytes_;
@@ -263,8 +258,7 @@ CompressedClip CompressedClip::deserialize(std::span<const std::byte> bytes,
 size_t CompressedClip::memory_bytes() const {
   return bytes_.capacity() + name_.capacity() + segment_bits_.capacity() * sizeof(uint64_t) +
          frame_bits_.capacity() * sizeof(uint32_t) + tracks_.capacity() * sizeof(Track) +
-         base_.capacity() * sizeof(SoaTransform) + rotation_groups_.capacity() * sizeof(int32_t) +
-         rotation_lanes_.capacity() * sizeof(uint32_t);
+         base_.capacity() * sizeof(SoaTransform) + rotation_lanes_.capacity() * sizeof(uint32_t);
 }
 
 std::optional<TrackKind> CompressedClip::kind(int joint, int channel) const {

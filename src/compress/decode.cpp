@@ -115,6 +115,57 @@ inline void rebuild_pair(__m128& v0, const uint8_t* h0, __m128& v1, const uint8_
                        kExpand[h1[0] >> 5]);
 }
 
+// The animated rotations of a pose, written group by group. Tracks come in joint order, so the
+// rotations of one group of four joints arrive together; they are collected as (x, y, z, w)
+// vectors, transposed to the group's SoA lanes, normalized four at a time (nlerp's
+// normalization: q·(1/|q|) with the estimate and one Newton step, the sum as
+// ((x² + y²) + (z² + w²))) and stored into the lanes that hold animated rotations, the others
+// (constants, already in the pose) kept bit-exact. Storing each rotation's lanes as four scalars
+// and normalizing the pose afterwards reloaded every 16-byte group over scalar stores just made,
+// which the CPU cannot forward: a stall of about a dozen cycles a load.
+class RotationGroups {
+ public:
+  RotationGroups(const uint32_t* lanes, SoaTransform* out) : lanes_(lanes), out_(out) {}
+  ~RotationGroups() { flush(); }
+
+  void put(int joint, __m128 q) {
+    if ((joint >> 2) != group_) {
+      flush();
+      group_ = joint >> 2;
+    }
+    q_[joint & 3] = q;
+  }
+
+ private:
+  void flush() {
+    if (group_ < 0) return;
+    __m128 x = q_[0], y = q_[1], z = q_[2], w = q_[3];
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    const __m128 n = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
+                                _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w)));
+    const __m128 r = _mm_rsqrt_ps(n);
+    const __m128 inv =
+        _mm_mul_ps(r, _mm_sub_ps(_mm_set1_ps(1.5f),
+                                 _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), n), _mm_mul_ps(r, r))));
+    SoaTransform& o = out_[group_];
+    const __m128 mask = _mm_castsi128_ps(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes_ + 4 * size_t(group_))));
+    _mm_store_ps(o.qx, _mm_blendv_ps(_mm_load_ps(o.qx), _mm_mul_ps(x, inv), mask));
+    _mm_store_ps(o.qy, _mm_blendv_ps(_mm_load_ps(o.qy), _mm_mul_ps(y, inv), mask));
+    _mm_store_ps(o.qz, _mm_blendv_ps(_mm_load_ps(o.qz), _mm_mul_ps(z, inv), mask));
+    _mm_store_ps(o.qw, _mm_blendv_ps(_mm_load_ps(o.qw), _mm_mul_ps(w, inv), mask));
+    // Lanes without an animated rotation keep a unit quaternion: no NaN or denormal is formed.
+    q_[0] = q_[1] = q_[2] = q_[3] = _mm_setr_ps(0, 0, 0, 1);
+    group_ = -1;
+  }
+
+  const uint32_t* lanes_;
+  SoaTransform* out_;
+  int group_ = -1;
+  __m128 q_[4] = {_mm_setr_ps(0, 0, 0, 1), _mm_setr_ps(0, 0, 0, 1), _mm_setr_ps(0, 0, 0, 1),
+                  _mm_setr_ps(0, 0, 0, 1)};
+};
+
 inline void store_lanes(float* p, __m128 v, bool four) {
   alignas(16) float t[4];
   _mm_store_ps(t, v);
@@ -227,6 +278,7 @@ class CompressedClipDecoder {
       if (alpha > 0 && frame + 1 < c.frame_count_) {
         Cursor c1 = cursor(c, frame + 1);
         const __m128 a = _mm_set1_ps(alpha), sign = _mm_set1_ps(-0.0f);
+        RotationGroups rotations(c.rotation_lanes_.data(), out.data());
         for (const CompressedClip::Track& tr : c.tracks_) {
           const bool rot = tr.channel == kRotation;
           const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
@@ -240,19 +292,24 @@ class CompressedClipDecoder {
           }
           c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), a));
-          store_lanes(o + tr.lane, v0, rot);
+          if (rot)
+            rotations.put(tr.joint, v0);
+          else
+            store_lanes(o + tr.lane, v0, false);
         }
-        normalize_rotations(c, out);
         return;
       }
+      RotationGroups rotations(c.rotation_lanes_.data(), out.data());
       for (const CompressedClip::Track& tr : c.tracks_) {
         const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
         const __m128 v = unpack4(d, tr.channel, c0.header, r0, c0.bit);
         c0.header += kSegmentTrackBytes;
         const bool rot = tr.channel == kRotation;
-        store_lanes(o + tr.lane, v, rot);
+        if (rot)
+          rotations.put(tr.joint, v);
+        else
+          store_lanes(o + tr.lane, v, false);
       }
-      normalize_rotations(c, out);
       return;
     }
 #endif
@@ -304,6 +361,9 @@ class CompressedClipDecoder {
                            bool blend_frames, std::span<SoaTransform> out) {
     std::memcpy(out.data(), c.base_.data(), c.base_.size() * sizeof(SoaTransform));
     float* o = out.data()->tx;
+#if KINEMA_COMPRESS_SSE
+    RotationGroups rotations(c.rotation_lanes_.data(), out.data());
+#endif
     for (const CompressedClip::Track& tr : c.tracks_) {
       const bool rot = tr.channel == kRotation;
 #if KINEMA_COMPRESS_SSE
@@ -314,7 +374,10 @@ class CompressedClipDecoder {
           if (rot) v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), _mm_set1_ps(-0.0f)));
           v0 = _mm_add_ps(v0, _mm_mul_ps(_mm_sub_ps(v1, v0), _mm_set1_ps(alpha)));
         }
-        store_lanes(o + tr.lane, v0, rot);
+        if (rot)
+          rotations.put(tr.joint, v0);
+        else
+          store_lanes(o + tr.lane, v0, false);
         f0 += 4, f1 += 4;
         continue;
       }
@@ -329,34 +392,7 @@ class CompressedClipDecoder {
       if (rot) p[12] = v0[3];
       f0 += 4, f1 += 4;
     }
-#if KINEMA_COMPRESS_SSE
-    if constexpr (std::endian::native == std::endian::little) normalize_rotations(c, out);
-#endif
   }
-
-#if KINEMA_COMPRESS_SSE
-  // nlerp's normalization, four joints at a time, on the lanes that hold animated rotations
-  // (constant ones stay bit-exact): x·(1/|q|) with the estimate and one Newton step.
-  static void normalize_rotations(const CompressedClip& c, std::span<SoaTransform> out) {
-    const __m128 half = _mm_set1_ps(0.5f), three_halves = _mm_set1_ps(1.5f);
-    for (const int32_t g : c.rotation_groups_) {
-      SoaTransform& o = out[size_t(g)];
-      const __m128 x = _mm_load_ps(o.qx), y = _mm_load_ps(o.qy), z = _mm_load_ps(o.qz),
-                   w = _mm_load_ps(o.qw);
-      const __m128 n = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, x), _mm_mul_ps(y, y)),
-                                  _mm_add_ps(_mm_mul_ps(z, z), _mm_mul_ps(w, w)));
-      const __m128 r = _mm_rsqrt_ps(n);
-      const __m128 inv = _mm_mul_ps(
-          r, _mm_sub_ps(three_halves, _mm_mul_ps(_mm_mul_ps(half, n), _mm_mul_ps(r, r))));
-      const __m128 mask = _mm_castsi128_ps(_mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(c.rotation_lanes_.data() + 4 * size_t(g))));
-      _mm_store_ps(o.qx, _mm_blendv_ps(x, _mm_mul_ps(x, inv), mask));
-      _mm_store_ps(o.qy, _mm_blendv_ps(y, _mm_mul_ps(y, inv), mask));
-      _mm_store_ps(o.qz, _mm_blendv_ps(z, _mm_mul_ps(z, inv), mask));
-      _mm_store_ps(o.qw, _mm_blendv_ps(w, _mm_mul_ps(w, inv), mask));
-    }
-  }
-#endif
 
   static bool sample_cached(const CompressedClip& c, float time, CompressedSamplingCache& cache,
                             std::span<SoaTransform> out) {

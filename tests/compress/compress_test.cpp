@@ -62,6 +62,37 @@ TEST(Compress, LosslessStagesAreBitExact) {
   }
 }
 
+// The decoder writes a group's animated rotations together (normalized four at a time); the
+// constant and identity rotations sharing their group stay bit-exact between frames too, with
+// and without the cache, and every animated rotation comes back unit.
+TEST(Compress, ConstantRotationsBesideAnimatedOnesStayExactBetweenFrames) {
+  std::mt19937 rng(7);
+  const Skeleton sk = test::random_skeleton(12, rng);
+  const Clip clip = test::random_clip(sk, 1.0, 30, rng);
+  const CompressedClip c = compress(clip, sk);
+  const size_t n = size_t(sk.joint_count());
+  std::vector<int> animated, fixed;
+  for (int j = 0; j < int(n); ++j)
+    (c.kind(j, 1) == TrackKind::Animated ? animated : fixed).push_back(j);
+  ASSERT_FALSE(animated.empty());
+  ASSERT_FALSE(fixed.empty());
+  const std::vector<Transformf> at_frame = decode_aos(c, 0, 0);
+  CompressedSamplingCache cache(c);
+  std::vector<SoaTransform> soa(size_t(c.soa_count()));
+  std::vector<Transformf> aos(n);
+  for (float t = 0.013f; t < 1.0f; t += 0.047f)
+    for (const bool cached : {false, true}) {
+      ASSERT_TRUE(cached ? sample(c, t, cache, soa) : sample(c, t, soa));
+      to_aos(soa, aos);
+      for (const int j : fixed)
+        EXPECT_EQ(aos[size_t(j)].rotation, at_frame[size_t(j)].rotation) << j << " at " << t;
+      for (const int j : animated) {
+        const Quatf q = aos[size_t(j)].rotation;
+        EXPECT_NEAR(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, 1.0f, 2e-6f) << j << " at " << t;
+      }
+    }
+}
+
 // Mocap exports carry channels that only jitter (finger rotations of 1e-12 rad in the CMU Daz
 // files): stored once, and the bound still holds.
 TEST(Compress, NearConstantTracksAreStoredOnce) {

@@ -108,9 +108,8 @@ class CompressedClip {
   std::vector<uint32_t> frame_bits_;    // bits per frame of each segment
   std::vector<Track> tracks_;
   std::vector<SoaTransform> base_;  // identity and constant channels, SoA
-  // Groups of four joints with animated rotations, and per group the lanes that have one
-  // (all bits set), for the decoder's final SoA normalization.
-  std::vector<int32_t> rotation_groups_;
+  // Per joint lane (four per group), all bits set where the joint's rotation is animated: the
+  // lanes the decoder normalizes and writes when it stores a group's rotations.
   std::vector<uint32_t> rotation_lanes_;
 };
 
