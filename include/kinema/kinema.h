@@ -62,6 +62,7 @@
 #include "kinema/ik/jacobian.h"
 #include "kinema/ik/joint_limits.h"
 #include "kinema/ik/limit_hook.h"
+#include "kinema/ik/locomotion_warp.h"
 #include "kinema/ik/look_at.h"
 #include "kinema/ik/two_bone.h"
 #include "kinema/io/asset_file.h"

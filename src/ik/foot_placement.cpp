@@ -4,7 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hierarchy_walk.h"
+
 namespace kinema {
+
+using ik_detail::is_ancestor;
+using ik_detail::model_rotation;
+using ik_detail::model_uniform_scale;
 
 namespace {
 
@@ -17,31 +23,6 @@ bool settings_ok(const FootPlacementSettings& s) {
          finite(s.ray_down) && s.ray_down >= 0 && finite(s.max_tilt) &&
          !std::isnan(s.pelvis_half_life) && !std::isnan(s.foot_half_life) &&
          finite(s.soft_distance) && s.soft_distance >= 0;
-}
-
-// Model rotation of joint j computed from local rotations (parents-first hierarchy).
-Quat model_rotation(std::span<const int> parents, std::span<const Transform> local, int j) {
-  Quat q = Quat::identity();
-  while (j >= 0) {
-    q = local[static_cast<std::size_t>(j)].rotation * q;
-    j = parents[static_cast<std::size_t>(j)];
-  }
-  return normalize(q);
-}
-
-double model_uniform_scale(std::span<const int> parents, std::span<const Transform> local, int j) {
-  double s = 1;
-  while (j >= 0) {
-    s *= local[static_cast<std::size_t>(j)].scale.x;
-    j = parents[static_cast<std::size_t>(j)];
-  }
-  return s;
-}
-
-bool is_ancestor(std::span<const int> parents, int a, int j) {
-  for (j = parents[static_cast<std::size_t>(j)]; j >= 0; j = parents[static_cast<std::size_t>(j)])
-    if (j == a) return true;
-  return false;
 }
 
 }  // namespace

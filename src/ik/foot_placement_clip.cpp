@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "hierarchy_walk.h"
 #include "kinema/core/error.h"
 #include "kinema/math/scalar.h"
 
@@ -19,18 +20,8 @@ bool finite(double v) { return std::isfinite(v); }
   throw Error("", place, reason);
 }
 
-bool is_ancestor(std::span<const int> parents, int a, int j) {
-  for (j = parents[static_cast<size_t>(j)]; j >= 0; j = parents[static_cast<size_t>(j)])
-    if (j == a) return true;
-  return false;
-}
-
-Quat model_rotation(std::span<const int> parents, std::span<const Transform> local, int j) {
-  Quat q = Quat::identity();
-  for (; j >= 0; j = parents[static_cast<size_t>(j)])
-    q = local[static_cast<size_t>(j)].rotation * q;
-  return normalize(q);
-}
+using ik_detail::is_ancestor;
+using ik_detail::model_rotation;
 
 // Positions of one leg at one frame.
 struct LegFrame {
