@@ -90,10 +90,13 @@ int GraphBuilder::build_inline(const Json& j, const std::string& name) {
   } else if (type == "state_machine") {
     node.type = NodeType::StateMachine;
     node.data = parse_machine(j);
+  } else if (type == "locomotion_warp") {
+    node.type = NodeType::LocomotionWarp;
+    node.data = parse_locomotion_warp(j);
   } else {
     fail(j.at("type").ptr, "unknown node type '" + type +
-                               "' (expected clip, blend1d, blend2d, additive, layer or "
-                               "state_machine)");
+                               "' (expected clip, blend1d, blend2d, additive, layer, "
+                               "state_machine or locomotion_warp)");
   }
   return add_node(std::move(node));
 }
@@ -310,6 +313,86 @@ LayerNode GraphBuilder::parse_layer(const Json& j) {
     l.layers.push_back(std::move(layer));
   }
   return l;
+}
+
+// ---- locomotion warping --------------------------------------------------------------------
+
+int GraphBuilder::joint_ref(const Json& j) const {
+  const std::string name = get_name(j);
+  const int index = g_.runtime_skeleton_.find(name);
+  if (index < 0) fail(j.ptr, "no joint '" + name + "' in the skeleton of " + skeleton_file_);
+  return index;
+}
+
+LocomotionWarpNode GraphBuilder::parse_locomotion_warp(const Json& j) {
+  check_members(j, {"type", "name", "input", "pelvis", "legs", "spine", "stride_scale", "direction",
+                    "facing", "max_angle", "max_extension", "max_pelvis_drop"});
+  LocomotionWarpNode w;
+  w.input = build_ref(require(j, "input"));
+  const RuntimeSkeleton& rs = g_.runtime_skeleton_;
+  w.parents.assign(rs.parents().begin(), rs.parents().end());
+  const auto below = [&](int ancestor, int joint) {
+    for (int p = w.parents[static_cast<size_t>(joint)]; p >= 0;
+         p = w.parents[static_cast<size_t>(p)])
+      if (p == ancestor) return true;
+    return false;
+  };
+  w.pelvis = joint_ref(require(j, "pelvis"));
+  const Json legs = require(j, "legs");
+  expect_array(legs);
+  if (legs.v.empty() || legs.v.size() > static_cast<size_t>(kMaxStrideWarpLegs))
+    fail(legs.ptr, "a locomotion warp has 1 to " + std::to_string(kMaxStrideWarpLegs) + " legs");
+  for (size_t i = 0; i < legs.v.size(); ++i) {
+    const Json leg = legs.at(i);
+    check_members(leg, {"hip", "knee", "ankle"});
+    StrideWarpJoints joints{joint_ref(require(leg, "hip")), joint_ref(require(leg, "knee")),
+                            joint_ref(require(leg, "ankle"))};
+    if (!below(joints.hip, joints.knee) || !below(joints.knee, joints.ankle))
+      fail(leg.ptr, "a leg's knee must be below its hip and its ankle below its knee");
+    if (!below(w.pelvis, joints.hip)) fail(leg.ptr, "a leg's hip must be below the pelvis");
+    w.legs.push_back(joints);
+  }
+  if (j.has("spine")) {
+    const Json spine = j.at("spine");
+    expect_array(spine);
+    int above = w.pelvis;
+    for (size_t i = 0; i < spine.v.size(); ++i) {
+      const int joint = joint_ref(spine.at(i));
+      if (w.parents[static_cast<size_t>(joint)] != above)
+        fail(spine.at(i).ptr,
+             "the spine is a chain from the pelvis's child upwards: each joint's "
+             "parent is the one before it");
+      w.spine.push_back(joint);
+      above = joint;
+    }
+  }
+  if (j.has("stride_scale")) w.stride_scale = value_ref(j.at("stride_scale"));
+  if (w.stride_scale.parameter < 0 && !(w.stride_scale.constant > 0))
+    fail(j.at("stride_scale").ptr, "the stride scale is a positive number or a float parameter");
+  if (j.has("direction")) w.direction = value_ref(j.at("direction"), true);
+  if (j.has("facing")) {
+    const Json f = j.at("facing");
+    expect_array(f);
+    if (f.v.size() != 3) fail(f.ptr, "facing is [x, y, z]");
+    w.facing = {get_float(f.at(size_t{0})), get_float(f.at(size_t{1})), get_float(f.at(size_t{2}))};
+    if (!(w.facing.x * w.facing.x + w.facing.z * w.facing.z > 1e-12))
+      fail(f.ptr, "facing needs a horizontal part (x or z)");
+  }
+  const auto bounded = [&](const char* key, float lo, float hi, const char* what) {
+    const Json v = j.at(key);
+    const float x = get_float(v);
+    if (!(x >= lo && x <= hi)) fail(v.ptr, what);
+    return x;
+  };
+  if (j.has("max_angle"))
+    w.max_angle = bounded("max_angle", 0, 180, "max_angle is in [0, 180] degrees");
+  if (j.has("max_extension"))
+    w.settings.max_extension =
+        bounded("max_extension", 1e-3f, 1, "max_extension is a fraction of the leg in (0, 1]");
+  if (j.has("max_pelvis_drop"))
+    w.settings.max_pelvis_drop =
+        bounded("max_pelvis_drop", 0, 10, "max_pelvis_drop is in [0, 10] metres");
+  return w;
 }
 
 }  // namespace kinema

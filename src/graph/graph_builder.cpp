@@ -237,13 +237,13 @@ int GraphBuilder::clip_ref(const Json& j) const {
   fail(j.ptr, "unknown clip '" + name + "' (clips: " + names_of(clip_ptr_) + ")");
 }
 
-GraphValue GraphBuilder::value_ref(const Json& j) const {
+GraphValue GraphBuilder::value_ref(const Json& j, bool signed_value) const {
   GraphValue v;
   if (j.v.is_string()) {
     v.parameter = parameter_ref(j, static_cast<int>(ParamType::Float));
   } else if (j.v.is_number()) {
     v.constant = get_float(j);
-    if (v.constant < 0) fail(j.ptr, "a weight must not be negative");
+    if (!signed_value && v.constant < 0) fail(j.ptr, "a weight must not be negative");
   } else {
     fail(j.ptr,
          std::string("expected a number or a float parameter's name, got ") + json_kind(j.v));

@@ -79,7 +79,8 @@ class GraphBuilder {
   /// Index of a clip named by string `j`.
   int clip_ref(const Json& j) const;
   /// A weight: a number, or the name of a float parameter.
-  GraphValue value_ref(const Json& j) const;
+  /// A float parameter's name or a number (not negative unless `signed_value`).
+  GraphValue value_ref(const Json& j, bool signed_value = false) const;
 
   // ---- the steps ----------------------------------------------------------------------------
   // graph_builder.cpp
@@ -106,6 +107,8 @@ class GraphBuilder {
   Blend2DNode parse_blend2d(const Json& j);
   AdditiveNode parse_additive(const Json& j);
   LayerNode parse_layer(const Json& j);
+  LocomotionWarpNode parse_locomotion_warp(const Json& j);
+  int joint_ref(const Json& j) const;
   std::vector<SyncMarker> parse_markers(const Json& j) const;
   std::vector<SoaTransform> parse_reference(const Json& j) const;
   std::vector<float> parse_mask(const Json& j) const;

@@ -72,6 +72,10 @@ GraphInstance::GraphInstance(const AnimGraph& graph) : graph_(&graph) {
         status.node = static_cast<int>(i);
         break;
       }
+      case NodeType::LocomotionWarp:
+        st.warp_local.assign(static_cast<size_t>(graph.joint_count()), Transform{});
+        st.warp_model.assign(static_cast<size_t>(graph.joint_count()), Transform{});
+        break;
     }
   }
   pool_.assign(static_cast<size_t>(buffers) * static_cast<size_t>(soa), SoaTransform::identity());
@@ -318,6 +322,10 @@ void GraphEvaluator::restart(GraphInstance& g, int node) {
     case NodeType::StateMachine:
       restart_machine(g, node);
       break;
+    case NodeType::LocomotionWarp:
+      restart(g, std::get<LocomotionWarpNode>(d.data).input);
+      st.warp_state.reset();
+      break;
   }
 }
 
@@ -415,6 +423,12 @@ RootDelta GraphEvaluator::advance(GraphInstance& g, int node, float dt) {
     }
     case NodeType::StateMachine:
       return advance_machine(g, node, dt);
+    case NodeType::LocomotionWarp: {
+      const int input = std::get<LocomotionWarpNode>(d.data).input;
+      const RootDelta motion = advance(g, input, dt);
+      st.normalized = state(g, input).normalized;
+      return motion;
+    }
   }
   return RootDelta{};
 }
@@ -494,6 +508,15 @@ std::span<const SoaTransform> GraphEvaluator::evaluate(GraphInstance& g, int nod
     }
     case NodeType::StateMachine:
       return evaluate_machine(g, node, record);
+    case NodeType::LocomotionWarp: {
+      const LocomotionWarpNode& w = std::get<LocomotionWarpNode>(d.data);
+      const std::span<const SoaTransform> input = evaluate(g, w.input, record);
+      std::copy(input.begin(), input.end(), out.begin());
+      warp_locomotion(w, param_value(g.params_, w.stride_scale),
+                      param_value(g.params_, w.direction), st.warp_local, st.warp_model,
+                      st.warp_state, out);
+      return out;
+    }
   }
   return out;
 }

@@ -36,6 +36,10 @@ struct GraphInstance::NodeState {
 
   // State machines: index into machine_state_.
   int machine = -1;
+
+  // Locomotion warps: the pose as double-precision local transforms, the legs' solve.
+  std::vector<Transform> warp_local, warp_model;
+  StrideWarpState warp_state;
 };
 
 struct GraphInstance::Machine {
@@ -92,6 +96,15 @@ class GraphEvaluator {
     return g.graph_->nodes()[static_cast<size_t>(node)];
   }
 };
+
+/// A locomotion warp node's work on `pose` (its input's, warped in place): the orientation warp
+/// by `direction_degrees` (clamped to the node's max_angle) when the node has a spine, then the
+/// stride warp by `stride_scale` along the movement direction. A scale that is not positive and
+/// finite, or a direction that is not finite, leaves the pose as it is. `local` and `model` hold
+/// joint_count() transforms (the node's buffers); no allocation. In graph_warp.cpp.
+void warp_locomotion(const LocomotionWarpNode& w, float stride_scale, float direction_degrees,
+                     std::vector<Transform>& local, std::vector<Transform>& model,
+                     StrideWarpState& state, std::span<SoaTransform> pose);
 
 /// a·(1 − w) + b·w for ground motions (translation and yaw).
 inline RootDelta mix(const RootDelta& a, const RootDelta& b, double w) {

@@ -30,6 +30,7 @@
 #include "kinema/blend/root_motion.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/compress/compressed_clip.h"
+#include "kinema/ik/locomotion_warp.h"
 #include "kinema/math/soa_transform.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 
@@ -217,13 +218,41 @@ struct StateMachineNode {
   bool has_inertialization = false;
 };
 
-enum class NodeType : std::uint8_t { Clip, Blend1D, Blend2D, Additive, Layer, StateMachine };
+/// Stride and orientation warping of its input's pose (kinema/ik/locomotion_warp.h): the lower
+/// body turned towards the movement direction with the spine counter-rotating, then the stride
+/// scaled along it, the pelvis lowered as needed and the legs re-solved. The graph plays poses
+/// without foot contacts, so no plant is held here: the capture's own slide scales with the
+/// stride (the motion-matching controller, which has contact labels, holds plants).
+struct LocomotionWarpNode {
+  int input = -1;
+  int pelvis = -1;                     ///< joint turned by the orientation warp
+  std::vector<StrideWarpJoints> legs;  ///< hip, knee, ankle of each leg (≤ kMaxStrideWarpLegs)
+  std::vector<int> spine;              ///< pelvis's child upwards; empty: no orientation warp
+  std::vector<int> parents;            ///< the skeleton's parents, for the ik functions
+  GraphValue stride_scale;             ///< requested ÷ natural speed (> 0; constant 1)
+  GraphValue direction{-1, 0};         ///< movement angle from the facing, degrees about +Y
+  Vec3 facing{0, 0, 1};                ///< the character's forward axis in model space
+  float max_angle = 90;                ///< orientation warp clamp, degrees
+  StrideWarpSettings settings;         ///< max_extension, max_pelvis_drop
+};
+
+enum class NodeType : std::uint8_t {
+  Clip,
+  Blend1D,
+  Blend2D,
+  Additive,
+  Layer,
+  StateMachine,
+  LocomotionWarp
+};
 
 struct GraphNode {
   NodeType type = NodeType::Clip;
   std::string name;     ///< the node's name, or the JSON pointer of an inline node
   std::string pointer;  ///< JSON pointer of its definition
-  std::variant<ClipNode, Blend1DNode, Blend2DNode, AdditiveNode, LayerNode, StateMachineNode> data;
+  std::variant<ClipNode, Blend1DNode, Blend2DNode, AdditiveNode, LayerNode, StateMachineNode,
+               LocomotionWarpNode>
+      data;
 };
 
 // ---- the graph ---------------------------------------------------------------------------
