@@ -223,7 +223,7 @@ class MatchDatabase:
 
 def run_match(database: str, path: str, out: str, *, tags: str = ..., exclude: str = ...,
               search_interval: float = ..., blend_time: float = ..., clamp_distance: float = ...,
-              clamp_angle: float = ..., foot_locking: bool = ...,
+              clamp_angle: float = ..., foot_locking: bool = ..., warp: bool = ...,
               progress: Progress = ...) -> Dict[str, Any]: ...
 
 def convert(input: str, out: str, *, clip: str = ..., onto: str = ..., fps: float = ...) -> Dict[str, Any]: ...

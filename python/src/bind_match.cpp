@@ -216,7 +216,7 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
       "run_match",
       [](const std::string& database, const std::string& path, const std::string& out,
          const std::string& tags, const std::string& exclude, double search_interval,
-         double blend_time, double clamp_distance, double clamp_angle, bool foot_locking,
+         double blend_time, double clamp_distance, double clamp_angle, bool foot_locking, bool warp,
          const py::object& progress) {
         pipeline::MatchRunRequest request;
         request.database = database;
@@ -229,6 +229,7 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
         request.controller.clamp_distance = clamp_distance;
         request.controller.clamp_angle = clamp_angle;
         request.controller.foot_locking = foot_locking;
+        request.controller.locomotion_warping = warp;
         const auto callback = progress_callback(progress);
         pipeline::MatchRunResult r;
         {
@@ -251,11 +252,12 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
       py::arg("database"), py::arg("path"), py::arg("out"), py::kw_only(), py::arg("tags") = "",
       py::arg("exclude") = "", py::arg("search_interval") = 0.1, py::arg("blend_time") = 0.2,
       py::arg("clamp_distance") = 0.15, py::arg("clamp_angle") = 30 * std::numbers::pi / 180,
-      py::arg("foot_locking") = false, py::arg("progress") = py::none(),
+      py::arg("foot_locking") = false, py::arg("warp") = false, py::arg("progress") = py::none(),
       R"(Runs the motion-matching controller along a scripted stick path (PATH.json) and writes
 the animation to `out` (.glb .gltf .bvh), as `kinema match run` does (the same defaults:
 searches every 0.1 s, 0.2 s inertialization, the character clamped within 0.15 m and 30 degrees
-(given in radians) of the simulated one). Returns a report dict
+(given in radians) of the simulated one; `warp` is `--warp`, locomotion warping with planted feet
+held). Returns a report dict
 (frames, searches, transitions, trajectory and speed errors, and the clip). Releases the GIL.)");
 }
 

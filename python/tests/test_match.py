@@ -95,6 +95,13 @@ def test_run_match_follows_the_path_as_the_cli_does(database, tmp_path, cli):
     r = cli("match", "run", db_path, "--path", path, "-o", tmp_path / "cli.bvh")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "py.bvh").read_bytes() == (tmp_path / "cli.bvh").read_bytes()
+    # Locomotion warping, as --warp.
+    warped = kinema.run_match(str(db_path), str(path), str(tmp_path / "pyw.bvh"), warp=True)
+    r = cli("match", "run", db_path, "--path", path, "--warp", "-o", tmp_path / "cliw.bvh")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "pyw.bvh").read_bytes() == (tmp_path / "cliw.bvh").read_bytes()
+    assert (tmp_path / "pyw.bvh").read_bytes() != (tmp_path / "py.bvh").read_bytes()
+    assert warped["foot_skate_median"] < 5.0
 
 
 def test_corrupt_database_raises_error_naming_the_file(tmp_path, database):

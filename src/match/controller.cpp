@@ -42,6 +42,34 @@ Vec3 to_world(const Vec3& f, const Vec3& v) {
 Vec3 sample_position(const RootSample& r) { return {r.x, 0, r.z}; }
 Vec3 sample_facing(const RootSample& r) { return {r.facing_x, 0, r.facing_z}; }
 
+/// The spine for the orientation warp: from the hips' one child that is not above a leg, up the
+/// chain of single children, to (and with) the first joint with several children (the chest).
+/// Empty when the hips have no such child.
+std::vector<int> spine_above(const Skeleton& skeleton, const FeatureJoints& joints) {
+  const int n = skeleton.joint_count();
+  const auto above = [&](int a, int j) {
+    for (; j >= 0; j = skeleton.parent(j))
+      if (j == a) return true;
+    return false;
+  };
+  std::vector<int> children_of_hips;
+  for (int j = 0; j < n; ++j)
+    if (skeleton.parent(j) == joints.hips && !above(j, joints.left_upper_leg) &&
+        !above(j, joints.right_upper_leg))
+      children_of_hips.push_back(j);
+  std::vector<int> spine;
+  if (children_of_hips.size() != 1) return spine;
+  for (int j = children_of_hips[0];;) {
+    spine.push_back(j);
+    int only = -1, count = 0;
+    for (int k = 0; k < n; ++k)
+      if (skeleton.parent(k) == j) only = k, ++count;
+    if (count != 1) break;
+    j = only;
+  }
+  return spine;
+}
+
 const FeatureGroup* find_group(const Database& db, std::string_view name) {
   for (const FeatureGroup& g : db.groups)
     if (g.name == name) return &g;
@@ -103,10 +131,23 @@ Controller::Controller(const Database& db, const ControllerOptions& options)
         feet, 2, 1.0 / db.fps, {options.contact_height, options.contact_speed});
     std::copy(flags.begin(), flags.end(), contacts_.begin() + 2 * size_t(c.first_frame));
   }
-  if (options.foot_locking && (db.joints.left_lower_leg < 0 || db.joints.right_lower_leg < 0 ||
-                               db.joints.left_upper_leg < 0 || db.joints.right_upper_leg < 0))
+  const bool legs = db.joints.left_lower_leg >= 0 && db.joints.right_lower_leg >= 0 &&
+                    db.joints.left_upper_leg >= 0 && db.joints.right_upper_leg >= 0;
+  if (options.foot_locking && !legs)
     throw Error("", "database",
                 "foot locking needs the upper and lower legs (the humanoid mapping found none)");
+  if (options.locomotion_warping) {
+    if (!legs || db.joints.hips < 0)
+      throw Error("", "database",
+                  "locomotion warping needs the hips and the upper and lower legs (the humanoid "
+                  "mapping found none)");
+    if (!(options.warp_min_scale > 0) || !(options.warp_max_scale >= options.warp_min_scale) ||
+        !std::isfinite(options.warp_max_scale) || !(options.warp_max_angle >= 0) ||
+        !std::isfinite(options.warp_max_angle))
+      throw Error("", "controller options",
+                  "warp scales must satisfy 0 < min ≤ max and the angle must be ≥ 0, finite");
+    spine_ = spine_above(db.skeleton, db.joints);
+  }
   reset(0);
 }
 
@@ -146,6 +187,8 @@ void Controller::reset(uint32_t frame, const Vec3& position, const Vec3& facing)
   since_search_ = 1e9;
   searches_ = transitions_ = 0;
   feet_[0] = feet_[1] = FootLock{};
+  warp_state_.reset();
+  stride_scale_ = 1, warp_angle_ = 0;
   inertializer_.reset(db_.skeleton.joint_count());
   root_relative_pose(frame_, shown_);
   shown_previous_ = shown_;
@@ -298,7 +341,51 @@ void Controller::update(const ControllerInput& input) {
   frame_ = target;
 
   place_in_world();
-  if (options_.foot_locking) lock_feet(dt);
+  if (options_.locomotion_warping)
+    warp_locomotion(moved, position_ - old_position, dt);
+  else if (options_.foot_locking)
+    lock_feet(dt);
+}
+
+void Controller::warp_locomotion(const Vec3& animated, const Vec3& actual, double dt) {
+  const size_t n = world_pose_.size();
+  for (size_t j = 0; j < n; ++j) ik_local_[j] = Transform(world_pose_[j]);
+  const std::span<const int> parents = db_.skeleton.parents();
+  // How the character's motion differs from the frame's: speed ratio and turn, where both move.
+  const double animated_speed = std::hypot(animated.x, animated.z) / dt;
+  const double actual_speed = std::hypot(actual.x, actual.z) / dt;
+  constexpr double kMoving = 0.05;  // m/s
+  const bool moving = animated_speed > kMoving && actual_speed > kMoving;
+  stride_scale_ = moving ? std::clamp(actual_speed / animated_speed, options_.warp_min_scale,
+                                      options_.warp_max_scale)
+                         : 1.0;
+  warp_angle_ = moving && !spine_.empty()
+                    ? orientation_warp_angle(animated, actual, options_.warp_max_angle)
+                    : 0.0;
+  if (warp_angle_ != 0)
+    apply_orientation_warp(warp_angle_, db_.joints.hips, spine_, parents, ik_local_);
+  local_to_model(parents, ik_local_, ik_model_);
+  const FeatureJoints& J = db_.joints;
+  const StrideWarpJoints chains[2] = {{J.left_upper_leg, J.left_lower_leg, J.left_foot},
+                                      {J.right_upper_leg, J.right_lower_leg, J.right_foot}};
+  StrideWarpLeg legs[2];
+  for (int i = 0; i < 2; ++i) {
+    const StrideWarpJoints& c = chains[i];
+    legs[i].hip = ik_model_[size_t(c.hip)].translation_part();
+    legs[i].knee = ik_model_[size_t(c.knee)].translation_part();
+    legs[i].ankle = ik_model_[size_t(c.ankle)].translation_part();
+    legs[i].ankle_rotation = rotation_of(ik_model_[size_t(c.ankle)]);
+    legs[i].planted = foot_contact(i);
+  }
+  StrideWarpSettings s;
+  s.stride_scale = stride_scale_;
+  s.direction = moving ? actual : facing_;
+  s.forward = rotate(Quat::from_axis_angle({0, 1, 0}, warp_angle_), facing_);
+  s.pelvis = ik_model_[size_t(J.hips)].translation_part();
+  StrideWarpLegResult out[2];
+  const StrideWarpResult r = solve_stride_warp(legs, s, dt, warp_state_, out);
+  apply_stride_warp(r, out, chains, J.hips, parents, ik_local_);
+  for (size_t j = 0; j < n; ++j) world_pose_[j] = Transformf(ik_local_[j]);
 }
 
 void Controller::lock_feet(double dt) {

@@ -200,6 +200,14 @@ TEST_F(MatchCli, RunFollowsAPathAndReports) {
   EXPECT_NE(r.out.find("searches"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("foot skate while planted: median "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("trajectory error"), std::string::npos) << r.out;
+  // Locomotion warping (stride and lower-body turn, plants held) instead of foot locking.
+  r = kinema("match run " + sh_quote(path("db.kmm")) + " --path " + sh_quote(path("path.json")) +
+             " --warp --json -o " + sh_quote(path("warped.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto w = nlohmann::json::parse(r.out);
+  EXPECT_EQ(w["frames"], 181);
+  ASSERT_TRUE(w["foot_skate"]["median_cm_per_s"].is_number()) << w["foot_skate"];
+  EXPECT_LT(w["foot_skate"]["median_cm_per_s"].get<double>(), 5.0);
 }
 
 TEST_F(MatchCli, RunRejectsBadPathsAndDatabases) {

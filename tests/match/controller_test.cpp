@@ -191,3 +191,80 @@ TEST(MatchController, RefusesDatabasesItCannotPlay) {
   }
   EXPECT_NO_THROW(Controller c(no_knees));  // without locking the knees are not needed
 }
+
+namespace {
+
+// Straight ahead at `speed` for 8 s: the feet in world space and the controller's warps.
+struct StraightRun {
+  std::vector<Vec3> feet;
+  double smallest_scale = 1e9, largest_scale = 0;
+};
+
+StraightRun run_straight(const ControllerOptions& options, double speed) {
+  const Database& db = locomotion();
+  Controller c(db, options);
+  c.reset(0);
+  StraightRun r;
+  std::vector<Transform> local(size_t(db.skeleton.joint_count()));
+  std::vector<Mat4> model(local.size());
+  for (int f = 0; f < 240; ++f) {
+    ControllerInput in;
+    in.velocity = {0, 0, speed};
+    c.update(in);
+    for (size_t j = 0; j < local.size(); ++j) local[j] = Transform(c.pose()[j]);
+    local_to_model(db.skeleton.parents(), local, model);
+    r.feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
+    r.feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
+    if (f >= 60) {
+      r.smallest_scale = std::min(r.smallest_scale, c.stride_scale());
+      r.largest_scale = std::max(r.largest_scale, c.stride_scale());
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+// 07_12 walks at 2.09 m/s; the database holds it at 0.8, 1 and 1.2 times that (1.70–2.48 m/s).
+// Asked for 0.7× and 1.4× the clip's speed (1.46 and 2.93 m/s, outside the database), the
+// character moves faster or slower than the frames playing (the pull towards the stick and its
+// clamp), and its feet slide. Warping the stride by the speed ratio, with planted feet held,
+// keeps the feet in contact at least as still as the clip's own speed does without warping.
+TEST(MatchController, LocomotionWarpingKeepsFeetStillAtSpeedsTheDatabaseLacks) {
+  constexpr double kClipSpeed = 2.09;
+  ControllerOptions plain;
+  const double natural =
+      measure_foot_sliding(run_straight(plain, kClipSpeed).feet, 2, 1 / 30.0).total.mean_speed;
+  ControllerOptions warped;
+  warped.locomotion_warping = true;
+  for (const double factor : {0.7, 1.4}) {
+    const double speed = factor * kClipSpeed;
+    const double slid =
+        measure_foot_sliding(run_straight(plain, speed).feet, 2, 1 / 30.0).total.mean_speed;
+    const StraightRun w = run_straight(warped, speed);
+    const double held = measure_foot_sliding(w.feet, 2, 1 / 30.0).total.mean_speed;
+    std::printf(
+        "asked %.2f m/s (%.1fx): feet in contact move %.3f m/s without warping, %.3f "
+        "with (at the clip's speed, without: %.3f); stride scale %.2f-%.2f\n",
+        speed, factor, slid, held, natural, w.smallest_scale, w.largest_scale);
+    EXPECT_LE(held, natural) << factor;
+    EXPECT_LT(held, 0.5 * slid) << factor;
+    // The stride really is warped (the character outruns or lags the frames it plays).
+    EXPECT_GT(std::max(1 - w.smallest_scale, w.largest_scale - 1), 0.05) << factor;
+  }
+}
+
+TEST(MatchController, LocomotionWarpingRefusesBadOptions) {
+  const Database& db = locomotion();
+  ControllerOptions o;
+  o.locomotion_warping = true;
+  o.warp_min_scale = 0;
+  EXPECT_THROW(Controller c(db, o), Error);
+  o.warp_min_scale = 2, o.warp_max_scale = 1;
+  EXPECT_THROW(Controller c(db, o), Error);
+  Database no_hips = db;
+  no_hips.joints.hips = -1;
+  ControllerOptions ok;
+  ok.locomotion_warping = true;
+  EXPECT_THROW(Controller c(no_hips, ok), Error);
+}

@@ -212,6 +212,10 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
   run->add_option("--exclude", r.exclude, "Never frames with these tags (a,b,…)");
   run->add_flag("--foot-locking", r.controller.foot_locking,
                 "Hold each ankle where its contact began (two-bone IK on hip, knee, ankle)");
+  run->add_flag("--warp", r.controller.locomotion_warping,
+                "Locomotion warping: scale the stride and turn the lower body where the "
+                "character moves unlike the frame playing; holds planted feet (includes "
+                "--foot-locking)");
   run->add_flag("--json", run_args->json, "Print the report as one JSON object");
 
   return [args, run_args, run, &global]() {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kinema/blend/transition.h"
+#include "kinema/ik/locomotion_warp.h"
 #include "kinema/match/database.h"
 #include "kinema/math/mat4.h"
 #include "kinema/math/soa_transform.h"
@@ -54,6 +55,17 @@ struct ControllerOptions {
   /// `contact_speed` m/s.
   bool foot_locking = false;
   double lock_release_distance = 0.2, lock_blend_time = 0.15;
+  /// Locomotion warping (kinema/ik/locomotion_warp.h): where the character moves faster, slower
+  /// or in another direction than the frame playing (the pull towards the simulation and the
+  /// clamps), the stride is scaled by the ratio of the two speeds (clamped to
+  /// [warp_min_scale, warp_max_scale]) along the character's movement, and the lower body turns
+  /// by the angle between the two directions (clamped to warp_max_angle, radians), the spine
+  /// counter-rotating; feet in contact are held where their contact began. It replaces
+  /// foot_locking, which it includes. Needs the legs, like foot locking; the spine is the chain
+  /// from the hips' child that is not a leg up to the first joint with several children (no
+  /// orientation warp when the skeleton has none).
+  bool locomotion_warping = false;
+  double warp_min_scale = 0.5, warp_max_scale = 2.0, warp_max_angle = 0.7853981633974483;
   double contact_height = 0.05, contact_speed = 0.5;
   SearchFilter filter;
 };
@@ -103,6 +115,9 @@ class Controller {
   /// Cost of the last search's answer and of continuing at that moment.
   float last_best_cost() const { return best_cost_; }
   float last_continuation_cost() const { return continuation_cost_; }
+  /// The last locomotion warp: stride scale and lower-body turn (radians); 1 and 0 without.
+  double stride_scale() const { return stride_scale_; }
+  double warp_angle() const { return warp_angle_; }
   /// The predicted trajectory of the last query: world positions at the database's future
   /// times.
   std::span<const Vec3> predicted_positions() const { return predicted_; }
@@ -112,6 +127,9 @@ class Controller {
   void simulate(const ControllerInput& input, double dt);
   double goal_yaw(const ControllerInput& input) const;
   void lock_feet(double dt);
+  /// The locomotion warp of world_pose_: `animated` is the frame's own root motion this frame,
+  /// `actual` the character's (both world, metres).
+  void warp_locomotion(const Vec3& animated, const Vec3& actual, double dt);
   /// world_pose_ = shown_ with the skeleton roots placed at the character's root.
   void place_in_world();
   void root_relative_pose(uint32_t frame, std::span<SoaTransform> out) const;
@@ -144,6 +162,10 @@ class Controller {
   std::vector<uint8_t> contacts_;  ///< frames × 2
   std::vector<Transform> ik_local_;
   std::vector<Mat4> ik_model_;
+  // Locomotion warping.
+  StrideWarpState warp_state_;
+  std::vector<int> spine_;
+  double stride_scale_ = 1, warp_angle_ = 0;
 };
 
 }  // namespace kinema::match
