@@ -201,7 +201,8 @@ void Demo::graph() {
 }
 
 /// A database of the walk and run, mirrored and re-timed, then a scripted stick followed with
-/// search, inertialized transitions and foot locking: the match jobs.
+/// search, inertialized transitions and locomotion warping (stride, lower-body turn, planted feet
+/// held): the match jobs.
 void Demo::motion_matching() {
   const fs::path walk = bundled_file("pab_walk.glb"), run = bundled_file("pab_run.glb");
   std::error_code ec;
@@ -224,7 +225,7 @@ void Demo::motion_matching() {
   run_step.request.database = build.request.out;
   run_step.request.path = path;
   run_step.request.out = output("motion_matching.glb");
-  run_step.request.controller.foot_locking = true;
+  run_step.request.controller.locomotion_warping = true;
   run_step.request.controller.clamp_angle = 30 * 3.14159265358979323846 / 180;
   report(DemoEvent::Phase::Started, run_step);
   run_step.result = run_match_along_path(run_step.request, progress_);

@@ -114,7 +114,8 @@ struct DemoPrinter {
   void operator()(Phase phase, const pipeline::DemoMatchRun& s) const {
     if (phase == Phase::Started)
       out << "\n== motion matching: a stick walks 1.5 m/s, runs 4 m/s, walks veering 45° left "
-             "(stick_path.json), foot locking on\n";
+             "(stick_path.json), locomotion warping on (stride and lower body warped to the "
+             "character's motion, planted feet held)\n";
     else
       print_match_run(s.request, s.result, false, out);
   }
