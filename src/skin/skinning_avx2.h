@@ -161,47 +161,90 @@ struct Block {
   }
 };
 
-/// Whether the eight vertices whose K = 1 or 2 joints start at `j` all have the same joints in
-/// the same order (one 16- or 32-byte compare).
+/// Whether the eight vertices whose K = 1…4 joints start at `j` all have the same joints in the
+/// same order (one or two compares of the 8·K indices).
 template <int K>
 KINEMA_SKIN_INLINE bool same_joints(const uint16_t* j) {
+  static_assert(K >= 1 && K <= 4, "shared-joint blocks of one to four influences");
+  const auto load16 = [](const uint16_t* p) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  };
+  const auto load32 = [](const uint16_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  };
   if constexpr (K == 1) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(j));
-    return _mm_movemask_epi8(_mm_cmpeq_epi16(a, _mm_set1_epi16(short(j[0])))) == 0xFFFF;
-  } else {
+    return _mm_movemask_epi8(_mm_cmpeq_epi16(load16(j), _mm_set1_epi16(short(j[0])))) == 0xFFFF;
+  } else if constexpr (K == 2) {
     int first;
     std::memcpy(&first, j, 4);
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(j));
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(a, _mm256_set1_epi32(first))) == -1;
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(load32(j), _mm256_set1_epi32(first))) == -1;
+  } else if constexpr (K == 3) {
+    // The 24 indices equal themselves shifted by one vertex: j[i] = j[i + 3] for i < 21, checked
+    // on [0, 16) and [13, 21).
+    const __m256i a = _mm256_cmpeq_epi16(load32(j), load32(j + 3));
+    const __m128i b = _mm_cmpeq_epi16(load16(j + 13), load16(j + 16));
+    return (~unsigned(_mm256_movemask_epi8(a)) | (unsigned(_mm_movemask_epi8(b)) ^ 0xFFFFu)) == 0;
+  } else {
+    long long first;
+    std::memcpy(&first, j, 8);
+    const __m256i f = _mm256_set1_epi64x(first);
+    const __m256i eq =
+        _mm256_and_si256(_mm256_cmpeq_epi64(load32(j), f), _mm256_cmpeq_epi64(load32(j + 16), f));
+    return _mm256_movemask_epi8(eq) == -1;
   }
 }
 
-/// The blended matrices of eight vertices with the same K = 1 or 2 joints (same_joints), as
-/// lbs_blend returns them (m[4·r + c] = entry (r, c) of the eight): every entry is w0·S0[e]
-/// (+ w1·S1[e]) with the eight vertices' weights as vectors and the entry broadcast. The same
-/// operations on the same numbers as the per-vertex blends (rows or columns), so the same bits,
-/// without their transposition. `palette`: rows (12 floats a joint), or with Columns the column
-/// copy (column_palette_avx2: 16 floats a joint, entry (r, c) at 4·c + r).
+/// The K = 1…4 weights of eight vertices (8·K floats, vertex by vertex) as K vectors: w[k] lane i
+/// = weight k of vertex i.
+template <int K>
+KINEMA_SKIN_INLINE void deinterleave_weights(const float* weights, W* w) {
+  if constexpr (K == 1) {
+    w[0] = _mm256_loadu_ps(weights);
+  } else if constexpr (K == 2) {
+    // The even and odd floats of 16, in order.
+    const W a = _mm256_loadu_ps(weights), b = _mm256_loadu_ps(weights + 8);
+    w[0] = _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), 0xD8));
+    w[1] = _mm256_castpd_ps(_mm256_permute4x64_pd(
+        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), 0xD8));
+  } else if constexpr (K == 3) {
+    const X3 t = load_xyz8(weights);  // eight packed triples
+    w[0] = t.x, w[1] = t.y, w[2] = t.z;
+  } else {
+    W a[4];
+    for (int i = 0; i < 4; ++i) a[i] = _mm256_loadu2_m128(weights + 4 * (i + 4), weights + 4 * i);
+    transpose8(a, w);
+  }
+}
+
+/// The blended matrices of eight vertices with the same K = 1…4 joints (same_joints), as
+/// lbs_blend returns them (m[4·r + c] = entry (r, c) of the eight): every entry is
+/// w0·S0[e] + w1·S1[e] + … (fused in that order) with the eight vertices' weights as vectors and
+/// the entry broadcast. The same operations on the same numbers as the per-vertex blends (rows or
+/// columns), so the same bits, without their transposition. `palette`: rows (12 floats a joint),
+/// or with Columns the column copy (column_palette_avx2: 16 floats a joint, entry (r, c) at
+/// 4·c + r).
 template <int K, bool Columns>
 KINEMA_SKIN_INLINE void uniform_blend(const float* palette, const uint16_t* j, const float* weights,
                                       W* m) {
   constexpr size_t kStride = Columns ? 16 : 12;
   const auto at = [](int e) { return Columns ? 4 * (e % 4) + e / 4 : e; };
-  const float* s0 = palette + kStride * size_t(j[0]);
-  if constexpr (K == 1) {
-    const W w0 = _mm256_loadu_ps(weights);
-    for (int e = 0; e < 12; ++e) m[e] = mul(w0, _mm256_broadcast_ss(s0 + at(e)));
-  } else {
-    // Weights interleaved (w0, w1 of each vertex): the even and odd floats of 16, in order.
-    const W a = _mm256_loadu_ps(weights), b = _mm256_loadu_ps(weights + 8);
-    const W w0 = _mm256_castpd_ps(_mm256_permute4x64_pd(
-        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), 0xD8));
-    const W w1 = _mm256_castpd_ps(_mm256_permute4x64_pd(
-        _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), 0xD8));
-    const float* s1 = palette + kStride * size_t(j[1]);
-    for (int e = 0; e < 12; ++e)
-      m[e] = fmadd(w1, _mm256_broadcast_ss(s1 + at(e)), mul(w0, _mm256_broadcast_ss(s0 + at(e))));
+  W w[K];
+  deinterleave_weights<K>(weights, w);
+  const float* s[K];
+  for (int k = 0; k < K; ++k) s[k] = palette + kStride * size_t(j[k]);
+  // In registers, each entry written once at the end (m may alias the palette as far as the
+  // compiler knows).
+  W sum[12];
+#pragma GCC unroll 12
+  for (int e = 0; e < 12; ++e) sum[e] = mul(w[0], _mm256_broadcast_ss(s[0] + at(e)));
+#pragma GCC unroll 4
+  for (int k = 1; k < K; ++k) {
+#pragma GCC unroll 12
+    for (int e = 0; e < 12; ++e) sum[e] = fmadd(w[k], _mm256_broadcast_ss(s[k] + at(e)), sum[e]);
   }
+#pragma GCC unroll 12
+  for (int e = 0; e < 12; ++e) m[e] = sum[e];
 }
 
 /// A blended dual quaternion (real part r, w_r; dual part d, w_d; eight lanes, not normalized)
