@@ -100,7 +100,7 @@ KINEMA_SKIN_INLINE W column_transform(const float* columns, const uint16_t* join
   return fmadd(c23, z1, mul(c01, xy));
 }
 
-/// Eight stored vertices [v, v + 8) that share their K = 1 or 2 joints (same_joints), in
+/// Eight stored vertices [v, v + 8) that share their K = 1…4 joints (same_joints), in
 /// structure of arrays: their blended columns by uniform_blend (no transposition needed), then
 /// per row (c0·x + c2·z) + (c1·y + c3·h) — the column kernels' operations in their order
 /// (column_apply, add_halves), so the same bits — and the packed stores of skinning_avx2.h.
@@ -146,7 +146,7 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
   size_t v = begin;
   if (!order) {
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
-      if constexpr ((K == 1 || K == 2) && !Unweighted) {
+      if constexpr (K >= 1 && K <= 4 && !Unweighted) {
         // Eight vertices sharing their joints: one block without per-vertex blends.
         if (v + 8 <= end && same_joints<K>(joints)) {
           uniform_column_block<K, true, false, false>(mesh, columns, out, joints, weights, v);
@@ -163,7 +163,7 @@ void lbs_positions_columns(const KernelMesh& mesh, const float* columns, const K
     }
   }
   for (; v < end; ++v, joints += stride, weights += stride) {
-    if constexpr ((K == 1 || K == 2) && !Unweighted) {
+    if constexpr (K >= 1 && K <= 4 && !Unweighted) {
       // Scattered: eight vertices sharing their joints as one block too, its stores scattered
       // (4–8 % for positions; with normals and tangents the scattering of three attributes
       // costs more than it saves, so lbs_attribute_columns does not).
@@ -242,7 +242,7 @@ void lbs_attribute_columns(const KernelMesh& mesh, const float* columns, const K
     // v + 2 < end: the range's last vertex is written by the loop below with 12-byte stores, so
     // no 16-byte store reaches past the range.
     for (; v + 2 < end; v += 2, joints += 2 * stride, weights += 2 * stride) {
-      if constexpr (K == 1 || K == 2) {
+      if constexpr (K >= 1 && K <= 4) {
         if (v + 8 <= end && same_joints<K>(joints)) {
           uniform_column_block<K, true, N, T>(mesh, columns, out, joints, weights, v);
           v += 6, joints += 6 * stride, weights += 6 * stride;
