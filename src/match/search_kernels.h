@@ -178,6 +178,28 @@ KINEMA_MATCH_INLINE unsigned lanes_at_most(const float* v, float limit) {
 #endif
 }
 
+/// Bit l set when lane l's value is > x (gt) or == x (eq) (false for NaN): lanes_at_most's
+/// compare + movemask.
+KINEMA_MATCH_INLINE void lanes_above_equal(const float* v, float x, unsigned& gt, unsigned& eq) {
+#if defined(__AVX__) || defined(KINEMA_MATCH_TARGET_AVX2)
+  const __m256 a = _mm256_loadu_ps(v), b = _mm256_set1_ps(x);
+  gt = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)));
+  eq = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)));
+#elif defined(__SSE2__)
+  const __m128 b = _mm_set1_ps(x), a0 = _mm_loadu_ps(v), a1 = _mm_loadu_ps(v + 4);
+  gt = unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a0, b))) |
+       unsigned(_mm_movemask_ps(_mm_cmpgt_ps(a1, b))) << 4;
+  eq = unsigned(_mm_movemask_ps(_mm_cmpeq_ps(a0, b))) |
+       unsigned(_mm_movemask_ps(_mm_cmpeq_ps(a1, b))) << 4;
+#else
+  gt = eq = 0;
+  for (unsigned l = 0; l < kLanes; ++l) {
+    gt |= unsigned(v[l] > x) << l;
+    eq |= unsigned(v[l] == x) << l;
+  }
+#endif
+}
+
 /// The best (cost, frame) so far; (cost, frame) pairs are ordered lexicographically, so ties on
 /// cost go to the smallest frame index whatever order the frames are visited in.
 struct Best {
