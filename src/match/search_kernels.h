@@ -200,6 +200,39 @@ KINEMA_MATCH_INLINE void lanes_above_equal(const float* v, float x, unsigned& gt
 #endif
 }
 
+/// project_query (search_internal.h), compiled with the loops of each instruction set: the same
+/// operations in the same order (mul then add per axis, no FMA), so the same bits; the AVX2 copy
+/// runs 4 axes per register instead of 2.
+KINEMA_MATCH_INLINE double project_query_with(const PcaBasis& p, const float* q, float* out) {
+  constexpr double kU = 0x1p-24, kDoubleU = 0x1p-53;
+  const size_t n = p.dims, k = p.axes;
+  // Dimension-major, so the inner loop runs over the axes (vectorizable, no reassociation).
+  double y[kMaxPcaAxes] = {};
+  double norm_qc = 0;
+  for (size_t d = 0; d < n; ++d) {
+    const double v = double(q[d]) - p.centre[d];
+    norm_qc += v * v;
+    const float* r = p.rows.data() + d * k;
+    for (size_t i = 0; i < k; ++i) y[i] += double(r[i]) * v;
+  }
+  double norm_y = 0;
+  if (k < n) {  // the residual
+    for (size_t d = 0; d < n; ++d) {
+      double b = double(q[d]) - p.centre[d];
+      const float* r = p.rows.data() + d * k;
+      for (size_t i = 0; i < k; ++i) b -= double(r[i]) * y[i];
+      norm_y += b * b;
+    }
+    out[k] = float(std::sqrt(norm_y));
+  }
+  for (size_t i = 0; i < k; ++i) {
+    out[i] = float(y[i]);
+    norm_y += y[i] * y[i];
+  }
+  return 2 * kU * std::sqrt(norm_y) + 4 * (std::sqrt(double(k + 1)) + 1) * double(n + k + 4) * 2 *
+                                          kDoubleU * (std::sqrt(norm_qc) + p.frame_extent);
+}
+
 /// The best (cost, frame) so far; (cost, frame) pairs are ordered lexicographically, so ties on
 /// cost go to the smallest frame index whatever order the frames are visited in.
 struct Best {

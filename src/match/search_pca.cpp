@@ -35,6 +35,7 @@
 #include <cmath>
 
 #include "search_internal.h"
+#include "search_kernels.h"
 
 namespace kinema::match::detail {
 
@@ -123,32 +124,7 @@ void pca_coords(const PcaBasis& p, const float* x, double* out) {
 }
 
 double project_query(const PcaBasis& p, const float* q, float* out) {
-  const size_t n = p.dims, k = p.axes;
-  // Dimension-major, so the inner loop runs over the axes (vectorizable, no reassociation).
-  double y[kMaxPcaAxes] = {};
-  double norm_qc = 0;
-  for (size_t d = 0; d < n; ++d) {
-    const double v = double(q[d]) - p.centre[d];
-    norm_qc += v * v;
-    const float* r = p.rows.data() + d * k;
-    for (size_t i = 0; i < k; ++i) y[i] += double(r[i]) * v;
-  }
-  double norm_y = 0;
-  if (k < n) {  // the residual
-    for (size_t d = 0; d < n; ++d) {
-      double b = double(q[d]) - p.centre[d];
-      const float* r = p.rows.data() + d * k;
-      for (size_t i = 0; i < k; ++i) b -= double(r[i]) * y[i];
-      norm_y += b * b;
-    }
-    out[k] = float(std::sqrt(norm_y));
-  }
-  for (size_t i = 0; i < k; ++i) {
-    out[i] = float(y[i]);
-    norm_y += y[i] * y[i];
-  }
-  return 2 * kU * std::sqrt(norm_y) + 4 * (std::sqrt(double(k + 1)) + 1) * double(n + k + 4) * 2 *
-                                          kDoubleU * (std::sqrt(norm_qc) + p.frame_extent);
+  return project_query_with(p, q, out);
 }
 
 float prune_threshold(const PcaBasis& p, float best, double delta) {
@@ -172,7 +148,6 @@ float prune_threshold(const PcaBasis& p, float best, double delta) {
 
 // Test helpers (tests/match/search_test.cpp): the search's own kernels on one frame / 8 boxes,
 // compiled with the same flags.
-#include "search_kernels.h"
 
 namespace kinema::match::detail {
 

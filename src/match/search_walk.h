@@ -93,7 +93,7 @@ struct BoundedTreeSearch::Walk {
         dims(t.blocks_.dims_),
         early(std::min(dims, kEarlyDims)),
         k(t.pca_.coords()),
-        delta(project_query(t.pca_, query, qp)) {}
+        delta(project_query_with(t.pca_, query, qp)) {}
 
   KINEMA_MATCH_INLINE void update_threshold() {
     if (best.cost != thr_of) {
