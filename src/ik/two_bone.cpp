@@ -2,7 +2,17 @@
 #include "kinema/ik/two_bone.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+// The solve and the apply are compiled twice: for the build's baseline and, on x86-64, for AVX2
+// (chosen at run time). The AVX2 copy is the same C++ with VEX encoding — three-operand
+// instructions, no register copies — and no FMA (not enabled), so both give the same bits.
+// Every helper on their path is forced inline so that it is compiled into both copies.
+#define KINEMA_TWO_BONE_INLINE [[gnu::always_inline]] inline
 
 namespace kinema {
 namespace {
@@ -13,63 +23,87 @@ Vec3 any_perpendicular(const Vec3& x) {
   return normalize(cross(x, helper));
 }
 
-// Rotation about the unit `axis` by the angle θ = atan2(sin_part, cos_part) — the quaternion
-// (axis·sin θ/2, cos θ/2) of Quat::from_axis_angle, to rounding, without trigonometry: the half
-// angle has (cos θ/2, sin θ/2) ∝ (r + c, s) = (s, r − c) (r = |(c, s)|); the second form is used
-// for c < 0 so that nothing cancels near θ = ±π.
-Quat axis_angle_of(const Vec3& axis, double sin_part, double cos_part) {
-  const double r = std::sqrt(sin_part * sin_part + cos_part * cos_part);
-  if (!(r > 0)) return Quat::identity();  // atan2(0, 0) = 0
-  double ch, sh;                          // ∝ cos θ/2 ≥ 0, sin θ/2
+// Rotation about the unit `axis` by the angle θ with (cos θ, sin θ) = (cos_part, sin_part), a
+// unit pair (to rounding) — the quaternion (axis·sin θ/2, cos θ/2) of Quat::from_axis_angle, to
+// rounding, without trigonometry: the half angle has (cos θ/2, sin θ/2) ∝ (1 + c, s) = (s, 1 − c);
+// the second form is used for c < 0 so that nothing cancels near θ = ±π.
+KINEMA_TWO_BONE_INLINE Quat half_angle_rotation(const Vec3& axis, double sin_part,
+                                                double cos_part) {
+  double ch, sh;  // ∝ cos θ/2 ≥ 0, sin θ/2
   if (cos_part >= 0) {
-    ch = r + cos_part;
+    ch = 1.0 + cos_part;
     sh = sin_part;
   } else {
     ch = std::abs(sin_part);
-    sh = std::copysign(r - cos_part, sin_part);
+    sh = std::copysign(1.0 - cos_part, sin_part);
   }
   const double h = 1.0 / std::sqrt(ch * ch + sh * sh);
   return {axis.x * (sh * h), axis.y * (sh * h), axis.z * (sh * h), ch * h};
 }
 
-// Unit quaternion of the rotation matrix with rows (m00 m01 m02), (m10 m11 m12), (m20 m21 m22)
-// (Shepperd's method: the largest of 4w², 4x², 4y², 4z² is taken from the diagonal, so there is
-// no cancellation).
-Quat quat_of_matrix(double m00, double m01, double m02, double m10, double m11, double m12,
-                    double m20, double m21, double m22) {
-  Quat q;
-  const double trace = m00 + m11 + m22;
-  if (trace > 0) {
-    const double t = std::sqrt(trace + 1.0), s = 0.5 / t;
-    q = {(m21 - m12) * s, (m02 - m20) * s, (m10 - m01) * s, 0.5 * t};
-  } else if (m00 > m11 && m00 > m22) {
-    const double t = std::sqrt(1.0 + m00 - m11 - m22), s = 0.5 / t;
-    q = {0.5 * t, (m01 + m10) * s, (m02 + m20) * s, (m21 - m12) * s};
-  } else if (m11 > m22) {
-    const double t = std::sqrt(1.0 + m11 - m00 - m22), s = 0.5 / t;
-    q = {(m01 + m10) * s, 0.5 * t, (m12 + m21) * s, (m02 - m20) * s};
-  } else {
-    const double t = std::sqrt(1.0 + m22 - m00 - m11), s = 0.5 / t;
-    q = {(m02 + m20) * s, (m12 + m21) * s, 0.5 * t, (m10 - m01) * s};
-  }
-  return q;  // unit to rounding (the caller normalizes)
-}
-
-// Rotation taking the orthonormal frame (a0, n0) to (a1, n1) (unit a's, n's perpendicular to
-// them): R = a1·a0ᵀ + n1·n0ᵀ + b1·b0ᵀ with b = a × n. The same rotation as the shortest arc
-// a0 → a1 followed by the turn about a1 that brings the carried n0 onto n1, with one square root
-// instead of trigonometry.
-Quat frame_rotation(const Vec3& a0, const Vec3& n0, const Vec3& a1, const Vec3& n1) {
-  const Vec3 b0 = cross(a0, n0), b1 = cross(a1, n1);
-  const auto m = [&](double a1i, double n1i, double b1i, int j) {
-    const double a0j = j == 0 ? a0.x : j == 1 ? a0.y : a0.z;
-    const double n0j = j == 0 ? n0.x : j == 1 ? n0.y : n0.z;
-    const double b0j = j == 0 ? b0.x : j == 1 ? b0.y : b0.z;
+// Rotation taking the orthonormal frame (a0, n0, b0 = a0 × n0) to (a1, n1, b1 = a1 × n1):
+// R = a1·a0ᵀ + n1·n0ᵀ + b1·b0ᵀ, turned into a quaternion by Shepperd's method: the largest of
+// 4w², 4x², 4y², 4z² is read off the diagonal (it is ≥ 1, so nothing cancels) and its row of
+// the quaternion times 4·(that component) is scaled by 1/(2·√(4·component²)). One square root,
+// one division, no trigonometry; unit to rounding for frames orthonormal to rounding.
+KINEMA_TWO_BONE_INLINE Quat frame_rotation(const Vec3& a0, const Vec3& n0, const Vec3& b0,
+                                           const Vec3& a1, const Vec3& n1, const Vec3& b1) {
+  const auto m = [&](double a1i, double n1i, double b1i, double a0j, double n0j, double b0j) {
     return a1i * a0j + n1i * n0j + b1i * b0j;
   };
-  return quat_of_matrix(m(a1.x, n1.x, b1.x, 0), m(a1.x, n1.x, b1.x, 1), m(a1.x, n1.x, b1.x, 2),
-                        m(a1.y, n1.y, b1.y, 0), m(a1.y, n1.y, b1.y, 1), m(a1.y, n1.y, b1.y, 2),
-                        m(a1.z, n1.z, b1.z, 0), m(a1.z, n1.z, b1.z, 1), m(a1.z, n1.z, b1.z, 2));
+  const double m00 = m(a1.x, n1.x, b1.x, a0.x, n0.x, b0.x);
+  const double m01 = m(a1.x, n1.x, b1.x, a0.y, n0.y, b0.y);
+  const double m02 = m(a1.x, n1.x, b1.x, a0.z, n0.z, b0.z);
+  const double m10 = m(a1.y, n1.y, b1.y, a0.x, n0.x, b0.x);
+  const double m11 = m(a1.y, n1.y, b1.y, a0.y, n0.y, b0.y);
+  const double m12 = m(a1.y, n1.y, b1.y, a0.z, n0.z, b0.z);
+  const double m20 = m(a1.z, n1.z, b1.z, a0.x, n0.x, b0.x);
+  const double m21 = m(a1.z, n1.z, b1.z, a0.y, n0.y, b0.y);
+  const double m22 = m(a1.z, n1.z, b1.z, a0.z, n0.z, b0.z);
+  const double trace = m00 + m11 + m22;
+  Quat q;
+  double big;  // 4·(largest component)²
+  if (trace > 0) {
+    big = 1.0 + trace;
+    q = {m21 - m12, m02 - m20, m10 - m01, big};
+  } else if (m00 > m11 && m00 > m22) {
+    big = 1.0 + m00 - m11 - m22;
+    q = {big, m01 + m10, m02 + m20, m21 - m12};
+  } else if (m11 > m22) {
+    big = 1.0 + m11 - m00 - m22;
+    q = {m01 + m10, big, m12 + m21, m02 - m20};
+  } else {
+    big = 1.0 + m22 - m00 - m11;
+    q = {m02 + m20, m12 + m21, big, m10 - m01};
+  }
+  return q * (0.5 / std::sqrt(big));
+}
+
+// Shortest arc between unit vectors a and b — Quat's from_to without normalizing its inputs, and
+// without its error near a half turn: there a × b is ⊥ a only to ~ulp/(π − θ), and so is the
+// axis, which then misses b by as much (2e-11 at π − θ = 3e-5). For a·b ≥ 0 it is
+// (a × h, a·h) normalized, h = a + b. For a·b < 0 it is the half turn about the axis k — a × b
+// made ⊥ a, or from_to's axis within ~4.5e-5 rad of π, where from_to takes the half turn — which
+// takes a to −a exactly, followed by the small arc −a → b, which lands on b to rounding: the
+// same rotation as the shortest arc (both turn about k), where from_to's half turn alone misses
+// b by the residual angle.
+[[gnu::noinline]] Quat unit_from_to(const Vec3& a, const Vec3& b) {
+  const double d = dot(a, b);
+  if (d >= 0) {
+    const Vec3 h = a + b, c = cross(a, h);
+    return normalize(Quat{c.x, c.y, c.z, dot(a, h)});
+  }
+  Vec3 axis;
+  if (d < -1.0 + 1e-9) {
+    axis = cross(Vec3::unit_x(), a);
+    if (length_squared(axis) < 1e-12) axis = cross(Vec3::unit_y(), a);
+  } else {
+    axis = cross(a, b);
+    axis = axis - a * dot(axis, a);
+  }
+  axis = normalize(axis);
+  const Vec3 h = b - a, c = cross(-a, h);
+  return normalize(Quat{c.x, c.y, c.z, dot(-a, h)}) * Quat{axis.x, axis.y, axis.z, 0.0};
 }
 
 // slerp(identity, q, w) for w in [0, 1]. The ends, the common case, skip slerp's trigonometry:
@@ -81,10 +115,30 @@ Quat weighted(const Quat& q, double w) {
   return slerp(Quat::identity(), q, w);
 }
 
-bool finite_input(const TwoBoneInput& in) {
-  return is_finite(in.root) && is_finite(in.mid) && is_finite(in.end) && is_finite(in.target) &&
-         is_finite(in.pole) && std::isfinite(in.weight) && std::isfinite(in.soft_distance) &&
-         (!in.match_end_rotation || (is_finite(in.end_rotation) && is_finite(in.target_rotation)));
+// Whether every input is finite: a double is ±∞ or NaN exactly when its exponent bits are all
+// ones, and then (bits & exponent mask) + 2⁵² carries into the sign bit. Integer operations
+// only, over the 15 contiguous coordinates of root, mid, end, target and pole (which the
+// compiler vectorizes) and the few others: no branch per component.
+static_assert(offsetof(TwoBoneInput, pole) == offsetof(TwoBoneInput, root) + 4 * sizeof(Vec3) &&
+              sizeof(Vec3) == 3 * sizeof(double));
+
+KINEMA_TWO_BONE_INLINE std::uint64_t exponent_carry(const double* v, int n) {
+  constexpr std::uint64_t kExponent = 0x7ff0000000000000ull, kCarry = 1ull << 52;
+  std::uint64_t bad = 0;
+  for (int i = 0; i < n; ++i) {
+    std::uint64_t bits;
+    std::memcpy(&bits, v + i, sizeof bits);
+    bad |= (bits & kExponent) + kCarry;
+  }
+  return bad;
+}
+
+KINEMA_TWO_BONE_INLINE bool finite_input(const TwoBoneInput& in) {
+  std::uint64_t bad = exponent_carry(&in.root.x, 15) | exponent_carry(&in.weight, 1) |
+                      exponent_carry(&in.soft_distance, 1);
+  if (in.match_end_rotation)
+    bad |= exponent_carry(&in.end_rotation.x, 4) | exponent_carry(&in.target_rotation.x, 4);
+  return !(bad >> 63);
 }
 
 // The solve plane: X along T − R, Z = X × (U − R), Y = Z × X (the side the elbow bends to), and
@@ -96,10 +150,12 @@ struct SolvePlane {
   double d;
 };
 
-SolvePlane solve_plane(const TwoBoneInput& in, const Vec3& bone1, double scale,
-                       bool& pole_fallback) {
+// The rare cases of solve_plane: the target on the root, or no usable pole. Kept out of line.
+[[gnu::noinline, gnu::cold]] SolvePlane solve_plane_slow(const TwoBoneInput& in, const Vec3& bone1,
+                                                         double d_raw, double scale,
+                                                         bool& pole_fallback) {
   const Vec3 to_target = in.target - in.root;
-  double d = length(to_target);
+  double d = d_raw;
   Vec3 x;
   if (d > 1e-12 * scale) {
     x = to_target * (1.0 / d);
@@ -119,12 +175,30 @@ SolvePlane solve_plane(const TwoBoneInput& in, const Vec3& bone1, double scale,
     }
   }
   z = z * (1.0 / z_length);
-  return {x, cross(z, x), z, d};
+  const Vec3 y = cross(z, x);
+  return {x, y, cross(x, y), d};
+}
+
+// Common case: Z is taken as (T − R) × (U − R) normalized — the same plane, with its square root
+// independent of d's, so the two run side by side ( |X × (U − R)| > 1e-9·scale is tested as
+// |(T − R) × (U − R)| > 1e-9·scale·d ).
+KINEMA_TWO_BONE_INLINE SolvePlane solve_plane(const TwoBoneInput& in, const Vec3& to_target,
+                                              double d_raw, double scale, const Vec3& bone1,
+                                              bool& pole_fallback) {
+  const Vec3 zc = cross(to_target, in.pole - in.root);
+  const double zc_length = length(zc);
+  if (!(d_raw > 1e-12 * scale) || !(zc_length > 1e-9 * scale * d_raw))
+    return solve_plane_slow(in, bone1, d_raw, scale, pole_fallback);
+  // zc/|zc| is ⊥ x only to ~ulp/sin(x, U − R): Y = Z × X and then Z = X × Y make the frame
+  // orthogonal to rounding (|Y| = |Z| = 1 − O(ulp²/sin²), far below what the solve needs).
+  const Vec3 x = to_target * (1.0 / d_raw), z = zc * (1.0 / zc_length), y = cross(z, x);
+  return {x, y, cross(x, y), d_raw};
 }
 
 // Where the end joint goes, as a distance from the root: d clamped into [|l1 − l2|, l1 + l2],
 // with soft IK near full extension (`softened` when that leaves it short of the clamp).
-double chain_reach(double d, double shortest, double total, double soft_distance, bool& softened) {
+KINEMA_TWO_BONE_INLINE double chain_reach(double d, double shortest, double total,
+                                          double soft_distance, bool& softened) {
   double reach = std::clamp(d, shortest, total);
   const double s = std::max(0.0, soft_distance);
   if (s > 0) {
@@ -139,20 +213,20 @@ double chain_reach(double d, double shortest, double total, double soft_distance
 }
 
 // The new bones' unit directions in the solve plane's (x, y) coordinates: bone 1 is
-// (cos α, ±sin α), α the angle at the root by the law of cosines, and bone 2 runs from the new
-// mid joint l1·(c1, s1) to the new end (reach, 0). `side` picks the sign (the elbow's side).
+// (cos α, ±sin α), α the angle at the root, and bone 2 (cos γ, ∓sin γ), γ the angle at the
+// target, in the triangle of sides l1, l2 and reach. `side` picks the sign (the elbow's side).
+// The cosines come from the law of cosines and the sines from the triangle's area A (Heron,
+// as the product of its four factors, of which only (l1 + l2 − reach) and (reach − |l1 − l2|)
+// can be small, each a difference of two numbers): sin α = 2A/(l1·reach),
+// sin γ = 2A/(l2·reach). One division and one square root, side by side; the end lands on
+// reach·x to rounding (l1·cos α + l2·cos γ = reach, l1·sin α = l2·sin γ by construction).
 struct PlanarBones {
   double c1, s1, c2, s2;
 };
 
-PlanarBones bend_in_plane(double l1, double l2, double reach, double scale, double side) {
-  // Guard reach = 0 (l1 = l2, target on the root).
-  double cos_a = 0;
-  if (reach > 1e-12 * scale) {
-    cos_a = std::clamp((l1 * l1 + reach * reach - l2 * l2) / (2.0 * l1 * reach), -1.0, 1.0);
-  }
-  const double sin_a = std::sqrt(std::max(0.0, 1.0 - cos_a * cos_a));
-  const double c1 = cos_a, s1 = side * sin_a;
+[[gnu::noinline, gnu::cold]] PlanarBones bend_at_root(double l1, double reach, double side) {
+  // reach ≈ 0 (l1 = l2, target on the root): the bones fold back at a right angle to x.
+  const double c1 = 0, s1 = side;
   double c2 = reach - l1 * c1, s2 = -l1 * s1;
   const double len2 = std::sqrt(c2 * c2 + s2 * s2);
   if (len2 > 0) {
@@ -165,6 +239,20 @@ PlanarBones bend_in_plane(double l1, double l2, double reach, double scale, doub
   return {c1, s1, c2, s2};
 }
 
+KINEMA_TWO_BONE_INLINE PlanarBones bend_in_plane(double l1, double l2, double reach, double total,
+                                                 double scale, double side) {
+  if (!(reach > 1e-12 * scale)) return bend_at_root(l1, reach, side);
+  const double inv = 1.0 / (2.0 * l1 * l2 * reach);
+  const double difference = l1 - l2;
+  const double area16 =
+      std::max(0.0, ((total - reach) * (total + reach)) *
+                        ((reach - std::abs(difference)) * (reach + std::abs(difference))));
+  const double k = side * std::sqrt(area16) * inv;               // ±2A/(l1·l2·reach)
+  const double r2 = reach * reach, sq = difference * (l1 + l2);  // l1² − l2²
+  return {std::clamp((r2 + sq) * l2 * inv, -1.0, 1.0), k * l2,
+          std::clamp((r2 - sq) * l1 * inv, -1.0, 1.0), -k * l1};
+}
+
 // The full-weight model-space deltas: `root` takes the old (bone, bend normal) frame to the new
 // one, so a hinge stays a hinge; `mid` (applied after `root`) then only bends about the new
 // normal. The new bend normal is new_bone1 × new_bone2 = (c1·s2 − s1·c2)·z (x × y = z).
@@ -172,37 +260,67 @@ struct ChainDeltas {
   Quat root, mid;
 };
 
-ChainDeltas full_weight_deltas(const Vec3& bone1, const Vec3& bone2, double l1, double l2,
-                               const Vec3& z, const PlanarBones& b, const Vec3& new_bone1,
-                               const Vec3& new_bone2) {
-  const Vec3 a0 = bone1 * (1.0 / l1), u0 = bone2 * (1.0 / l2);
-  const Vec3 n0 = cross(a0, u0);
-  const double n0_length = length(n0), n1_length = b.c1 * b.s2 - b.s1 * b.c2;
+// The old chain: bone directions a0 and u0, their bend β0 and the unnormalized bend normal
+// a0 × u0. Only input — the out-of-order core computes it beside the target's long chain.
+struct OldChain {
+  Vec3 a0, u0, n;
+  double cos_b0, sin_b0;
+};
+
+KINEMA_TWO_BONE_INLINE OldChain old_chain(const Vec3& bone1, const Vec3& bone2, double l1,
+                                          double l2) {
+  OldChain o;
+  o.a0 = bone1 * (1.0 / l1);
+  o.u0 = bone2 * (1.0 / l2);
+  o.n = cross(o.a0, o.u0);
+  o.sin_b0 = length(o.n);
+  o.cos_b0 = dot(o.a0, o.u0);
+  return o;
+}
+
+// A straight new chain (or a straight old one): shortest arcs, the root's from the old bone 1 to
+// the new, the mid's from the carried old bone 2 to the new (bend only). All four are unit.
+[[gnu::noinline]] ChainDeltas shortest_arc_deltas(const Vec3& a0, const Vec3& u0,
+                                                  const Vec3& new_bone1, const Vec3& new_bone2) {
   ChainDeltas out;
-  if (n0_length > 1e-9 && std::abs(n1_length) > 1e-9) {
-    const Vec3 n1 = n1_length > 0 ? z : -z;
-    out.root = frame_rotation(a0, n0 * (1.0 / n0_length), new_bone1, n1);
-    // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
-    // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
-    // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
-    const double cos_b0 = dot(a0, u0), sin_b0 = n0_length;
-    const double cos_b1 = b.c1 * b.c2 + b.s1 * b.s2, sin_b1 = std::abs(n1_length);
-    out.mid =
-        axis_angle_of(n1, sin_b1 * cos_b0 - cos_b1 * sin_b0, cos_b1 * cos_b0 + sin_b1 * sin_b0);
-  } else {
-    out.root = from_to(a0, new_bone1);
-    out.mid = from_to(rotate(out.root, bone2), new_bone2);  // bend only
-  }
+  out.root = unit_from_to(a0, new_bone1);
+  out.mid = unit_from_to(rotate(out.root, u0), new_bone2);
   return out;
 }
 
-// The result's deltas: the full-weight ones blended with FK by `w` (each slerped from identity),
-// the mid delta composed with the root's, and the end delta turned towards the target rotation
-// when the input asks for it.
-void weighted_deltas(const ChainDeltas& full, double w, const TwoBoneInput& in, TwoBoneResult& r) {
-  if (w >= 1) {  // the common case, inline; the mid delta is normalized once, after the product
-    r.root_delta = normalize(full.root.w < 0 ? -full.root : full.root);
-    r.mid_delta = normalize((full.mid.w < 0 ? -full.mid : full.mid) * r.root_delta);
+KINEMA_TWO_BONE_INLINE ChainDeltas full_weight_deltas(const OldChain& o, const Vec3& x,
+                                                      const Vec3& y, const Vec3& z,
+                                                      const PlanarBones& b, const Vec3& new_bone1,
+                                                      const Vec3& new_bone2) {
+  const double n1_length = b.c1 * b.s2 - b.s1 * b.c2;
+  if (!(o.sin_b0 > 1e-9 && std::abs(n1_length) > 1e-9))
+    return shortest_arc_deltas(o.a0, o.u0, new_bone1, new_bone2);
+  ChainDeltas out;
+  // a0 × u0 is ⊥ a0 only to rounding relative to |a0|·|u0|, i.e. to ~ulp/sin β0 once normalized
+  // for a nearly straight chain: one Gram–Schmidt step first keeps (a0, n0, b0) orthonormal.
+  const Vec3 n = o.n - o.a0 * dot(o.n, o.a0);
+  const Vec3 n0 = n * (1.0 / length(n)), b0 = cross(o.a0, n0);
+  // n1 = ±z; b1 = new_bone1 × n1 = ±(s1·x − c1·y) (x × z = −y, y × z = x).
+  const double sign = n1_length > 0 ? 1.0 : -1.0;
+  const Vec3 n1 = z * sign, b1 = (x * b.s1 - y * b.c1) * sign;
+  out.root = frame_rotation(o.a0, n0, b0, new_bone1, n1, b1);
+  // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
+  // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
+  // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
+  const double cos_b1 = b.c1 * b.c2 + b.s1 * b.s2, sin_b1 = std::abs(n1_length);
+  out.mid = half_angle_rotation(n1, sin_b1 * o.cos_b0 - cos_b1 * o.sin_b0,
+                                cos_b1 * o.cos_b0 + sin_b1 * o.sin_b0);
+  return out;
+}
+
+// The result's deltas when the weight is below 1 or the end rotation is matched: the full-weight
+// ones blended with FK by `w` (each slerped from identity), the mid delta composed with the
+// root's, and the end delta turned towards the target rotation when the input asks for it.
+[[gnu::noinline]] void blended_deltas(const ChainDeltas& full, double w, const TwoBoneInput& in,
+                                      TwoBoneResult& r) {
+  if (w >= 1) {
+    r.root_delta = full.root.w < 0 ? -full.root : full.root;
+    r.mid_delta = (full.mid.w < 0 ? -full.mid : full.mid) * r.root_delta;
   } else {
     r.root_delta = weighted(full.root, w);
     r.mid_delta = normalize(weighted(full.mid, w) * r.root_delta);
@@ -215,9 +333,21 @@ void weighted_deltas(const ChainDeltas& full, double w, const TwoBoneInput& in, 
   }
 }
 
-}  // namespace
+// The common case, full weight without a matched end: slerp(identity, q, 1) is q in the
+// identity's hemisphere, and the deltas are unit to rounding as they come (products of unit
+// quaternions), so they are not normalized again.
+KINEMA_TWO_BONE_INLINE void weighted_deltas(const ChainDeltas& full, double w,
+                                            const TwoBoneInput& in, TwoBoneResult& r) {
+  if (w >= 1 && !in.match_end_rotation) {
+    r.root_delta = full.root.w < 0 ? -full.root : full.root;
+    r.mid_delta = (full.mid.w < 0 ? -full.mid : full.mid) * r.root_delta;
+    r.end_delta = r.mid_delta;
+  } else {
+    blended_deltas(full, w, in, r);
+  }
+}
 
-TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
+KINEMA_TWO_BONE_INLINE TwoBoneResult solve(const TwoBoneInput& in) {
   TwoBoneResult r;
   r.mid_position = in.mid;
   r.end_position = in.end;
@@ -226,72 +356,139 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
     r.end_position = is_finite(in.end) ? in.end : Vec3{};
     return r;  // kInvalidInput, identity deltas
   }
-  const Vec3 bone1 = in.mid - in.root, bone2 = in.end - in.mid;
-  const double l1 = length(bone1), l2 = length(bone2);
-  const double scale = std::max({1.0, l1 + l2, length(in.target - in.root)});
+  const Vec3 bone1 = in.mid - in.root, bone2 = in.end - in.mid, to_target = in.target - in.root;
+  const double l1 = length(bone1), l2 = length(bone2), d_raw = length(to_target);
+  const double scale = std::max({1.0, l1 + l2, d_raw});
   if (!(l1 > 1e-12 * scale) || !(l2 > 1e-12 * scale)) {
     r.status = TwoBoneStatus::kDegenerate;
     return r;
   }
   const double total = l1 + l2, shortest = std::abs(l1 - l2);
+  const OldChain old = old_chain(bone1, bone2, l1, l2);
 
-  const SolvePlane plane = solve_plane(in, bone1, scale, r.pole_fallback);
+  const SolvePlane plane = solve_plane(in, to_target, d_raw, scale, bone1, r.pole_fallback);
   bool softened = false;
   const double reach = chain_reach(plane.d, shortest, total, in.soft_distance, softened);
-  const PlanarBones b = bend_in_plane(l1, l2, reach, scale, in.elbow_side < 0 ? -1.0 : 1.0);
+  const PlanarBones b = bend_in_plane(l1, l2, reach, total, scale, in.elbow_side < 0 ? -1.0 : 1.0);
   const Vec3 new_bone1 = plane.x * b.c1 + plane.y * b.s1;
   const Vec3 new_bone2 = plane.x * b.c2 + plane.y * b.s2;
-  r.mid_bend = std::acos(std::clamp(b.c1 * b.c2 + b.s1 * b.s2, -1.0, 1.0));
   const ChainDeltas full =
-      full_weight_deltas(bone1, bone2, l1, l2, plane.z, b, new_bone1, new_bone2);
-  weighted_deltas(full, std::clamp(in.weight, 0.0, 1.0), in, r);
-  r.mid_position = in.root + rotate(r.root_delta, bone1);
-  r.end_position = r.mid_position + rotate(r.mid_delta, bone2);
+      full_weight_deltas(old, plane.x, plane.y, plane.z, b, new_bone1, new_bone2);
+  const double w = std::clamp(in.weight, 0.0, 1.0);
+  weighted_deltas(full, w, in, r);
+  if (w >= 1) {  // the new bones themselves (what the deltas give, to rounding)
+    r.mid_position = in.root + new_bone1 * l1;
+    r.end_position = r.mid_position + new_bone2 * l2;
+  } else {
+    r.mid_position = in.root + rotate(r.root_delta, bone1);
+    r.end_position = r.mid_position + rotate(r.mid_delta, bone2);
+  }
 
   const bool reachable = plane.d >= shortest && plane.d <= total;
   r.status = !reachable ? TwoBoneStatus::kUnreachable
                         : (softened ? TwoBoneStatus::kSoftened : TwoBoneStatus::kReached);
   r.reached = r.status == TwoBoneStatus::kReached;
+  // Last, with nothing else live across the call.
+  r.mid_bend = std::acos(std::clamp(b.c1 * b.c2 + b.s1 * b.s2, -1.0, 1.0));
   return r;
 }
 
-bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
-                    int end, std::span<Transform> local) {
+KINEMA_TWO_BONE_INLINE bool apply(const TwoBoneResult& result, std::span<const int> parents,
+                                  int root, int mid, int end, std::span<Transform> local) {
   if (result.status == TwoBoneStatus::kDegenerate || result.status == TwoBoneStatus::kInvalidInput)
     return false;
   const int n = static_cast<int>(parents.size());
   if (static_cast<int>(local.size()) != n || root < 0 || !(root < mid) || !(mid < end) || end >= n)
     return false;
   // Rotation from `ancestor`'s frame to `j`'s parent frame: the product of the local rotations
-  // of the joints strictly between them (ancestor −1: the model frame). False when j does not
-  // descend from ancestor or the parents are not parents-first.
+  // of the joints strictly between them (ancestor −1: the model frame), 0 when there are none
+  // (q left as it is), 1 when q holds it, −1 when j does not descend from ancestor or the parents
+  // are not parents-first.
   const auto between = [&](int j, int ancestor, Quat& q) {
-    q = Quat::identity();
+    int found = 0;
     for (int p = parents[j]; p != ancestor; p = parents[p]) {
-      if (p < ancestor || p >= j) return false;
-      q = local[p].rotation * q;
+      if (p < ancestor || p >= j) return -1;
+      q = found ? local[p].rotation * q : local[p].rotation;
+      found = 1;
       j = p;
     }
-    return true;
+    return found;
   };
   Quat q_root, q_mid, q_end;
-  if (!between(root, -1, q_root) || !between(mid, root, q_mid) || !between(end, mid, q_end))
-    return false;
-  // Old model rotations of the three joints' parents (rotations only), each from the one above.
-  // Not normalized: a norm k ≠ 1 only scales P⁻¹·X·P (written P*·X·P) by k², which the final
-  // normalization removes, so three square roots and divisions leave the dependency chain.
-  const Quat& p_root = q_root;
-  const Quat p_mid = p_root * local[root].rotation * q_mid;
-  const Quat p_end = p_mid * local[mid].rotation * q_end;
-  // local_j ← P_j⁻¹ · D_a⁻¹ · D_j · P_j · local_j (D_a: nearest chain ancestor's delta).
-  const auto update = [](const Quat& p, const Quat& d_a, const Quat& d_j, const Quat& l) {
-    return normalize(conjugate(p) * conjugate(d_a) * d_j * p * l);
-  };
-  const Quat id = Quat::identity();
-  local[root].rotation = update(p_root, id, result.root_delta, local[root].rotation);
-  local[mid].rotation = update(p_mid, result.root_delta, result.mid_delta, local[mid].rotation);
-  local[end].rotation = update(p_end, result.mid_delta, result.end_delta, local[end].rotation);
+  const int k_root = between(root, -1, q_root), k_mid = between(mid, root, q_mid),
+            k_end = between(end, mid, q_end);
+  if (k_root < 0 || k_mid < 0 || k_end < 0) return false;
+  // A model delta D applied to a joint of model rotation M = P·L (P its parent's) gives it the
+  // local rotation P⁻¹·D·M; a joint below a turned chain ancestor a owes D_a⁻¹·D_j instead of D.
+  // P is the product of `local` rotations, not normalized: a norm k ≠ 1 only scales P*·X·(P·L)
+  // by k², which the final normalization removes. Products with an empty `between` are skipped.
+  const Quat l_root = local[root].rotation, l_mid = local[mid].rotation;
+  const Quat m_root = k_root ? q_root * l_root : l_root;
+  const Quat p_mid = k_mid ? m_root * q_mid : m_root;
+  const Quat m_mid = p_mid * l_mid;
+  const Quat bend = conjugate(result.root_delta) * result.mid_delta;
+  Quat l = result.root_delta * m_root;
+  local[root].rotation = normalize(k_root ? conjugate(q_root) * l : l);
+  local[mid].rotation = normalize(conjugate(p_mid) * (bend * m_mid));
+  // Without a matched end rotation end_delta equals mid_delta: the end joint keeps its local
+  // rotation (its correction is the identity).
+  if (!(result.end_delta == result.mid_delta)) {
+    const Quat p_end = k_end ? m_mid * q_end : m_mid;
+    const Quat turn = conjugate(result.mid_delta) * result.end_delta;
+    local[end].rotation = normalize(conjugate(p_end) * (turn * (p_end * local[end].rotation)));
+  }
   return true;
+}
+
+TwoBoneResult solve_portable(const TwoBoneInput& in) { return solve(in); }
+bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
+                    int end, std::span<Transform> local) {
+  return apply(result, parents, root, mid, end, local);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx2")]] TwoBoneResult solve_avx2(const TwoBoneInput& in) { return solve(in); }
+[[gnu::target("avx2")]] bool apply_avx2(const TwoBoneResult& result, std::span<const int> parents,
+                                        int root, int mid, int end, std::span<Transform> local) {
+  return apply(result, parents, root, mid, end, local);
+}
+bool cpu_has_avx2() { return __builtin_cpu_supports("avx2"); }
+#else
+TwoBoneResult solve_avx2(const TwoBoneInput& in) { return solve(in); }
+bool apply_avx2(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
+                int end, std::span<Transform> local) {
+  return apply(result, parents, root, mid, end, local);
+}
+bool cpu_has_avx2() { return false; }
+#endif
+
+// -1: not asked yet; 0: the baseline copy; 1: the AVX2 copy.
+std::atomic<int> g_use_avx2{-1};
+
+bool use_avx2() {
+  int use = g_use_avx2.load(std::memory_order_relaxed);
+  if (use < 0) {
+    use = cpu_has_avx2() ? 1 : 0;
+    g_use_avx2.store(use, std::memory_order_relaxed);
+  }
+  return use == 1;
+}
+
+}  // namespace
+
+TwoBoneResult solve_two_bone(const TwoBoneInput& in) {
+  return use_avx2() ? solve_avx2(in) : solve_portable(in);
+}
+
+bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
+                    int end, std::span<Transform> local) {
+  return use_avx2() ? apply_avx2(result, parents, root, mid, end, local)
+                    : apply_portable(result, parents, root, mid, end, local);
+}
+
+bool set_two_bone_avx2(bool allowed) {
+  g_use_avx2.store(allowed && cpu_has_avx2() ? 1 : 0, std::memory_order_relaxed);
+  return use_avx2();
 }
 
 TwoBoneCorrections two_bone_local_corrections(const TwoBoneResult& result, const Quat& root_model,

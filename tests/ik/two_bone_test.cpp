@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include "kinema/ik/joint_limits.h"
 #include "kinema/skeleton/skeleton.h"
+#include "two_bone_reference.h"
 
 namespace kinema {
 namespace {
@@ -327,6 +330,252 @@ TEST(TwoBone, RandomizedSweep) {
     }
   }
   EXPECT_GT(reached, 10000);
+}
+
+// ---- The solve of 8b07023 (tests/ik/two_bone_reference.h) as the reference -------------------
+
+// Random legs of every shape: bent, nearly straight and straight old chains (β0 = 0 exactly and
+// ~1e-7), targets spread over [0, 1.3·(l1 + l2)] and pushed onto the boundaries of reach (|d − L|
+// and |d − |l1 − l2|| from 1e-15 to 1e-3 relative, both sides), poles anywhere, near the line
+// R–T and on it, the target on the root, both elbow sides, weights, soft IK and a matched end.
+std::vector<TwoBoneInput> reference_legs(int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0), u01(0.0, 1.0);
+  const auto rv = [&] { return Vec3{u(rng), u(rng), u(rng)}; };
+  const auto unit = [&] { return normalize(rv(), Vec3::unit_x()); };
+  std::vector<TwoBoneInput> legs;
+  for (int i = 0; i < count; ++i) {
+    TwoBoneInput in;
+    in.root = rv() * 2.0;
+    const double l1 = 0.05 + 2.0 * u01(rng), l2 = 0.05 + 2.0 * u01(rng);
+    const Vec3 a0 = unit();
+    Vec3 u0 = unit();
+    if (i % 7 == 1) u0 = a0;                                        // straight
+    if (i % 7 == 2) u0 = normalize(a0 + cross(a0, unit()) * 1e-7);  // nearly straight
+    in.mid = in.root + a0 * l1;
+    in.end = in.mid + u0 * l2;
+    const double total = l1 + l2, shortest = std::abs(l1 - l2);
+    double d = 1.3 * total * u01(rng);
+    const double eps = std::pow(10.0, -3.0 - 12.0 * u01(rng)) * (u01(rng) < 0.5 ? -1.0 : 1.0);
+    if (i % 5 == 1) d = total * (1.0 + eps);
+    if (i % 5 == 2) d = shortest * (1.0 + eps);
+    const Vec3 dir = unit();
+    in.target = in.root + dir * d;
+    if (i % 97 == 3) in.target = in.root;
+    in.pole = in.root + rv();
+    if (i % 11 == 4) in.pole = in.root + dir * 3.0 + cross(dir, unit()) * 1e-6;  // near the line
+    if (i % 13 == 5) in.pole = in.root + dir * 2.0;                              // on the line
+    in.elbow_side = (i & 1) ? 1 : -1;
+    if (i % 3 == 0) in.weight = u01(rng);
+    if (i % 4 == 0) in.soft_distance = 0.3 * total * u01(rng);
+    if (i % 6 == 0) {
+      in.match_end_rotation = true;
+      in.end_rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+      in.target_rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    }
+    legs.push_back(in);
+  }
+  return legs;
+}
+
+// The faster solve (law of cosines and Heron's area for the planar bones, Shepperd's method
+// normalized by its own square root, positions at full weight from the new bones themselves)
+// agrees with the reference: rotations within a tolerance tol, positions within 4·tol times the
+// chain's size, the same status and flags, cos(mid_bend) within 1e-13·l_long/l_short. tol is 1e-12
+// rad
+// + 1e-15/sin β0 (1e-8 rad where the old chain is nearly straight, β0 ~ 1e-7, where the
+// reference's bend normal a0 × u0 is only ⊥ a0 to ~ulp/β0 and the new solve's is made so).
+// Where the reference took a shortest arc across nearly a
+// half turn (a straight chain turned to within 1e-2 rad of π), its from_to misses the new bone
+// by up to ~ulp/(π − θ), and by the whole residual angle within 4.5e-5 rad of π; the new solve
+// lands on it (DeltasAgreeWithPositions), and the two are compared to 1e-4 there — at full
+// weight only: below it, slerp from the identity turns a half turn (w ≈ 0) either way round,
+// which the sign of a w of ~1e-7 decides, so the two may blend opposite ways. For a target
+// out of reach (a straight or folded new chain) the reference's sin α = √(1 − cos²α) is ~1e-8
+// whenever its cos α rounds one ulp below 1, which sends it down the bent-chain path (a turn to
+// the pole's plane) instead of the shortest arcs of a straight chain — rounding picks its path;
+// the new solve's sine is exactly 0 there (Heron's factor l1 + l2 − reach or
+// reach − |l1 − l2| is 0) and it always takes the shortest arcs. There only the positions are
+// compared, to 1e-7 (the reference's bent mid joint is ~1e-8·l1 off the line), and only at full
+// weight (below it the two paths blend different rotations). With the pole near the line R–T
+// (angle ψ to it), the reference's Z = X × (U − R) is ⊥ X only to ~ulp/ψ, the new solve's frame
+// is orthogonalized: both tolerances grow by 1e-15/ψ. Near full extension or a full fold (bend
+// β1 near 0 or π) the triangle itself is ill-conditioned — the mid joint moves by ~ulp/sin β1 —
+// and the two solves' sines (Heron's area, √(1 − cos²)) differ by as much, the shorter bone's
+// direction by l_long/l_short times that: + 1e-14·(l_long/l_short)/sin β1.
+TEST(TwoBone, AgreesWithReferenceSolve) {
+  const std::vector<TwoBoneInput> legs = reference_legs(20000, 7);
+  int reached = 0, fallback = 0, straight_beyond = 0, near_half_turn = 0, rounding_path = 0;
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    const TwoBoneInput& in = legs[i];
+    const TwoBoneResult r = solve_two_bone(in);
+    const TwoBoneResult ref = two_bone_reference::solve_two_bone(in);
+    ASSERT_EQ(r.status, ref.status) << i;
+    ASSERT_EQ(r.reached, ref.reached) << i;
+    ASSERT_EQ(r.pole_fallback, ref.pole_fallback) << i;
+    const double size = std::max(1.0, distance(in.mid, in.root) + distance(in.end, in.mid));
+    TwoBoneInput full_weight = in;
+    full_weight.weight = 1;
+    const TwoBoneResult ref1 = two_bone_reference::solve_two_bone(full_weight);
+    const bool half_turn = angle_between(Quat::identity(), ref1.root_delta) > kPi - 1e-2 ||
+                           angle_between(ref1.root_delta, ref1.mid_delta) > kPi - 1e-2;
+    // Which path (the bent chain's frame rotation or a straight chain's shortest arcs) a new
+    // chain within ~1e-6 of straight or folded takes is decided by rounding in the reference.
+    const bool ambiguous = r.status == TwoBoneStatus::kUnreachable || half_turn ||
+                           std::abs(std::sin(ref1.mid_bend)) < 1e-6;
+    const Vec3 to_pole = in.pole - in.root, to_target = in.target - in.root;
+    const double psi = length(cross(to_target, to_pole)) / (length(to_target) * length(to_pole));
+    const double pole_tol = psi > 0 ? 1e-15 / psi : 0.0;
+    const Vec3 bone1 = in.mid - in.root, bone2 = in.end - in.mid;
+    const double sin_b0 = length(cross(bone1, bone2)) / (length(bone1) * length(bone2));
+    const double ratio =
+        std::max(length(bone1), length(bone2)) / std::min(length(bone1), length(bone2));
+    const double bend_tol = 1e-14 * ratio / std::max(std::abs(std::sin(ref.mid_bend)), 1e-8);
+    const double tol = 1e-12 + 1e-15 / std::max(sin_b0, 1e-9) + pole_tol + bend_tol;
+    if (ambiguous) {
+      ++rounding_path;
+      if (in.weight >= 1) {  // same positions whichever path; below full weight they blend apart
+        const double position_tol = std::max(4 * tol, half_turn ? 1e-4 : 1e-6) * size;
+        ASSERT_LT(distance(r.mid_position, ref.mid_position), position_tol) << i;
+        ASSERT_LT(distance(r.end_position, ref.end_position), position_tol) << i;
+      }
+    } else {
+      ASSERT_LT(distance(r.mid_position, ref.mid_position), 4 * tol * size) << i;
+      ASSERT_LT(distance(r.end_position, ref.end_position), 4 * tol * size) << i;
+      ASSERT_LT(angle_between(r.root_delta, ref.root_delta), tol) << i;
+      ASSERT_LT(angle_between(r.mid_delta, ref.mid_delta), tol) << i;
+      ASSERT_LT(angle_between(r.end_delta, ref.end_delta), tol) << i;
+    }
+    near_half_turn += half_turn;
+    ASSERT_NEAR(r.mid_bend, ref.mid_bend, 1e-6) << i;  // acos near 0 and π: 1e-14 → 1.5e-7
+    ASSERT_NEAR(std::cos(r.mid_bend), std::cos(ref.mid_bend), 1e-13 * ratio) << i;
+    ASSERT_NEAR(length(r.root_delta), 1.0, 1e-14) << i;
+    ASSERT_NEAR(length(r.mid_delta), 1.0, 1e-14) << i;
+    ASSERT_NEAR(length(r.end_delta), 1.0, 1e-14) << i;
+    if (r.reached) {
+      ++reached;
+      if (in.weight >= 1 && in.soft_distance == 0) {
+        ASSERT_LT(distance(r.end_position, in.target), 1e-12 * size) << i;
+      }
+    }
+    fallback += r.pole_fallback;
+    straight_beyond += r.status == TwoBoneStatus::kUnreachable;
+  }
+  EXPECT_GT(reached, 8000);
+  EXPECT_GT(fallback, 1000);
+  EXPECT_GT(straight_beyond, 3000);
+  EXPECT_GT(near_half_turn, 100);
+  EXPECT_GT(static_cast<int>(legs.size()) - rounding_path, 8000);  // compared in full
+}
+
+// The deltas carry the chain where the positions say: FK of the applied rotations puts the mid
+// and end joints on r.mid_position and r.end_position (1e-12), at every weight.
+TEST(TwoBone, DeltasAgreeWithPositions) {
+  const std::vector<TwoBoneInput> legs = reference_legs(20000, 8);
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    const TwoBoneInput& in = legs[i];
+    const TwoBoneResult r = solve_two_bone(in);
+    const double size = std::max(1.0, distance(in.mid, in.root) + distance(in.end, in.mid));
+    const Vec3 mid = in.root + rotate(r.root_delta, in.mid - in.root);
+    const Vec3 end = mid + rotate(r.mid_delta, in.end - in.mid);
+    ASSERT_LT(distance(mid, r.mid_position), 1e-12 * size) << i;
+    ASSERT_LT(distance(end, r.end_position), 1e-12 * size) << i;
+  }
+}
+
+// apply_two_bone (products only where a joint has a correction; the end joint untouched when
+// end_delta = mid_delta) gives the reference's local rotations within 1e-12, on random skeletons
+// with joints between the chain's (root → a → hip → b → knee → c → ankle) and without.
+TEST(TwoBone, ApplyAgreesWithReference) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const std::vector<TwoBoneInput> legs = reference_legs(4000, 10);
+  const std::vector<int> parents{-1, 0, 1, 2, 3, 4, 5};
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    std::vector<Transform> local(7);
+    for (Transform& t : local) t.rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    const bool between = i % 2 == 0;
+    const int root = between ? 2 : 1, mid = between ? 4 : 2, end = between ? 6 : 3;
+    const TwoBoneResult r = solve_two_bone(legs[i]);
+    std::vector<Transform> mine = local, ref = local;
+    const bool ok = apply_two_bone(r, parents, root, mid, end, mine);
+    ASSERT_EQ(ok, two_bone_reference::apply_two_bone(r, parents, root, mid, end, ref)) << i;
+    for (int j = 0; j < 7; ++j) {
+      ASSERT_LT(angle_between(mine[j].rotation, ref[j].rotation), 1e-12) << i << ' ' << j;
+      ASSERT_NEAR(length(mine[j].rotation), 1.0, 1e-14) << i << ' ' << j;
+    }
+    if (r.end_delta == r.mid_delta) {
+      ASSERT_EQ(mine[end].rotation, local[end].rotation) << i;
+    }
+  }
+  // Invalid hierarchies are refused as before: end not below mid, not parents-first.
+  const TwoBoneResult r = solve_two_bone(legs[0]);
+  std::vector<Transform> local(7);
+  EXPECT_FALSE(apply_two_bone(r, std::vector<int>{-1, 0, 1, 2, 3, 4, 0}, 2, 4, 6, local));
+  EXPECT_FALSE(apply_two_bone(r, std::vector<int>{-1, 0, 1, 5, 3, 4, 5}, 2, 4, 6, local));
+  EXPECT_FALSE(apply_two_bone(r, parents, 2, 4, 7, local));
+}
+
+// Every non-finite input field gives kInvalidInput (integer test of the exponent bits), and a
+// non-finite rotation is ignored unless the end rotation is matched.
+TEST(TwoBone, EveryNonFiniteInputIsInvalid) {
+  const double bad[] = {std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity(),
+                        -std::numeric_limits<double>::infinity()};
+  for (const double b : bad) {
+    for (int field = 0; field < 25; ++field) {
+      TwoBoneInput in = step_leg(+1);
+      in.match_end_rotation = field >= 17;
+      double* v = field < 15   ? &in.root.x + field
+                  : field < 17 ? (field == 15 ? &in.weight : &in.soft_distance)
+                  : field < 21 ? &in.end_rotation.x + (field - 17)
+                               : &in.target_rotation.x + (field - 21);
+      *v = b;
+      const TwoBoneResult r = solve_two_bone(in);
+      EXPECT_EQ(r.status, TwoBoneStatus::kInvalidInput) << field;
+      EXPECT_TRUE(is_finite(r.mid_position) && is_finite(r.end_position)) << field;
+      if (field >= 17) {
+        in.match_end_rotation = false;
+        EXPECT_EQ(solve_two_bone(in).status, TwoBoneStatus::kReached) << field;
+      }
+    }
+  }
+  // The largest finite values are finite.
+  TwoBoneInput in = step_leg(+1);
+  in.pole = {std::numeric_limits<double>::max(), 0, 0};
+  in.weight = -std::numeric_limits<double>::max();
+  EXPECT_NE(solve_two_bone(in).status, TwoBoneStatus::kInvalidInput);
+}
+
+// The AVX2 copies of solve_two_bone and apply_two_bone give the same bits as the baseline ones.
+TEST(TwoBone, Avx2CopiesGiveTheSameBits) {
+  const bool has_avx2 = set_two_bone_avx2(true);
+  const std::vector<TwoBoneInput> legs = reference_legs(5000, 11);
+  const std::vector<int> parents{-1, 0, 1, 2, 3, 4, 5};
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::size_t i = 0; i < legs.size(); ++i) {
+    std::vector<Transform> local(7);
+    for (Transform& t : local) t.rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    TwoBoneResult r[2];
+    std::vector<Transform> applied[2] = {local, local};
+    for (int k = 0; k < 2; ++k) {
+      set_two_bone_avx2(k == 1);
+      r[k] = solve_two_bone(legs[i]);
+      apply_two_bone(r[k], parents, 2, 4, 6, applied[k]);
+    }
+    const auto same = [](const auto& a, const auto& b) {
+      return std::memcmp(&a, &b, sizeof a) == 0;
+    };
+    ASSERT_TRUE(same(r[0].root_delta, r[1].root_delta) && same(r[0].mid_delta, r[1].mid_delta) &&
+                same(r[0].end_delta, r[1].end_delta) &&
+                same(r[0].mid_position, r[1].mid_position) &&
+                same(r[0].end_position, r[1].end_position) && same(r[0].mid_bend, r[1].mid_bend))
+        << i;
+    for (int j = 0; j < 7; ++j) ASSERT_TRUE(same(applied[0][j], applied[1][j])) << i << ' ' << j;
+  }
+  set_two_bone_avx2(true);
+  if (!has_avx2) GTEST_SKIP() << "no AVX2 on this CPU: both runs used the baseline copy";
 }
 
 }  // namespace

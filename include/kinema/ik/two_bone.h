@@ -86,10 +86,19 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in);
 /// sit between them). Only the three joints' local rotations change: a joint j whose nearest
 /// chain ancestor a has delta D_a gets local_j ← P_j⁻¹ · D_a⁻¹ · D_j · P_j · local_j, with P_j
 /// its parent's old model rotation (computed from `local` rotations; ancestors' scales must be
-/// uniform). Returns false and changes nothing when the indices or spans are invalid or the
-/// result's status is kDegenerate or kInvalidInput.
+/// uniform); the root's and mid's results are normalized. Without a matched end rotation
+/// (end_delta == mid_delta) the end joint's correction is the identity and its local rotation is
+/// left exactly as it is. Returns false and changes nothing when the indices or spans are
+/// invalid or the result's status is kDegenerate or kInvalidInput.
 bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                     int end, std::span<Transform> local);
+
+/// Allows (true, the default) or forbids the AVX2 copies of solve_two_bone and apply_two_bone —
+/// for tests and side-by-side benchmarks. Both copies are the same code and give the same bits
+/// (the AVX2 one only has the shorter VEX encoding; no FMA). Returns whether the AVX2 copies are
+/// now in use (false on CPUs without AVX2 whatever is asked). Not to be called while another
+/// thread solves.
+bool set_two_bone_avx2(bool allowed);
 
 /// Local-space corrections of a solved chain, for callers that already have the joints' model
 /// rotations from FK (what ozz-animation's IKTwoBoneJob returns): `local_j ← local_j ·
