@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kinema/core/cpu_features.h"
+
 // The solve and the apply are compiled twice: for the build's baseline and, on x86-64, for AVX2
 // (chosen at run time). The AVX2 copy is the same C++ with VEX encoding — three-operand
 // instructions, no register copies — and no FMA (not enabled), so both give the same bits.
@@ -452,7 +454,7 @@ bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, i
                                         int root, int mid, int end, std::span<Transform> local) {
   return apply(result, parents, root, mid, end, local);
 }
-bool cpu_has_avx2() { return __builtin_cpu_supports("avx2"); }
+bool cpu_has_avx2() { return cpu_features().avx2; }
 #else
 TwoBoneResult solve_avx2(const TwoBoneInput& in) { return solve(in); }
 bool apply_avx2(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
