@@ -121,7 +121,7 @@ def load(path: str, bvh_unit: Optional[float] = ...) -> Asset: ...
 def save(asset: Asset, path: str) -> None: ...
 
 class RuntimeClip:
-        def __init__(
+    def __init__(
         self,
         clip: Clip,
         skeleton: Skeleton,
