@@ -20,15 +20,6 @@ std::string graph_with(const std::string& root, const std::vector<std::string>& 
   return s + "]," + extra + R"("root": )" + root + "}";
 }
 
-struct Player {
-  AnimGraph graph;
-  GraphInstance g{graph};
-  std::vector<SoaTransform> pose =
-      std::vector<SoaTransform>(static_cast<size_t>(graph.soa_count()));
-  explicit Player(AnimGraph gr) : graph(std::move(gr)) {}
-  void tick(float dt) { step(g, dt, pose); }
-};
-
 // Hip 20° in the walk (1.5 m/s), 50° in the run (4.5 m/s); at 2.5 m/s the blend
 // weight of the run is (2.5 − 1.5)/(4.5 − 1.5) = 1/3, so the hip is 20° + (50° − 20°)/3 = 30°.
 TEST(GraphBlend, Blend1DHipAngleAtTrotSpeed) {

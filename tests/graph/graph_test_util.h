@@ -139,6 +139,28 @@ inline void step(GraphInstance& g, float dt, std::vector<SoaTransform>& pose) {
   ASSERT_TRUE(g.evaluate(pose));
 }
 
+/// A graph with one instance and its pose buffer, ticked frame by frame.
+struct Player {
+  AnimGraph graph;
+  GraphInstance g{graph};
+  std::vector<SoaTransform> pose =
+      std::vector<SoaTransform>(static_cast<size_t>(graph.soa_count()));
+  explicit Player(AnimGraph gr) : graph(std::move(gr)) {}
+  void tick(float dt) { step(g, dt, pose); }
+
+  /// The pose's model-space transforms (double precision).
+  std::vector<Transform> model() const {
+    std::vector<Transform> m(static_cast<size_t>(graph.joint_count()));
+    const auto parents = graph.runtime_skeleton().parents();
+    for (size_t j = 0; j < m.size(); ++j) {
+      const Transform local(get_joint(pose, static_cast<int>(j)));
+      m[j] = parents[j] < 0 ? local : m[static_cast<size_t>(parents[j])] * local;
+    }
+    return m;
+  }
+  int joint(const char* name) const { return graph.runtime_skeleton().find(name); }
+};
+
 /// Name of the current state of machine `m` (0: the first in AnimGraph::machines() order).
 inline std::string state_of(const GraphInstance& g, size_t m = 0) {
   const MachineStatus& s = g.machines()[m];

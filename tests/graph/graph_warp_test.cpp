@@ -42,30 +42,10 @@ std::string warp_node(const std::string& extra = "") {
          kLegs + extra + "}";
 }
 
-struct WarpPlayer {
-  AnimGraph graph;
-  GraphInstance g{graph};
-  std::vector<SoaTransform> pose =
-      std::vector<SoaTransform>(static_cast<size_t>(graph.soa_count()));
-  explicit WarpPlayer(AnimGraph gr) : graph(std::move(gr)) {}
-  void tick(float dt) { step(g, dt, pose); }
-
-  std::vector<Transform> model() const {
-    std::vector<Transform> m(static_cast<size_t>(graph.joint_count()));
-    const auto parents = graph.runtime_skeleton().parents();
-    for (size_t j = 0; j < m.size(); ++j) {
-      const Transform local(get_joint(pose, static_cast<int>(j)));
-      m[j] = parents[j] < 0 ? local : m[static_cast<size_t>(parents[j])] * local;
-    }
-    return m;
-  }
-  int joint(const char* name) const { return graph.runtime_skeleton().find(name); }
-};
-
 TEST(GraphLocomotionWarp, ScaleOneAndNoTurnPlayTheClipAsItIs) {
-  WarpPlayer plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
-  WarpPlayer warped(parse_graph(
-      walk_graph(warp_node(R"(, "spine": ["LowerBack", "Spine", "Spine1"])")), warp_walk_files()));
+  Player plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
+  Player warped(parse_graph(walk_graph(warp_node(R"(, "spine": ["LowerBack", "Spine", "Spine1"])")),
+                            warp_walk_files()));
   for (int i = 0; i < 20; ++i) {
     plain.tick(1 / 30.0f);
     warped.tick(1 / 30.0f);
@@ -77,8 +57,8 @@ TEST(GraphLocomotionWarp, ScaleOneAndNoTurnPlayTheClipAsItIs) {
 }
 
 TEST(GraphLocomotionWarp, StrideScalesAlongTheMovementAndBonesKeepTheirLengths) {
-  WarpPlayer plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
-  WarpPlayer warped(parse_graph(walk_graph(warp_node()), warp_walk_files()));
+  Player plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
+  Player warped(parse_graph(walk_graph(warp_node()), warp_walk_files()));
   warped.g.set_float("scale", 1.25f);
   const int hips = warped.joint("Hips");
   const std::array<int, 2> ankles{warped.joint("LeftFoot"), warped.joint("RightFoot")};
@@ -107,8 +87,8 @@ TEST(GraphLocomotionWarp, StrideScalesAlongTheMovementAndBonesKeepTheirLengths) 
 }
 
 TEST(GraphLocomotionWarp, LegsTurnTowardsTheMovementAndTheChestDoesNot) {
-  WarpPlayer plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
-  WarpPlayer warped(parse_graph(
+  Player plain(parse_graph(walk_graph(R"("walk")"), warp_walk_files()));
+  Player warped(parse_graph(
       walk_graph(warp_node(R"(, "spine": ["LowerBack", "Spine", "Spine1"], "max_angle": 45)")),
       warp_walk_files()));
   warped.g.set_float("angle", 60);  // clamped to 45
