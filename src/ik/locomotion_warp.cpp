@@ -11,12 +11,10 @@ namespace kinema {
 
 namespace {
 
-bool finite(double v) { return std::isfinite(v); }
-
 bool settings_ok(const StrideWarpSettings& s) {
-  return finite(s.stride_scale) && s.stride_scale > 0 && is_finite(s.direction) &&
-         is_finite(s.pelvis) && is_finite(s.forward) && finite(s.max_extension) &&
-         s.max_extension > 0 && s.max_extension <= 1 && finite(s.max_pelvis_drop) &&
+  return std::isfinite(s.stride_scale) && s.stride_scale > 0 && is_finite(s.direction) &&
+         is_finite(s.pelvis) && is_finite(s.forward) && std::isfinite(s.max_extension) &&
+         s.max_extension > 0 && s.max_extension <= 1 && std::isfinite(s.max_pelvis_drop) &&
          s.max_pelvis_drop >= 0 && !std::isnan(s.release_half_life);
 }
 
@@ -137,7 +135,7 @@ bool apply_stride_warp(const StrideWarpResult& result, std::span<const StrideWar
 }
 
 double orientation_warp_angle(const Vec3& facing, const Vec3& movement, double max_angle) noexcept {
-  if (!is_finite(facing) || !is_finite(movement) || !finite(max_angle)) return 0;
+  if (!is_finite(facing) || !is_finite(movement) || !std::isfinite(max_angle)) return 0;
   const double fx = facing.x, fz = facing.z, mx = movement.x, mz = movement.z;
   if (!(fx * fx + fz * fz > 1e-18) || !(mx * mx + mz * mz > 1e-18)) return 0;
   // About +Y a rotation takes +Z towards +X, so the angle from f to m is atan2((f × m)·Y, f·m)
@@ -150,7 +148,8 @@ double orientation_warp_angle(const Vec3& facing, const Vec3& movement, double m
 bool apply_orientation_warp(double angle, int pelvis, std::span<const int> spine,
                             std::span<const int> parents, std::span<Transform> local) noexcept {
   const int n = static_cast<int>(parents.size());
-  if (!finite(angle) || local.size() != parents.size() || pelvis < 0 || pelvis >= n) return false;
+  if (!std::isfinite(angle) || local.size() != parents.size() || pelvis < 0 || pelvis >= n)
+    return false;
   for (int j = 0; j < n; ++j)
     if (parents[static_cast<std::size_t>(j)] >= j) return false;
   int above = pelvis;
