@@ -30,7 +30,9 @@ CpuFeatures detect() {
   f.sse41 = __builtin_cpu_supports("sse4.1");
   f.avx2 = ymm_saved && __builtin_cpu_supports("avx2");
   f.fma = ymm_saved && __builtin_cpu_supports("fma");
-  f.f16c = ymm_saved && __builtin_cpu_supports("f16c");
+  // F16C from CPUID leaf 1 (ECX bit 29): clang 14's __builtin_cpu_supports has no "f16c".
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  f.f16c = ymm_saved && __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) != 0;
   f.avx512f = zmm_saved && __builtin_cpu_supports("avx512f");
   f.avx512vl = f.avx512f && __builtin_cpu_supports("avx512vl");
   f.avx512dq = f.avx512f && __builtin_cpu_supports("avx512dq");

@@ -42,7 +42,6 @@ namespace kinema::match::detail {
 namespace {
 
 constexpr double kU = 0x1p-24;
-constexpr double kDoubleU = 0x1p-53;
 constexpr double kExtra = 1e-6;
 
 }  // namespace
