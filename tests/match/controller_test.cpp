@@ -54,6 +54,16 @@ double heading_error_degrees(const Vec3& facing, const Vec3& wanted) {
   return std::abs(std::remainder(a, 2 * std::numbers::pi)) * 180 / std::numbers::pi;
 }
 
+// Appends the world positions of the controller's left and right feet (local and model are
+// joint-count scratch buffers).
+void push_feet(const Database& db, const Controller& c, std::vector<Transform>& local,
+               std::vector<Mat4>& model, std::vector<Vec3>& feet) {
+  for (size_t j = 0; j < local.size(); ++j) local[j] = Transform(c.pose()[j]);
+  local_to_model(db.skeleton.parents(), local, model);
+  feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
+  feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
+}
+
 struct TurnRun {
   std::vector<Vec3> feet;  // frame-major, left then right (world)
   std::vector<Vec3> position, facing, velocity, simulation;
@@ -72,10 +82,7 @@ TurnRun run_turn(const ControllerOptions& options, double speed = 1.3) {
     ControllerInput in;
     in.velocity = f < 90 ? Vec3{0, 0, speed} : Vec3{-speed, 0, 0};
     c.update(in);
-    for (size_t j = 0; j < local.size(); ++j) local[j] = Transform(c.pose()[j]);
-    local_to_model(db.skeleton.parents(), local, model);
-    r.feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
-    r.feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
+    push_feet(db, c, local, model, r.feet);
     r.position.push_back(c.root_position());
     r.facing.push_back(c.root_facing());
     r.velocity.push_back(c.root_velocity());
@@ -211,10 +218,7 @@ StraightRun run_straight(const ControllerOptions& options, double speed) {
     ControllerInput in;
     in.velocity = {0, 0, speed};
     c.update(in);
-    for (size_t j = 0; j < local.size(); ++j) local[j] = Transform(c.pose()[j]);
-    local_to_model(db.skeleton.parents(), local, model);
-    r.feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
-    r.feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
+    push_feet(db, c, local, model, r.feet);
     if (f >= 60) {
       r.smallest_scale = std::min(r.smallest_scale, c.stride_scale());
       r.largest_scale = std::max(r.largest_scale, c.stride_scale());
