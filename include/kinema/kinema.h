@@ -80,6 +80,7 @@
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"
 #include "kinema/match/inputs.h"
+#include "kinema/match/learned.h"
 #include "kinema/match/mirror.h"
 #include "kinema/match/pose_match.h"
 #include "kinema/match/run_along_path.h"
