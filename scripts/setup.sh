@@ -15,6 +15,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest python3-distributed
   clang libclang-rt-14-dev
   libcpp-httplib-dev chromium
+  libtorch-dev
 )
 missing=()
 for p in "${packages[@]}"; do

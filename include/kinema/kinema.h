@@ -76,6 +76,7 @@
 #include "kinema/io/point_cache.h"
 #include "kinema/io/terrain.h"
 #include "kinema/io/vrma.h"
+#include "kinema/learn/train.h"
 #include "kinema/lod/update_lod.h"
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"

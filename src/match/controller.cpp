@@ -70,8 +70,8 @@ std::vector<int> spine_above(const Skeleton& skeleton, const FeatureJoints& join
   return spine;
 }
 
-const FeatureGroup* find_group(const Database& db, std::string_view name) {
-  for (const FeatureGroup& g : db.groups)
+const FeatureGroup* find_group(std::span<const FeatureGroup> groups, std::string_view name) {
+  for (const FeatureGroup& g : groups)
     if (g.name == name) return &g;
   return nullptr;
 }
@@ -92,52 +92,69 @@ SpringState spring_predict(SpringState s, double goal_velocity, double halflife,
 }
 
 Controller::Controller(const Database& db, const ControllerOptions& options)
-    : db_(db), options_(options) {
+    : db_(&db), options_(options) {
   if (!db.has_poses())
     throw Error("", "database",
                 "the database has no poses (built with --features-only): the controller plays "
                 "poses");
-  if (!find_group(db, "trajectory_position") || !find_group(db, "trajectory_direction"))
+  fps_ = db.fps;
+  skeleton_ = &db.skeleton;
+  joints_ = db.joints;
+  trajectory_times_ = db.trajectory_times;
+  mean_ = db.mean;
+  trajectory_position_ = find_group(db.groups, "trajectory_position");
+  trajectory_direction_ = find_group(db.groups, "trajectory_direction");
+  init();
+  search_ = BoundedTreeSearch(db.features);
+  contacts_ = database_foot_contacts(db, options.contact_height, options.contact_speed);
+  reset(0);
+}
+
+Controller::Controller(const LearnedModel& model, const ControllerOptions& options)
+    : model_(&model), options_(options) {
+  if (!options.filter.is_default())
+    throw Error("", "controller options",
+                "a learned model has no frames to filter by tag (the projector searches them all)");
+  fps_ = model.fps;
+  skeleton_ = &model.skeleton;
+  joints_ = model.joints;
+  trajectory_times_ = model.trajectory_times;
+  mean_ = model.mean;
+  trajectory_position_ = find_group(model.groups, "trajectory_position");
+  trajectory_direction_ = find_group(model.groups, "trajectory_direction");
+  init();
+  player_ = std::make_unique<LearnedPlayer>(model);
+  reset(0);
+}
+
+Controller::~Controller() = default;
+Controller::Controller(Controller&&) noexcept = default;
+
+void Controller::init() {
+  if (!trajectory_position_ || !trajectory_direction_)
     throw Error("", "database", "the database has no trajectory features");
+  const ControllerOptions& options = options_;
   if (!(options.blend_time >= 0) || !(options.search_interval >= 0))
     throw Error("", "controller options", "blend_time and search_interval must be ≥ 0");
-  search_ = BoundedTreeSearch(db.features);
-  const int joints = db.skeleton.joint_count();
+  const int joints = skeleton_->joint_count();
   const size_t soa = size_t(soa_count(joints));
   inertializer_.reset(joints);
   for (auto* v : {&shown_previous_, &shown_, &source_, &source_previous_}) v->resize(soa);
   aos_.resize(size_t(joints));
   world_pose_.resize(size_t(joints));
-  query_.resize(db.dims());
-  raw_.resize(db.dims());
-  predicted_.resize(db.trajectory_times.size());
+  query_.resize(mean_.size());
+  raw_.resize(mean_.size());
+  predicted_.resize(trajectory_times_.size());
   ik_local_.resize(size_t(joints));
   ik_model_.resize(size_t(joints));
-  // Foot contacts of every database frame, detected per clip variant on its own motion.
-  contacts_.assign(2 * db.frames(), 0);
-  std::vector<Transform> local(static_cast<size_t>(joints));
-  std::vector<Mat4> model(static_cast<size_t>(joints));
-  for (const DatabaseClip& c : db.clips) {
-    if (c.frame_count < 2) continue;
-    std::vector<Vec3> feet;
-    for (uint32_t f = c.first_frame; f < c.first_frame + c.frame_count; ++f) {
-      const std::span<const Transformf> pose = db.pose(f);
-      for (size_t j = 0; j < local.size(); ++j) local[j] = Transform(pose[j]);
-      local_to_model(db.skeleton.parents(), local, model);
-      feet.push_back(model[size_t(db.joints.left_foot)].translation_part());
-      feet.push_back(model[size_t(db.joints.right_foot)].translation_part());
-    }
-    const std::vector<uint8_t> flags = detect_foot_contacts(
-        feet, 2, 1.0 / db.fps, {options.contact_height, options.contact_speed});
-    std::copy(flags.begin(), flags.end(), contacts_.begin() + 2 * size_t(c.first_frame));
-  }
-  const bool legs = db.joints.left_lower_leg >= 0 && db.joints.right_lower_leg >= 0 &&
-                    db.joints.left_upper_leg >= 0 && db.joints.right_upper_leg >= 0;
+  const FeatureJoints& J = joints_;
+  const bool legs = J.left_lower_leg >= 0 && J.right_lower_leg >= 0 && J.left_upper_leg >= 0 &&
+                    J.right_upper_leg >= 0;
   if (options.foot_locking && !legs)
     throw Error("", "database",
                 "foot locking needs the upper and lower legs (the humanoid mapping found none)");
   if (options.locomotion_warping) {
-    if (!legs || db.joints.hips < 0)
+    if (!legs || J.hips < 0)
       throw Error("", "database",
                   "locomotion warping needs the hips and the upper and lower legs (the humanoid "
                   "mapping found none)");
@@ -146,20 +163,19 @@ Controller::Controller(const Database& db, const ControllerOptions& options)
         !std::isfinite(options.warp_max_angle))
       throw Error("", "controller options",
                   "warp scales must satisfy 0 < min ≤ max and the angle must be ≥ 0, finite");
-    spine_ = spine_above(db.skeleton, db.joints);
+    spine_ = spine_above(*skeleton_, J);
   }
-  reset(0);
 }
 
 void Controller::root_relative_pose(uint32_t frame, std::span<SoaTransform> out) const {
   // Skeleton roots are re-expressed in the frame's root frame, so poses of different clips
   // (different places and headings in their capture) can be blended and placed anywhere.
-  const std::span<const Transformf> pose = db_.pose(frame);
-  const RootSample& r = db_.roots[frame];
+  const std::span<const Transformf> pose = db_->pose(frame);
+  const RootSample& r = db_->roots[frame];
   const Quatf unturn = Quatf(Quat::from_axis_angle({0, 1, 0}, -yaw_of(sample_facing(r))));
-  for (int j = 0; j < db_.skeleton.joint_count(); ++j) {
+  for (int j = 0; j < skeleton_->joint_count(); ++j) {
     Transformf t = pose[size_t(j)];
-    if (db_.skeleton.parent(j) == kNoParent) {
+    if (skeleton_->parent(j) == kNoParent) {
       t.translation = rotate(unturn, t.translation - Vec3f{r.x, 0, r.z});
       t.rotation = unturn * t.rotation;
     }
@@ -167,15 +183,19 @@ void Controller::root_relative_pose(uint32_t frame, std::span<SoaTransform> out)
   }
 }
 
-float Controller::cost(std::span<const float> query, uint32_t frame) const {
-  const float* row = db_.features.values.data() + size_t(frame) * db_.dims();
+void Controller::decompressed_pose(std::span<SoaTransform> out, RootStep& step) {
+  decode_pose(player_->decompress(), aos_, step, contact_);
+  for (int j = 0; j < skeleton_->joint_count(); ++j) set_joint(out, j, aos_[size_t(j)]);
+}
+
+float Controller::cost(std::span<const float> query, std::span<const float> features) const {
   float sum = 0;
-  for (size_t d = 0; d < db_.dims(); ++d) sum += (row[d] - query[d]) * (row[d] - query[d]);
+  for (size_t d = 0; d < query.size(); ++d)
+    sum += (features[d] - query[d]) * (features[d] - query[d]);
   return sum;
 }
 
 void Controller::reset(uint32_t frame, const Vec3& position, const Vec3& facing) {
-  frame_ = std::min<uint32_t>(frame, uint32_t(db_.frames() - 1));
   position_ = {position.x, 0, position.z};
   const double len = std::hypot(facing.x, facing.z);
   facing_ = len > 1e-9 ? Vec3{facing.x / len, 0, facing.z / len} : Vec3{0, 0, 1};
@@ -189,8 +209,17 @@ void Controller::reset(uint32_t frame, const Vec3& position, const Vec3& facing)
   feet_[0] = feet_[1] = FootLock{};
   warp_state_.reset();
   stride_scale_ = 1, warp_angle_ = 0;
-  inertializer_.reset(db_.skeleton.joint_count());
-  root_relative_pose(frame_, shown_);
+  inertializer_.reset(skeleton_->joint_count());
+  if (db_) {
+    frame_ = std::min<uint32_t>(frame, uint32_t(db_->frames() - 1));
+    root_relative_pose(frame_, shown_);
+    for (int i = 0; i < 2; ++i) contact_[i] = contacts_[2 * size_t(frame_) + size_t(i)] != 0;
+  } else {
+    frame_ = 0;
+    player_->reset();
+    RootStep step;
+    decompressed_pose(shown_, step);
+  }
   shown_previous_ = shown_;
   place_in_world();
 }
@@ -198,9 +227,9 @@ void Controller::reset(uint32_t frame, const Vec3& position, const Vec3& facing)
 void Controller::place_in_world() {
   to_aos(shown_, aos_);
   const Quatf turn = Quatf(Quat::from_axis_angle({0, 1, 0}, yaw_of(facing_)));
-  for (int j = 0; j < db_.skeleton.joint_count(); ++j) {
+  for (int j = 0; j < skeleton_->joint_count(); ++j) {
     Transformf t = aos_[size_t(j)];
-    if (db_.skeleton.parent(j) == kNoParent) {
+    if (skeleton_->parent(j) == kNoParent) {
       t.translation = rotate(turn, t.translation) + Vec3f(position_);
       t.rotation = turn * t.rotation;
     }
@@ -231,20 +260,18 @@ void Controller::simulate(const ControllerInput& input, double dt) {
   sim_yaw_velocity_ = e * (sim_yaw_velocity_ - j1 * y * dt);
 }
 
-SearchResult Controller::search(const ControllerInput& input) {
+SearchResult Controller::search(const ControllerInput& input, std::span<const float> continuation) {
   // Query: the pose features of the continuation, the trajectory the stick asks for.
-  const uint32_t next = std::min<uint32_t>(frame_ + 1, uint32_t(db_.frames() - 1));
-  const size_t D = db_.dims();
-  std::copy_n(db_.features.values.data() + size_t(next) * D, D, query_.data());
+  std::copy(continuation.begin(), continuation.end(), query_.begin());
   const double vh = options_.velocity_halflife, fh = options_.facing_halflife;
   const double goal = goal_yaw(input);
   const double y = spring_y(fh);
   const double j0 = wrap_angle(yaw_of(sim_facing_) - goal);
   const double j1 = sim_yaw_velocity_ + j0 * y;
-  const FeatureGroup& tp = *find_group(db_, "trajectory_position");
-  const FeatureGroup& td = *find_group(db_, "trajectory_direction");
-  for (size_t i = 0; i < db_.trajectory_times.size(); ++i) {
-    const double t = db_.trajectory_times[i];
+  const FeatureGroup& tp = *trajectory_position_;
+  const FeatureGroup& td = *trajectory_direction_;
+  for (size_t i = 0; i < trajectory_times_.size(); ++i) {
+    const double t = trajectory_times_[i];
     const SpringState sx = spring_predict({sim_position_.x, sim_velocity_.x, sim_acceleration_.x},
                                           input.velocity.x, vh, t);
     const SpringState sz = spring_predict({sim_position_.z, sim_velocity_.z, sim_acceleration_.z},
@@ -258,30 +285,37 @@ SearchResult Controller::search(const ControllerInput& input) {
   }
   for (const FeatureGroup* g : {&tp, &td})
     for (uint32_t d = g->offset; d < g->offset + g->dims; ++d)
-      query_[d] = (raw_[d] - db_.mean[d]) / g->scale * g->weight;
+      query_[d] = (raw_[d] - mean_[d]) / g->scale * g->weight;
   ++searches_;
   since_search_ = 0;
-  continuation_cost_ = cost(query_, next);
-  const SearchResult best = search_.search(query_, options_.filter);
+  continuation_cost_ = cost(query_, continuation);
+  SearchResult best;
+  if (db_) {
+    best = search_.search(query_, options_.filter);
+  } else {
+    best.cost = player_->project(query_);
+    best.frame = 0;
+  }
   best_cost_ = best.cost;
   return best;
 }
 
-void Controller::update(const ControllerInput& input) {
-  const double dt = 1.0 / db_.fps;
-  simulate(input, dt);
-  const DatabaseClip& clip = db_.clip_of(frame_);
+bool Controller::advance_database(const ControllerInput& input, FrameMotion& motion) {
+  const Database& db = *db_;
+  const DatabaseClip& clip = db.clip_of(frame_);
   const bool at_end = frame_ + 1 >= clip.first_frame + clip.frame_count;
-  since_search_ += dt;
   // At a clip's end there is no continuation: the search must jump (or hold the last frame).
   uint32_t target = at_end ? frame_ : frame_ + 1;
   bool jump = false;
   if (at_end || since_search_ + 1e-9 >= options_.search_interval ||
       continuation_cost_ > options_.continuation_threshold) {
-    const SearchResult best = search(input);
+    const uint32_t next = std::min<uint32_t>(frame_ + 1, uint32_t(db.frames() - 1));
+    const SearchResult best = search(
+        input,
+        std::span<const float>(db.features.values).subspan(size_t(next) * db.dims(), db.dims()));
     if (best.found()) {
       const bool nearby =
-          &db_.clip_of(best.frame) == &clip &&
+          &db.clip_of(best.frame) == &clip &&
           std::abs(int64_t(best.frame) - int64_t(target)) <= options_.ignore_nearby_frames;
       if (at_end || (!nearby && best.cost < continuation_cost_)) {
         target = best.frame;
@@ -291,15 +325,49 @@ void Controller::update(const ControllerInput& input) {
   }
   // Root motion of the frame played: the step into `target` within its own clip (the
   // continuation's step when `target` starts its clip).
-  const DatabaseClip& tc = db_.clip_of(target);
+  const DatabaseClip& tc = db.clip_of(target);
   const uint32_t from = target > tc.first_frame ? target - 1 : target;
   const uint32_t to =
       from == target && target + 1 < tc.first_frame + tc.frame_count ? target + 1 : target;
-  const RootSample &r0 = db_.roots[from], &r1 = db_.roots[to];
-  const Vec3 step = to_local(sample_facing(r0), sample_position(r1) - sample_position(r0));
-  const double turn = wrap_angle(yaw_of(sample_facing(r1)) - yaw_of(sample_facing(r0)));
+  const RootSample &r0 = db.roots[from], &r1 = db.roots[to];
+  motion.step = to_local(sample_facing(r0), sample_position(r1) - sample_position(r0));
+  motion.turn = wrap_angle(yaw_of(sample_facing(r1)) - yaw_of(sample_facing(r0)));
+  root_relative_pose(target, source_);
+  if (jump) root_relative_pose(from, source_previous_);
+  frame_ = target;
+  for (int i = 0; i < 2; ++i) contact_[i] = contacts_[2 * size_t(frame_) + size_t(i)] != 0;
+  return jump;
+}
+
+bool Controller::advance_learned(const ControllerInput& input, FrameMotion& motion) {
+  // The stepper gives the continuation; the projector the best match for the query.
+  player_->step();
+  bool jump = false;
+  if (since_search_ + 1e-9 >= options_.search_interval ||
+      continuation_cost_ > options_.continuation_threshold) {
+    const SearchResult best = search(input, player_->features());
+    if (best.cost < continuation_cost_) {
+      player_->jump_to_candidate();
+      jump = true;
+    }
+  }
+  RootStep step;
+  decompressed_pose(source_, step);
+  if (jump) source_previous_ = source_;
+  motion.step = {step.x, 0, step.z};
+  motion.turn = step.turn;
+  return jump;
+}
+
+void Controller::update(const ControllerInput& input) {
+  const double dt = 1.0 / fps_;
+  simulate(input, dt);
+  since_search_ += dt;
+  FrameMotion motion;
+  const bool jump = db_ ? advance_database(input, motion) : advance_learned(input, motion);
+  const double turn = motion.turn;
   const Vec3 old_position = position_;
-  const Vec3 moved = to_world(facing_, step);
+  const Vec3 moved = to_world(facing_, motion.step);
   position_ = position_ + moved;
   double yaw = yaw_of(facing_) + turn;
   // Pull towards the simulation: a fraction of the gap, at most a ratio of the animation's own
@@ -327,9 +395,7 @@ void Controller::update(const ControllerInput& input) {
   velocity_ = (position_ - old_position) / dt;
 
   // Pose: the target relative to its root, through the inertializer.
-  root_relative_pose(target, source_);
   if (jump) {
-    root_relative_pose(from, source_previous_);
     inertializer_.transition(shown_previous_, shown_, source_previous_, source_, float(dt),
                              float(options_.blend_time));
     ++transitions_;
@@ -338,7 +404,6 @@ void Controller::update(const ControllerInput& input) {
   }
   shown_previous_ = shown_;
   inertializer_.apply(source_, shown_);
-  frame_ = target;
 
   place_in_world();
   if (options_.locomotion_warping)
@@ -350,7 +415,7 @@ void Controller::update(const ControllerInput& input) {
 void Controller::warp_locomotion(const Vec3& animated, const Vec3& actual, double dt) {
   const size_t n = world_pose_.size();
   for (size_t j = 0; j < n; ++j) ik_local_[j] = Transform(world_pose_[j]);
-  const std::span<const int> parents = db_.skeleton.parents();
+  const std::span<const int> parents = skeleton_->parents();
   // How the character's motion differs from the frame's: speed ratio and turn, where both move.
   const double animated_speed = std::hypot(animated.x, animated.z) / dt;
   const double actual_speed = std::hypot(actual.x, actual.z) / dt;
@@ -363,9 +428,9 @@ void Controller::warp_locomotion(const Vec3& animated, const Vec3& actual, doubl
                     ? orientation_warp_angle(animated, actual, options_.warp_max_angle)
                     : 0.0;
   if (warp_angle_ != 0)
-    apply_orientation_warp(warp_angle_, db_.joints.hips, spine_, parents, ik_local_);
+    apply_orientation_warp(warp_angle_, joints_.hips, spine_, parents, ik_local_);
   local_to_model(parents, ik_local_, ik_model_);
-  const FeatureJoints& J = db_.joints;
+  const FeatureJoints& J = joints_;
   const StrideWarpJoints chains[2] = {{J.left_upper_leg, J.left_lower_leg, J.left_foot},
                                       {J.right_upper_leg, J.right_lower_leg, J.right_foot}};
   StrideWarpLeg legs[2];
@@ -391,8 +456,8 @@ void Controller::warp_locomotion(const Vec3& animated, const Vec3& actual, doubl
 void Controller::lock_feet(double dt) {
   const size_t n = world_pose_.size();
   for (size_t j = 0; j < n; ++j) ik_local_[j] = Transform(world_pose_[j]);
-  local_to_model(db_.skeleton.parents(), ik_local_, ik_model_);
-  const FeatureJoints& J = db_.joints;
+  local_to_model(skeleton_->parents(), ik_local_, ik_model_);
+  const FeatureJoints& J = joints_;
   const int chains[2][3] = {{J.left_upper_leg, J.left_lower_leg, J.left_foot},
                             {J.right_upper_leg, J.right_lower_leg, J.right_foot}};
   bool changed = false;
@@ -430,7 +495,7 @@ void Controller::lock_feet(double dt) {
     in.match_end_rotation = true;
     in.end_rotation = in.target_rotation = rotation_of(ik_model_[size_t(ankle)]);
     const TwoBoneResult r = solve_two_bone(in);
-    changed = apply_two_bone(r, db_.skeleton.parents(), hip, knee, ankle, ik_local_) || changed;
+    changed = apply_two_bone(r, skeleton_->parents(), hip, knee, ankle, ik_local_) || changed;
   }
   if (changed)
     for (size_t j = 0; j < n; ++j) world_pose_[j] = Transformf(ik_local_[j]);

@@ -14,14 +14,29 @@ PathRun run_along_path(const Database& db, const StickPath& path, const Controll
                        const std::function<void(int, int)>& progress) {
   if (path.keys.empty()) throw Error("", "", "the stick path has no keys");
   Controller controller(db, options);
-  const double dt = 1.0 / db.fps;
+  return run_along_path(controller, path, progress);
+}
+
+PathRun run_along_path(const LearnedModel& model, const StickPath& path,
+                       const ControllerOptions& options,
+                       const std::function<void(int, int)>& progress) {
+  if (path.keys.empty()) throw Error("", "", "the stick path has no keys");
+  Controller controller(model, options);
+  return run_along_path(controller, path, progress);
+}
+
+PathRun run_along_path(Controller& controller, const StickPath& path,
+                       const std::function<void(int, int)>& progress) {
+  if (path.keys.empty()) throw Error("", "", "the stick path has no keys");
+  const double fps = controller.fps();
+  const double dt = 1.0 / fps;
   PathRun run;
-  run.frames = int(std::floor(path.duration * db.fps + 1e-9)) + 1;
-  const int joints = db.skeleton.joint_count();
+  run.frames = int(std::floor(path.duration * fps + 1e-9)) + 1;
+  const int joints = controller.skeleton().joint_count();
   Clip& clip = run.clip;
   clip.name = "motion_matching";
   clip.duration = (run.frames - 1) * dt;
-  clip.sample_rate = db.fps;
+  clip.sample_rate = fps;
   clip.tracks.resize(size_t(joints));
   double error_sum = 0, speed_error_sum = 0;
   int settled = 0;

@@ -126,6 +126,8 @@ void print_clean(const pipeline::CleanRequest& request, const pipeline::CleanRes
 /// prints them too: the summary as text, or as one JSON object when `json`.
 void print_match_build(const pipeline::MatchBuildRequest& request,
                        const pipeline::MatchBuildResult& result, bool json, std::ostream& out);
+void print_match_learn(const pipeline::MatchLearnRequest& request,
+                       const pipeline::MatchLearnResult& result, bool json, std::ostream& out);
 void print_match_run(const pipeline::MatchRunRequest& request,
                      const pipeline::MatchRunResult& result, bool json, std::ostream& out);
 

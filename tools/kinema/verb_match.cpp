@@ -1,10 +1,12 @@
 // tools/kinema/verb_match.cpp — `kinema match build CLIPS... -o DB.kmm [--tags TAGS.json]
 // [--fps N] [--mirror] [--speeds LIST] [--trajectory LIST] [--skip-frames N] [--features-only]
-// [--json]` and `kinema match run DB.kmm --path PATH.json -o OUT [options] [--json]`.
+// [--json]`, `kinema match learn DB.kmm -o MODEL.kml [--epochs N] [--threads N] [options]
+// [--json]` and `kinema match run DB.kmm|MODEL.kml --path PATH.json -o OUT [--compare DB.kmm]
+// [options] [--json]`.
 //
 // Parses the options, runs the pipeline job (kinema/pipeline/match.h: build_match_database,
-// run_match_along_path; docs/match.md) and prints its summary. TAGS.json and PATH.json are
-// described in kinema/match/inputs.h.
+// learn_match_model, run_match_along_path; docs/match.md) and prints its summary. TAGS.json and
+// PATH.json are described in kinema/match/inputs.h.
 //
 // Exit codes: 1 for a command line that makes no sense (OUT not .kmm, OUT one of the inputs,
 // bad lists, an unknown tag); 2 for bad input (unreadable or broken files, no humanoid legs, bad
@@ -39,32 +41,115 @@ void print_match_build(const pipeline::MatchBuildRequest& request,
   print_database(result.database, result.file_bytes, false, out);
 }
 
+void print_match_learn(const pipeline::MatchLearnRequest& request,
+                       const pipeline::MatchLearnResult& result, bool json, std::ostream& out) {
+  static constexpr const char* kNetworks[] = {"decompressor", "stepper", "projector"};
+  const match::LearnedModel& m = result.model;
+  const auto final_loss = [&](int i) {
+    for (const learn::LossCurve& c : result.report.curves)
+      if (c.network == kNetworks[i] && !c.losses.empty()) return c.losses.back();
+    return 0.0;
+  };
+  if (json) {
+    nlohmann::ordered_json j;
+    j["out"] = request.out;
+    j["plot"] = result.plot;
+    j["database_frames"] = result.frames;
+    j["database_bytes"] = result.database_bytes;
+    j["model_bytes"] = m.model_bytes();
+    j["file_bytes"] = result.file_bytes;
+    j["features"] = m.dims();
+    j["latent"] = m.latent_dims;
+    j["joints"] = m.skeleton.joint_count();
+    nlohmann::ordered_json networks = nlohmann::ordered_json::array();
+    const match::Mlp* mlps[] = {&m.decompressor, &m.stepper, &m.projector};
+    for (int i = 0; i < 3; ++i)
+      networks.push_back({{"name", kNetworks[i]},
+                          {"parameters", mlps[i]->parameter_count()},
+                          {"iterations", result.report.iterations[i]},
+                          {"seconds", result.report.seconds[i]},
+                          {"final_loss", final_loss(i)}});
+    j["networks"] = std::move(networks);
+    out << j.dump(2) << '\n';
+    return;
+  }
+  out << "kinema match learn: " << request.database << " → " << request.out << "\n"
+      << "  database " << result.frames << " frames, " << format_bytes(result.database_bytes)
+      << "; model " << format_bytes(m.model_bytes()) << " (file " << format_bytes(result.file_bytes)
+      << "), " << m.dims() << " features + " << m.latent_dims << " latent, "
+      << m.skeleton.joint_count() << " joints\n";
+  const match::Mlp* mlps[] = {&m.decompressor, &m.stepper, &m.projector};
+  for (int i = 0; i < 3; ++i)
+    out << "  " << kNetworks[i] << ": " << mlps[i]->parameter_count() << " parameters, "
+        << result.report.iterations[i] << " iterations in "
+        << format_number(result.report.seconds[i], 1) << " s, final loss "
+        << format_number(final_loss(i), 4) << "\n";
+  out << "  loss curves → " << result.plot << "\n";
+}
+
+namespace {
+
+nlohmann::ordered_json run_json(const match::PathRun& r,
+                                const std::optional<HumanoidFootSkate>& skate) {
+  nlohmann::ordered_json j;
+  j["frames"] = r.frames;
+  j["searches"] = r.searches;
+  j["transitions"] = r.transitions;
+  j["foot_skate"] = skate_json(skate);
+  j["trajectory_error_mean_m"] = r.trajectory_error_mean;
+  j["trajectory_error_max_m"] = r.trajectory_error_max;
+  j["speed_error_mean_m_per_s"] = r.speed_error_mean;
+  return j;
+}
+
+void print_run_lines(const match::PathRun& r, const std::optional<HumanoidFootSkate>& skate,
+                     double fps, const std::string& indent, std::ostream& out) {
+  out << indent << "frames " << r.frames << " at " << format_number(fps) << " fps, " << r.searches
+      << " searches, " << r.transitions << " transitions\n"
+      << indent << (skate ? skate_text(*skate) : "foot skate: no humanoid feet") << "\n"
+      << indent << "trajectory error " << format_number(r.trajectory_error_mean, 3) << " m mean, "
+      << format_number(r.trajectory_error_max, 3) << " m max (against the stick's path)\n";
+}
+
+}  // namespace
+
 void print_match_run(const pipeline::MatchRunRequest& request,
                      const pipeline::MatchRunResult& result, bool json, std::ostream& out) {
   const match::PathRun& r = result.run;
   if (json) {
     nlohmann::ordered_json j;
     j["out"] = request.out;
-    j["frames"] = r.frames;
+    j["backend"] = result.learned ? "learned" : "database";
     j["fps"] = result.fps;
-    j["searches"] = r.searches;
-    j["transitions"] = r.transitions;
-    j["foot_skate"] = skate_json(result.foot_skate);
-    j["trajectory_error_mean_m"] = r.trajectory_error_mean;
-    j["trajectory_error_max_m"] = r.trajectory_error_max;
-    j["speed_error_mean_m_per_s"] = r.speed_error_mean;
+    j.update(run_json(r, result.foot_skate));
+    if (result.comparison) {
+      const pipeline::MatchComparison& c = *result.comparison;
+      nlohmann::ordered_json e = run_json(c.exact, c.foot_skate);
+      e["database"] = request.compare;
+      j["exact"] = std::move(e);
+      j["root_distance_mean_m"] = c.root_distance_mean;
+      j["root_distance_max_m"] = c.root_distance_max;
+      j["pose_distance_mean_cm"] = c.pose_distance_mean_cm;
+      j["pose_distance_max_cm"] = c.pose_distance_max_cm;
+    }
     out << j.dump(2) << '\n';
     return;
   }
-  out << "kinema match run: " << request.database << " along " << request.path << " → "
-      << request.out << "\n"
-      << "  frames " << r.frames << " at " << format_number(result.fps) << " fps, " << r.searches
-      << " searches, " << r.transitions << " transitions\n"
-      << "  "
-      << (result.foot_skate ? skate_text(*result.foot_skate) : "foot skate: no humanoid feet")
-      << "\n"
-      << "  trajectory error " << format_number(r.trajectory_error_mean, 3) << " m mean, "
-      << format_number(r.trajectory_error_max, 3) << " m max (against the stick's path)\n";
+  out << "kinema match run: " << request.database << (result.learned ? " (learned)" : "")
+      << " along " << request.path << " → " << request.out << "\n";
+  if (!result.comparison) {
+    print_run_lines(r, result.foot_skate, result.fps, "  ", out);
+    return;
+  }
+  const pipeline::MatchComparison& c = *result.comparison;
+  out << "  learned (" << request.database << "):\n";
+  print_run_lines(r, result.foot_skate, result.fps, "    ", out);
+  out << "  exact search (" << request.compare << "):\n";
+  print_run_lines(c.exact, c.foot_skate, result.fps, "    ", out);
+  out << "  learned vs exact: roots " << format_number(c.root_distance_mean, 3) << " m apart mean, "
+      << format_number(c.root_distance_max, 3) << " m max; poses "
+      << format_number(c.pose_distance_mean_cm, 2) << " cm apart mean, "
+      << format_number(c.pose_distance_max_cm, 2) << " cm max (joints relative to the root)\n";
 }
 
 nlohmann::ordered_json database_json(const match::Database& db, size_t file_bytes) {
@@ -181,6 +266,69 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
                   "benchmarks). Without it every clip must share one skeleton");
   build->add_flag("--json", args->json, "Print the summary as one JSON object");
 
+  struct LearnArgs {
+    pipeline::MatchLearnRequest request;
+    bool json = false;
+  };
+  auto learn_args = std::make_shared<LearnArgs>();
+  pipeline::MatchLearnRequest& l = learn_args->request;
+  CLI::App* learn = match->add_subcommand(
+      "learn",
+      "Learned motion matching (Holden et al. 2020): train a decompressor (with a latent per "
+      "frame), a stepper and a projector on a database with libtorch; writes the model (.kml, "
+      "run by kinema's own kernels) and its loss curves as a PNG");
+  learn->add_option("DB", l.database, "The database to learn (.kmm, built with poses)")->required();
+  learn->add_option("-o,--out", l.out, "The model to write (.kml)")->required();
+  learn->add_option("--plot", l.plot, "The loss curves' PNG (default: OUT's stem + .losses.png)");
+  learn
+      ->add_option("--epochs", l.train.epochs, "Passes over the database's frames for each network")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1e6));
+  learn
+      ->add_option("--min-iterations", l.train.min_iterations,
+                   "Iterations each network trains at least")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000000));
+  learn
+      ->add_option("--threads", l.train.threads,
+                   "libtorch threads (results are reproducible for a given count)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  learn->add_option("--latent", l.train.latent_dims, "Latent numbers per frame")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  learn->add_option("--hidden", l.train.hidden, "Hidden units per layer of every network")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 8192));
+  learn->add_option("--batch", l.train.batch, "Samples per training step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  learn->add_option("--learning-rate", l.train.learning_rate, "AdamW's initial learning rate")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-8, 1.0));
+  learn->add_option("--seed", l.train.seed, "Seed of initialization and sampling")
+      ->capture_default_str();
+  learn->add_flag("--json", learn_args->json, "Print the summary as one JSON object");
+
+  struct EvaluateArgs {
+    pipeline::MatchEvaluateRequest request;
+    bool json = false;
+  };
+  auto evaluate_args = std::make_shared<EvaluateArgs>();
+  pipeline::MatchEvaluateRequest& e = evaluate_args->request;
+  CLI::App* evaluate = match->add_subcommand(
+      "evaluate",
+      "Measure a learned model on a database (e.g. clips held back from training): pose error "
+      "of projector + decompressor, and how often the projector answers what the exact "
+      "search does");
+  evaluate->add_option("MODEL", e.model, "The learned model (.kml)")->required();
+  evaluate->add_option("DB", e.database, "A database on the model's skeleton (.kmm, with poses)")
+      ->required();
+  evaluate->add_option("--noise", e.noise, "σ of the queries' noise (normalized feature units)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+  evaluate->add_flag("--json", evaluate_args->json, "Print the report as one JSON object");
+
   auto run_args = std::make_shared<RunArgs>();
   pipeline::MatchRunRequest& r = run_args->request;
   CLI::App* run = match->add_subcommand(
@@ -188,7 +336,12 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
       "Drive a character through a database along a scripted stick path: trajectory "
       "prediction, search, inertialized transitions, root motion; writes the animation and "
       "reports searches, transitions, foot sliding and trajectory error");
-  run->add_option("DB", r.database, "The database (.kmm, built with poses)")->required();
+  run->add_option("DB", r.database,
+                  "The database (.kmm, built with poses) or a learned model (.kml)")
+      ->required();
+  run->add_option("--compare", r.compare,
+                  "With a .kml: also run this database (.kmm) along the same path and report "
+                  "both and how far apart they are");
   run->add_option("--path", r.path,
                   "JSON: {\"duration\": S, \"keys\": [{\"time\", \"direction\": [x, z], "
                   "\"speed\", \"facing\": [x, z]}]}")
@@ -218,9 +371,46 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
                 "--foot-locking)");
   run->add_flag("--json", run_args->json, "Print the report as one JSON object");
 
-  return [args, run_args, run, &global]() {
+  return [args, run_args, learn_args, evaluate_args, run, learn, evaluate, &global]() {
     JobProgress progress(global.progress_enabled());
-    if (run->parsed()) {
+    if (evaluate->parsed()) {
+      const match::LearnedEvaluation r = pipeline::evaluate_match_model(evaluate_args->request);
+      const pipeline::MatchEvaluateRequest& q = evaluate_args->request;
+      if (evaluate_args->json) {
+        nlohmann::ordered_json j;
+        j["model"] = q.model;
+        j["database"] = q.database;
+        j["frames"] = r.frames;
+        j["pose_error_p50_cm"] = r.pose_error_p50_cm;
+        j["pose_error_p90_cm"] = r.pose_error_p90_cm;
+        j["pose_error_p99_cm"] = r.pose_error_p99_cm;
+        j["noise"] = q.noise;
+        j["projector_agreement"] = r.projector_agreement;
+        j["cost_excess_p50"] = r.cost_excess_p50;
+        j["cost_excess_p90"] = r.cost_excess_p90;
+        j["exact_cost_p50"] = r.exact_cost_p50;
+        std::cout << j.dump(2) << '\n';
+      } else if (!global.quiet) {
+        std::cout << "kinema match evaluate: " << q.model << " on " << q.database << "\n"
+                  << "  frames " << r.frames << "\n"
+                  << "  pose error (projector + decompressor, joints in the root frame): p50 "
+                  << format_number(r.pose_error_p50_cm, 2) << " cm, p90 "
+                  << format_number(r.pose_error_p90_cm, 2) << " cm, p99 "
+                  << format_number(r.pose_error_p99_cm, 2) << " cm\n"
+                  << "  projector vs exact search (queries = features + N(0, "
+                  << format_number(q.noise) << "²)): same frame "
+                  << format_number(100 * r.projector_agreement, 1) << "%, cost excess p50 "
+                  << format_number(r.cost_excess_p50, 3) << ", p90 "
+                  << format_number(r.cost_excess_p90, 3) << " (exact best cost p50 "
+                  << format_number(r.exact_cost_p50, 3) << ")\n";
+      }
+    } else if (learn->parsed()) {
+      const pipeline::MatchLearnResult result =
+          pipeline::learn_match_model(learn_args->request, progress.callback());
+      progress.done();
+      if (learn_args->json || !global.quiet)
+        print_match_learn(learn_args->request, result, learn_args->json, std::cout);
+    } else if (run->parsed()) {
       pipeline::MatchRunRequest request = run_args->request;
       request.controller.clamp_angle = run_args->clamp_angle_degrees * std::numbers::pi / 180;
       const pipeline::MatchRunResult result =

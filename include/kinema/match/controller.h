@@ -18,16 +18,27 @@
 // predicted future in the simulation's frame. Poses are blended relative to each frame's root,
 // then placed in the world.
 //
+// Two backends play behind the same interface: a Database (exact search over every frame, poses
+// stored) and a LearnedModel (kinema/match/learned.h: the stepper advances the features and latent
+// each frame, the projector answers the search, the decompressor rebuilds the pose; memory does
+// not grow with the data). The queries, springs, root motion, inertialization, foot locking and
+// warping are the same code for both. With a learned model there are no database frames:
+// frame() is 0, nothing is "nearby" (a jump needs a cheaper projection than the continuation),
+// tag filters are not available, and a jump's inertialization starts from the projected pose's
+// own pose (the model gives no previous frame).
+//
 // Runs at the database's frame rate: update() advances one database frame (dt = 1/fps).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "kinema/blend/transition.h"
 #include "kinema/ik/locomotion_warp.h"
 #include "kinema/match/database.h"
+#include "kinema/match/learned.h"
 #include "kinema/math/mat4.h"
 #include "kinema/math/soa_transform.h"
 
@@ -90,8 +101,14 @@ class Controller {
   /// Builds the search over the database's features. Throws kinema::Error when the database has
   /// no poses or no searchable frame. The database must outlive the controller.
   explicit Controller(const Database& db, const ControllerOptions& options = {});
+  /// The learned backend. Throws kinema::Error when the model has no trajectory features, or for
+  /// options it cannot honour (a tag filter). The model must outlive the controller.
+  explicit Controller(const LearnedModel& model, const ControllerOptions& options = {});
+  ~Controller();
+  Controller(Controller&&) noexcept;
 
-  /// Starts playing `frame` with the root at `position` (y ignored) facing `facing`.
+  /// Starts playing `frame` with the root at `position` (y ignored) facing `facing`. The learned
+  /// backend ignores `frame` and starts from the model's start state.
   void reset(uint32_t frame, const Vec3& position = {0, 0, 0}, const Vec3& facing = {0, 0, 1});
 
   /// Advances one database frame. Never allocates.
@@ -107,11 +124,16 @@ class Controller {
   const Vec3& simulation_position() const { return sim_position_; }
   const Vec3& simulation_velocity() const { return sim_velocity_; }
   const Vec3& simulation_facing() const { return sim_facing_; }
+  /// The database frame playing (0 with the learned backend).
   uint32_t frame() const { return frame_; }
+  bool learned() const { return model_ != nullptr; }
+  /// The skeleton the poses are on and the database's (or model's) frame rate.
+  const Skeleton& skeleton() const { return *skeleton_; }
+  double fps() const { return fps_; }
   size_t searches() const { return searches_; }
   size_t transitions() const { return transitions_; }
   /// Whether the database frame playing has the left (0) / right (1) foot in contact.
-  bool foot_contact(int foot) const { return contacts_[2 * size_t(frame_) + size_t(foot)] != 0; }
+  bool foot_contact(int foot) const { return contact_[foot]; }
   /// Cost of the last search's answer and of continuing at that moment.
   float last_best_cost() const { return best_cost_; }
   float last_continuation_cost() const { return continuation_cost_; }
@@ -123,7 +145,21 @@ class Controller {
   std::span<const Vec3> predicted_positions() const { return predicted_; }
 
  private:
-  SearchResult search(const ControllerInput& input);
+  /// Common construction once the backend's layout is set.
+  void init();
+  /// Builds the query from `continuation` (the pose features of what would play next) and the
+  /// stick; sets continuation_cost_ and searches (the exact search or the projector).
+  SearchResult search(const ControllerInput& input, std::span<const float> continuation);
+  /// The exact and learned halves of update(): which pose plays next and its root motion.
+  /// The root's move into the frame played, in the previous root frame (metres), and its turn.
+  struct FrameMotion {
+    Vec3 step{0, 0, 0};
+    double turn = 0;
+  };
+  bool advance_database(const ControllerInput& input, FrameMotion& motion);
+  bool advance_learned(const ControllerInput& input, FrameMotion& motion);
+  /// The decompressor's pose at the learned player's state, root-relative; sets the contacts.
+  void decompressed_pose(std::span<SoaTransform> out, RootStep& step);
   void simulate(const ControllerInput& input, double dt);
   double goal_yaw(const ControllerInput& input) const;
   void lock_feet(double dt);
@@ -133,10 +169,20 @@ class Controller {
   /// world_pose_ = shown_ with the skeleton roots placed at the character's root.
   void place_in_world();
   void root_relative_pose(uint32_t frame, std::span<SoaTransform> out) const;
-  float cost(std::span<const float> query, uint32_t frame) const;
+  float cost(std::span<const float> query, std::span<const float> features) const;
 
-  const Database& db_;
+  const Database* db_ = nullptr;         ///< the exact backend, or
+  const LearnedModel* model_ = nullptr;  ///< the learned backend
+  std::unique_ptr<LearnedPlayer> player_;
+  // What both backends share (the feature layout and skeleton).
+  double fps_ = 30;
+  const Skeleton* skeleton_ = nullptr;
+  FeatureJoints joints_;
+  std::span<const double> trajectory_times_;
+  std::span<const float> mean_;
+  const FeatureGroup *trajectory_position_ = nullptr, *trajectory_direction_ = nullptr;
   ControllerOptions options_;
+  bool contact_[2] = {false, false};
   BoundedTreeSearch search_;
   uint32_t frame_ = 0;
   Vec3 position_{0, 0, 0}, facing_{0, 0, 1}, velocity_{0, 0, 0};

@@ -152,3 +152,45 @@ class LearnedPlayer {
 };
 
 }  // namespace kinema::match
+
+namespace kinema::match {
+
+/// Foot contacts of every database frame (frames × 2: left, right; 1 = contact), detected per clip
+/// variant on its own motion (detect_foot_contacts, kinema/blend/root_motion.h): the ankle within
+/// `contact_height` metres of its lowest point and slower than `contact_speed` m/s. Needs poses.
+std::vector<uint8_t> database_foot_contacts(const Database& db, double contact_height = 0.05,
+                                            double contact_speed = 0.5);
+
+/// Every frame's pose vector (frames × pose_vector_size(joints)), what a decompressor learns to
+/// rebuild: the frame's local pose with the skeleton roots relative to its root frame, the root
+/// step from the previous frame of its clip (from the next frame's, for a clip's first frame:
+/// the step the controller plays), `contacts` as database_foot_contacts gives them. Needs poses.
+std::vector<float> database_pose_vectors(const Database& db, std::span<const uint8_t> contacts);
+
+}  // namespace kinema::match
+
+namespace kinema::match {
+
+/// How well a model stands in for a database (typically clips held back from its training, on
+/// the same skeleton and feature layout).
+struct LearnedEvaluation {
+  size_t frames = 0;  ///< database frames measured (every searchable frame)
+  /// Pose error: per frame, the projector's state from the frame's own features, decompressed,
+  /// against the frame's pose; the mean distance of the joints (model space, relative to the
+  /// root frame), centimetres. Percentiles over the frames.
+  double pose_error_p50_cm = 0, pose_error_p90_cm = 0, pose_error_p99_cm = 0;
+  /// Queries: each frame's features plus N(0, noise²) per feature (a running character's query).
+  /// The share whose projection's nearest database frame is the exact search's answer, and the
+  /// projection's cost ‖q − x̂‖² less the exact best cost (percentiles; normalized units).
+  double projector_agreement = 0;
+  double cost_excess_p50 = 0, cost_excess_p90 = 0;
+  double exact_cost_p50 = 0;  ///< the exact search's best cost, for scale
+};
+
+/// Measures `model` on `db` (which needs poses on the model's skeleton, the model's feature
+/// count, and searchable frames). Deterministic for a given seed. Throws kinema::Error when the
+/// database does not fit the model.
+LearnedEvaluation evaluate_learned_model(const LearnedModel& model, const Database& db,
+                                         double noise = 0.1, uint64_t seed = 1);
+
+}  // namespace kinema::match

@@ -10,6 +10,7 @@
 #include "kinema/match/controller.h"
 #include "kinema/match/database.h"
 #include "kinema/match/inputs.h"
+#include "kinema/match/learned.h"
 
 namespace kinema::match {
 
@@ -31,6 +32,13 @@ struct PathRun {
 /// kinema::Error when the database has no poses or nothing to search.
 PathRun run_along_path(const Database& db, const StickPath& path,
                        const ControllerOptions& options = {},
+                       const std::function<void(int, int)>& progress = {});
+/// The same with the learned backend (kinema/match/learned.h): the model's start state.
+PathRun run_along_path(const LearnedModel& model, const StickPath& path,
+                       const ControllerOptions& options = {},
+                       const std::function<void(int, int)>& progress = {});
+/// The same with a controller already built (either backend); it is reset at the origin first.
+PathRun run_along_path(Controller& controller, const StickPath& path,
                        const std::function<void(int, int)>& progress = {});
 
 }  // namespace kinema::match
