@@ -9,6 +9,7 @@
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
+#include "kinema/match/learned.h"
 
 namespace fs = std::filesystem;
 
@@ -252,3 +253,108 @@ TEST_F(MatchCli, RunRejectsBadPathsAndDatabases) {
 }
 
 }  // namespace
+
+// `kinema match learn` trains a (tiny) model, writes it and its loss curves; `match run
+// MODEL.kml` drives the character with it and `--compare` runs the database beside it;
+// `match evaluate` measures it on a database.
+TEST_F(MatchCli, LearnsRunsComparesAndEvaluatesAModel) {
+  auto r = kinema("match build " + sh_quote(kTurn) + " " + sh_quote(kBrisk) +
+                  " --skip-frames 1 -o " + sh_quote(path("db.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string tiny = " --hidden 16 --latent 4 --epochs 0.01 --min-iterations 40";
+  r = kinema("match learn " + sh_quote(path("db.kmm")) + tiny + " --json -o " +
+             sh_quote(path("m.kml")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["latent"], 4);
+  EXPECT_EQ(j["features"], 27);
+  EXPECT_EQ(j["joints"], 100);
+  EXPECT_EQ(j["networks"].size(), 3u);
+  EXPECT_EQ(j["networks"][0]["iterations"], 40);
+  EXPECT_EQ(j["file_bytes"].get<size_t>(), fs::file_size(path("m.kml")));
+  EXPECT_LT(j["model_bytes"].get<size_t>(), j["database_bytes"].get<size_t>());
+  EXPECT_EQ(j["plot"], path("m.losses.png"));
+  EXPECT_EQ(read_all(path("m.losses.png")).substr(1, 3), "PNG");
+  const auto model = kinema::match::deserialize_learned_model(read_all(path("m.kml")), "m.kml");
+  EXPECT_EQ(model.latent_dims, 4u);
+
+  write_all(path("path.json"),
+            R"({"duration": 3, "keys": [{"time": 0, "direction": [0, 1], "speed": 1.3},
+                                      {"time": 1.5, "direction": [-1, 0], "speed": 1.3}]})");
+  r = kinema("match run " + sh_quote(path("m.kml")) + " --path " + sh_quote(path("path.json")) +
+             " --compare " + sh_quote(path("db.kmm")) + " --json -o " + sh_quote(path("l.glb")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto run = nlohmann::json::parse(r.out);
+  EXPECT_EQ(run["backend"], "learned");
+  EXPECT_EQ(run["frames"], 91);
+  EXPECT_EQ(run["exact"]["frames"], 91);
+  EXPECT_EQ(run["searches"], run["exact"]["searches"]);
+  EXPECT_TRUE(run["root_distance_mean_m"].is_number());
+  EXPECT_TRUE(run["pose_distance_mean_cm"].is_number());
+  EXPECT_EQ(kinema::load_asset(path("l.glb")).skeleton.joint_count(), 100);
+  r = kinema("match run " + sh_quote(path("m.kml")) + " --path " + sh_quote(path("path.json")) +
+             " --compare " + sh_quote(path("db.kmm")) + " -o " + sh_quote(path("l.bvh")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("learned vs exact: roots "), std::string::npos) << r.out;
+
+  r = kinema("match evaluate " + sh_quote(path("m.kml")) + " " + sh_quote(path("db.kmm")) +
+             " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto e = nlohmann::json::parse(r.out);
+  EXPECT_GT(e["frames"].get<int>(), 100);
+  EXPECT_GT(e["pose_error_p50_cm"].get<double>(), 0);
+  EXPECT_LE(e["pose_error_p50_cm"].get<double>(), e["pose_error_p99_cm"].get<double>());
+  EXPECT_GE(e["projector_agreement"].get<double>(), 0);
+  EXPECT_LE(e["projector_agreement"].get<double>(), 1);
+}
+
+TEST_F(MatchCli, LearnAndRunRefuseBadModelsAndOptions) {
+  auto r =
+      kinema("match build " + sh_quote(kBrisk) + " --skip-frames 1 -o " + sh_quote(path("db.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string tiny = " --hidden 8 --latent 2 --epochs 0.01 --min-iterations 5";
+  // Usage: OUT must be a .kml, not the database.
+  r = kinema("match learn " + sh_quote(path("db.kmm")) + tiny + " -o " + sh_quote(path("m.kmm")));
+  EXPECT_EQ(r.code, 1) << r.err;
+  // A corrupted database: exit 2 naming it, nothing written.
+  std::string bytes = read_all(path("db.kmm"));
+  write_all(path("bad.kmm"), bytes.substr(0, bytes.size() / 2));
+  r = kinema("match learn " + sh_quote(path("bad.kmm")) + tiny + " -o " + sh_quote(path("m.kml")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.kmm"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("m.kml")));
+  EXPECT_FALSE(fs::exists(path("m.losses.png")));
+  // A features-only database cannot be learned.
+  r = kinema("match build " + sh_quote(kBrisk) + " --features-only -o " + sh_quote(path("f.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = kinema("match learn " + sh_quote(path("f.kmm")) + tiny + " -o " + sh_quote(path("m.kml")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no poses"), std::string::npos) << r.err;
+
+  r = kinema("match learn " + sh_quote(path("db.kmm")) + tiny + " -o " + sh_quote(path("m.kml")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  write_all(path("path.json"), R"({"duration": 1, "keys": [{"time": 0, "direction": [0, 1],
+                                                            "speed": 1}]})");
+  const std::string run = "match run ";
+  const std::string args =
+      " --path " + sh_quote(path("path.json")) + " -o " + sh_quote(path("o.glb"));
+  // A truncated model: exit 2 naming the file, no output.
+  bytes = read_all(path("m.kml"));
+  write_all(path("cut.kml"), bytes.substr(0, bytes.size() - 7));
+  r = kinema(run + sh_quote(path("cut.kml")) + args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cut.kml"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("o.glb")));
+  // --compare needs a learned model; tags need a database.
+  r = kinema(run + sh_quote(path("db.kmm")) + " --compare " + sh_quote(path("db.kmm")) + args);
+  EXPECT_EQ(r.code, 1) << r.err;
+  r = kinema(run + sh_quote(path("m.kml")) + " --tags walk" + args);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_FALSE(fs::exists(path("o.glb")));
+  // evaluate on a database of another skeleton.
+  r = kinema("match build " + sh_quote(kWalk) + " -o " + sh_quote(path("other.kmm")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = kinema("match evaluate " + sh_quote(path("m.kml")) + " " + sh_quote(path("other.kmm")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("skeleton"), std::string::npos) << r.err;
+}
