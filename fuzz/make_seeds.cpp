@@ -1,6 +1,6 @@
 // fuzz/make_seeds.cpp — builds each fuzz target's seed folder: copies of the small files in
-// tests/data (BVH cut to a few frames, so that each run stays fast), .kmc and .kmm files made
-// from them by kinema itself, tiny PNG height maps, and the hand-made texts of seed_texts.h.
+// tests/data (BVH cut to a few frames, so that each run stays fast), .kmc, .kmm and .kml files
+// made from them by kinema itself, tiny PNG height maps, and the hand-made texts of seed_texts.h.
 // Usage: fuzz_make_seeds TESTS_DATA_DIR OUT_DIR
 #include <array>
 #include <cstdint>
@@ -17,6 +17,7 @@
 #include "kinema/io/kmc.h"
 #include "kinema/match/database.h"
 #include "kinema/match/inputs.h"
+#include "kinema/match/learned.h"
 #include "seed_texts.h"
 
 namespace fs = std::filesystem;
@@ -26,6 +27,47 @@ namespace {
 void put(const fs::path& folder, const std::string& name, const std::string& bytes) {
   fs::create_directories(folder);
   std::ofstream(folder / name, std::ios::binary) << bytes;
+}
+
+/// A learned model on a database's layout and skeleton with tiny networks (`hidden` units, fixed
+/// weights): the .kml reader's seed, small enough for fast runs.
+kinema::match::LearnedModel tiny_learned_model(const kinema::match::Database& db, uint32_t hidden,
+                                               kinema::match::Activation activation) {
+  using namespace kinema::match;
+  LearnedModel m;
+  m.fps = db.fps;
+  m.trajectory_times = db.trajectory_times;
+  m.groups = db.groups;
+  m.mean = db.mean;
+  m.joints = db.joints;
+  m.skeleton = db.skeleton;
+  m.latent_dims = 2;
+  m.trained_frames = db.frames();
+  const auto first = db.features.values.begin();
+  m.start_state.assign(first, first + std::ptrdiff_t(db.dims()));
+  m.start_state.resize(m.state_size(), 0.0f);
+  const auto mlp = [&](uint32_t inputs, uint32_t outputs) {
+    Mlp n;
+    for (const auto& [in, out] : {std::pair{inputs, hidden}, std::pair{hidden, outputs}}) {
+      DenseLayer l;
+      l.inputs = in;
+      l.outputs = out;
+      l.activation = n.layers.empty() ? activation : Activation::none;
+      for (size_t i = 0; i < size_t(in) * out; ++i) l.weights.push_back(0.1f * float(i % 7) - 0.3f);
+      l.bias.assign(out, 0.01f);
+      n.layers.push_back(std::move(l));
+    }
+    n.input_mean.assign(inputs, 0.0f);
+    n.input_scale.assign(inputs, 1.0f);
+    n.output_mean.assign(outputs, 0.0f);
+    n.output_scale.assign(outputs, 0.5f);
+    return n;
+  };
+  const auto state = uint32_t(m.state_size());
+  m.decompressor = mlp(state, uint32_t(pose_vector_size(m.skeleton.joint_count())));
+  m.stepper = mlp(state, state);
+  m.projector = mlp(uint32_t(m.dims()), state);
+  return m;
 }
 
 /// The hierarchy and the first `frames` frames of a BVH file, its frame count fixed.
@@ -139,8 +181,15 @@ int main(int argc, char** argv) {
     clip.skeleton = &walk.skeleton;
     clip.clip = &walk.clips.at(0);
     clip.joints = kinema::match::feature_joints_of(walk, "walk");
-    put(out / "kmm", "plain.kmm",
-        kinema::match::serialize_database(kinema::match::build_database(std::span(&clip, 1))));
+    const kinema::match::Database db = kinema::match::build_database(std::span(&clip, 1));
+    put(out / "kmm", "plain.kmm", kinema::match::serialize_database(db));
+    // .kml: tiny networks on that database's layout and skeleton.
+    put(out / "kml", "relu.kml",
+        kinema::match::serialize_learned_model(
+            tiny_learned_model(db, 4, kinema::match::Activation::relu)));
+    put(out / "kml", "elu.kml",
+        kinema::match::serialize_learned_model(
+            tiny_learned_model(db, 3, kinema::match::Activation::elu)));
     clip.tags.push_back({"idle", 0.0, 0.05});
     put(out / "kmm", "tagged.kmm",
         kinema::match::serialize_database(kinema::match::build_database(std::span(&clip, 1))));

@@ -14,7 +14,7 @@
 # (libFuzzer's count at the end, seeds included), seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ALL=(bvh gltf vrma kmc kmm graph stick_path tags scene obj png)
+ALL=(bvh gltf vrma kmc kmm kml graph stick_path tags scene obj png)
 BUILD=${KINEMA_FUZZ_BUILD:-build/fuzz}
 mode=${1:-}
 budget=${2:-}
