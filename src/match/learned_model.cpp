@@ -2,12 +2,12 @@
 //
 // Mlp::evaluate normalizes its input, runs the layers through two ping-pong halves of the
 // caller's scratch, and de-normalizes the output. A layer is a matrix–vector product over
-// input-major weights: a block of outputs lives in SIMD registers (their biases first) while the
-// inputs are walked in order i = 0, 1, 2, …, each broadcast and multiplied by its row's slice of
-// the block, so every output sums the same terms in the same order wherever it sits in the
-// layer. The baseline kernel (SSE, x86-64-v2) multiplies then adds; the AVX2 one, chosen at run
-// time, fuses them (FMA): the two differ in the last bits (learned_internal.h), each is
-// deterministic.
+// input-major weights: the outputs start at their biases, then tiles of 8 inputs (rows) are added
+// a block of outputs at a time in SIMD registers, each input broadcast and multiplied by its
+// row's slice of the block, so every output sums the same terms in the same order (i = 0, 1,
+// 2, …) wherever it sits in the layer. The baseline kernel (SSE, x86-64-v2) multiplies then adds;
+// the AVX2 one, chosen at run time, fuses them (FMA): the two differ in the last bits
+// (learned_internal.h), each is deterministic.
 //
 // The .kml file: a 32-byte header (kinema/core/byte_io.h: "KMLEARN\0", u32 format version, u32
 // zero, u64 payload bytes, u64 FNV-1a of the payload), then the payload, little-endian: the
@@ -42,14 +42,20 @@ namespace kinema::match {
 
 namespace learned_detail {
 
-/// y[o] = bias[o] + Σ_i x[i] · w[i · stride + o] for o < count, in input order; `w` and `bias`
-/// start at the block's first output. The baseline: scalar multiply, then add.
-void base_outputs_scalar(const float* x, size_t inputs, const float* w, size_t stride,
-                         const float* bias, float* y, size_t count) {
+// A layer starts its outputs at their biases and adds the inputs' terms a tile of kTileInputs
+// inputs at a time: each tile walks the outputs a block of registers at a time, loads the
+// block's running sums, adds its inputs' terms in order and stores them back. The weights are
+// read once, as kTileInputs sequential streams (rows), which the prefetchers follow better than
+// one walk down a column block; every output still sums its terms in input order.
+constexpr int kTileInputs = 8;
+
+/// Adds the terms of inputs x[0 .. inputs) to y[o], o < count (multiply, then add).
+void base_scalar_terms(const float* x, int inputs, const float* w, size_t stride, float* y,
+                       size_t count) {
   for (size_t o = 0; o < count; ++o) {
-    float acc = bias[o];
-    for (size_t i = 0; i < inputs; ++i) {
-      const float p = x[i] * w[i * stride + o];
+    float acc = y[o];
+    for (int i = 0; i < inputs; ++i) {
+      const float p = x[i] * w[size_t(i) * stride + o];
       acc = acc + p;
     }
     y[o] = acc;
@@ -57,16 +63,16 @@ void base_outputs_scalar(const float* x, size_t inputs, const float* w, size_t s
 }
 
 #if defined(__SSE2__)
-/// R registers of 4 outputs: each lane multiplies then adds, the same bits as the scalar tail.
-template <int R>
-void base_block(const float* x, size_t inputs, const float* w, size_t stride, const float* bias,
-                float* y) {
+/// R registers of 4 outputs, I inputs: each lane multiplies then adds, the scalar tail's bits.
+template <int R, int I>
+void base_tile(const float* x, const float* w, size_t stride, float* y) {
   __m128 acc[R];
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_ps(bias + 4 * r);
-  for (size_t i = 0; i < inputs; ++i) {
+  for (int r = 0; r < R; ++r) acc[r] = _mm_loadu_ps(y + 4 * r);
+#pragma GCC unroll 8
+  for (int i = 0; i < I; ++i) {
     const __m128 xi = _mm_set1_ps(x[i]);
-    const float* row = w + i * stride;
+    const float* row = w + size_t(i) * stride;
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
       acc[r] = _mm_add_ps(acc[r], _mm_mul_ps(xi, _mm_loadu_ps(row + 4 * r)));
@@ -75,51 +81,58 @@ void base_block(const float* x, size_t inputs, const float* w, size_t stride, co
   for (int r = 0; r < R; ++r) _mm_storeu_ps(y + 4 * r, acc[r]);
 }
 
-template <int R>
-void base_rest(int regs, const float* x, size_t inputs, const float* w, size_t stride,
-               const float* bias, float* y) {
+template <int R, int I>
+void base_tile_rest(int regs, const float* x, const float* w, size_t stride, float* y) {
   if constexpr (R > 0) {
-    if (regs == R) return base_block<R>(x, inputs, w, stride, bias, y);
-    base_rest<R - 1>(regs, x, inputs, w, stride, bias, y);
+    if (regs == R) return base_tile<R, I>(x, w, stride, y);
+    base_tile_rest<R - 1, I>(regs, x, w, stride, y);
   }
 }
 #endif
+
+/// Adds I inputs' terms to every output: 32 at a time in 8 of the 16 xmm registers, then fewer
+/// registers, then the last (outputs mod 4) one by one.
+template <int I>
+void base_rows(const float* x, const float* w, size_t outputs, float* y) {
+  size_t o = 0;
+#if defined(__SSE2__)
+  for (; o + 32 <= outputs; o += 32) base_tile<8, I>(x, w + o, outputs, y + o);
+  const int regs = int((outputs - o) / 4);
+  if (regs > 0) {
+    base_tile_rest<7, I>(regs, x, w + o, outputs, y + o);
+    o += 4 * size_t(regs);
+  }
+#endif
+  base_scalar_terms(x, I, w + o, outputs, y + o, outputs - o);
+}
 
 void matvec_base(const DenseLayer& layer, const float* x, float* y) {
   const size_t inputs = layer.inputs, outputs = layer.outputs;
   const float* w = layer.weights.data();
-  const float* bias = layer.bias.data();
-  size_t o = 0;
-#if defined(__SSE2__)
-  constexpr int kRegs = 8;  // 32 outputs in 8 of the 16 xmm registers
-  for (; o + 4 * kRegs <= outputs; o += 4 * kRegs)
-    base_block<kRegs>(x, inputs, w + o, outputs, bias + o, y + o);
-  const int regs = int((outputs - o) / 4);
-  if (regs > 0) {
-    base_rest<kRegs - 1>(regs, x, inputs, w + o, outputs, bias + o, y + o);
-    o += 4 * size_t(regs);
-  }
-#endif
-  base_outputs_scalar(x, inputs, w + o, outputs, bias + o, y + o, outputs - o);
+  std::memcpy(y, layer.bias.data(), outputs * sizeof(float));
+  size_t i = 0;
+  for (; i + kTileInputs <= inputs; i += kTileInputs)
+    base_rows<kTileInputs>(x + i, w + i * outputs, outputs, y);
+  for (; i < inputs; ++i) base_rows<1>(x + i, w + i * outputs, outputs, y);
 }
 
 #if defined(KINEMA_MATCH_MLP_AVX2)
-/// R registers of 8 outputs, the last one with `last_lanes` (1…8) outputs when Masked: masked
-/// loads and stores never touch the lanes past the layer's end.
-template <int R, bool Masked>
-[[gnu::target("avx2,fma")]] void avx2_block(const float* x, size_t inputs, const float* w,
-                                            size_t stride, const float* bias, float* y,
-                                            int last_lanes) {
+/// R registers of 8 outputs, I inputs, fused multiply-adds; when Masked the last register holds
+/// `last_lanes` (1…7) outputs: masked loads and stores never touch the lanes past the layer.
+template <int R, bool Masked, int I>
+[[gnu::target("avx2,fma")]] void avx2_tile(const float* x, const float* w, size_t stride, float* y,
+                                           int last_lanes) {
   const __m256i mask =
       _mm256_cmpgt_epi32(_mm256_set1_epi32(last_lanes), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   constexpr int kFull = Masked ? R - 1 : R;
   __m256 acc[R];
 #pragma GCC unroll 8
-  for (int r = 0; r < kFull; ++r) acc[r] = _mm256_loadu_ps(bias + 8 * r);
-  if constexpr (Masked) acc[R - 1] = _mm256_maskload_ps(bias + 8 * (R - 1), mask);
-  for (size_t i = 0; i < inputs; ++i) {
+  for (int r = 0; r < kFull; ++r) acc[r] = _mm256_loadu_ps(y + 8 * r);
+  if constexpr (Masked) acc[R - 1] = _mm256_maskload_ps(y + 8 * (R - 1), mask);
+#pragma GCC unroll 8
+  for (int i = 0; i < I; ++i) {
     const __m256 xi = _mm256_broadcast_ss(x + i);
-    const float* row = w + i * stride;
+    const float* row = w + size_t(i) * stride;
 #pragma GCC unroll 8
     for (int r = 0; r < kFull; ++r)
       acc[r] = _mm256_fmadd_ps(xi, _mm256_loadu_ps(row + 8 * r), acc[r]);
@@ -131,33 +144,40 @@ template <int R, bool Masked>
   if constexpr (Masked) _mm256_maskstore_ps(y + 8 * (R - 1), mask, acc[R - 1]);
 }
 
-template <int R>
-[[gnu::target("avx2,fma")]] void avx2_rest(int regs, int last_lanes, const float* x, size_t inputs,
-                                           const float* w, size_t stride, const float* bias,
-                                           float* y) {
+template <int R, int I>
+[[gnu::target("avx2,fma")]] void avx2_tile_rest(int regs, int last_lanes, const float* x,
+                                                const float* w, size_t stride, float* y) {
   if constexpr (R > 0) {
     if (regs == R) {
-      if (last_lanes == 8) return avx2_block<R, false>(x, inputs, w, stride, bias, y, 8);
-      return avx2_block<R, true>(x, inputs, w, stride, bias, y, last_lanes);
+      if (last_lanes == 8) return avx2_tile<R, false, I>(x, w, stride, y, 8);
+      return avx2_tile<R, true, I>(x, w, stride, y, last_lanes);
     }
-    avx2_rest<R - 1>(regs, last_lanes, x, inputs, w, stride, bias, y);
+    avx2_tile_rest<R - 1, I>(regs, last_lanes, x, w, stride, y);
+  }
+}
+
+/// Adds I inputs' terms to every output: 64 at a time in 8 of the 16 ymm registers, then the
+/// rest in as many registers as it needs, the last one masked.
+template <int I>
+[[gnu::target("avx2,fma")]] void avx2_rows(const float* x, const float* w, size_t outputs,
+                                           float* y) {
+  size_t o = 0;
+  for (; o + 64 <= outputs; o += 64) avx2_tile<8, false, I>(x, w + o, outputs, y + o, 8);
+  const size_t rest = outputs - o;
+  if (rest > 0) {
+    const int regs = int((rest + 7) / 8);
+    avx2_tile_rest<8, I>(regs, int(rest - 8 * size_t(regs - 1)), x, w + o, outputs, y + o);
   }
 }
 
 [[gnu::target("avx2,fma")]] void matvec_avx2(const DenseLayer& layer, const float* x, float* y) {
   const size_t inputs = layer.inputs, outputs = layer.outputs;
   const float* w = layer.weights.data();
-  const float* bias = layer.bias.data();
-  constexpr int kRegs = 8;  // 64 outputs in 8 of the 16 ymm registers
-  size_t o = 0;
-  for (; o + 8 * kRegs <= outputs; o += 8 * kRegs)
-    avx2_block<kRegs, false>(x, inputs, w + o, outputs, bias + o, y + o, 8);
-  const size_t rest = outputs - o;
-  if (rest > 0) {
-    const int regs = int((rest + 7) / 8);
-    avx2_rest<kRegs>(regs, int(rest - 8 * size_t(regs - 1)), x, inputs, w + o, outputs, bias + o,
-                     y + o);
-  }
+  std::memcpy(y, layer.bias.data(), outputs * sizeof(float));
+  size_t i = 0;
+  for (; i + kTileInputs <= inputs; i += kTileInputs)
+    avx2_rows<kTileInputs>(x + i, w + i * outputs, outputs, y);
+  for (; i < inputs; ++i) avx2_rows<1>(x + i, w + i * outputs, outputs, y);
 }
 #endif
 
