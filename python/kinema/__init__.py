@@ -33,6 +33,7 @@ from ._kinema import (  # noqa: F401  (re-exported)
     compress_files,
     convert,
     decompress_file,
+    learn_match,
     load,
     ragdoll,
     retarget,
@@ -50,6 +51,6 @@ __version__ = "0.1.0"
 __all__ = [
     "Asset", "Clip", "CompressedClip", "Error", "MatchDatabase", "Mesh", "RuntimeClip",
     "Skeleton", "Skin", "UsageError", "blend", "chain_ik", "clean", "compress", "compress_files", "convert",
-    "decompress_file", "load", "ragdoll", "retarget", "run_match", "save", "simulate", "skin",
+    "decompress_file", "learn_match", "load", "ragdoll", "retarget", "run_match", "save", "simulate", "skin",
     "skinning_palette", "solve_two_bone", "two_bone_ik",
 ]

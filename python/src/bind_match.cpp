@@ -213,13 +213,57 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
       });
 
   m.def(
+      "learn_match",
+      [](const std::string& database, const std::string& out, double epochs, int min_iterations,
+         int threads, int hidden, int latent, uint64_t seed, const std::string& plot,
+         const py::object& progress) {
+        pipeline::MatchLearnRequest request;
+        request.database = database;
+        request.out = out;
+        request.plot = plot;
+        request.train.epochs = epochs;
+        request.train.min_iterations = uint32_t(std::max(min_iterations, 1));
+        request.train.threads = threads;
+        request.train.hidden = uint32_t(std::max(hidden, 0));
+        request.train.latent_dims = uint32_t(std::max(latent, 0));
+        request.train.seed = seed;
+        const auto callback = progress_callback(progress);
+        pipeline::MatchLearnResult r;
+        {
+          py::gil_scoped_release released;
+          r = pipeline::learn_match_model(request, callback);
+        }
+        py::dict d;
+        d["frames"] = r.frames;
+        d["database_bytes"] = r.database_bytes;
+        d["model_bytes"] = r.model.model_bytes();
+        d["file_bytes"] = r.file_bytes;
+        d["plot"] = r.plot;
+        py::dict seconds, losses;
+        static constexpr const char* kNames[] = {"decompressor", "stepper", "projector"};
+        for (int i = 0; i < 3; ++i) seconds[kNames[i]] = r.report.seconds[i];
+        for (const learn::LossCurve& c : r.report.curves) losses[c.network.c_str()] = c.losses;
+        d["seconds"] = seconds;
+        d["losses"] = losses;
+        return d;
+      },
+      py::arg("database"), py::arg("out"), py::kw_only(), py::arg("epochs") = 20.0,
+      py::arg("min_iterations") = 500, py::arg("threads") = 1, py::arg("hidden") = 512,
+      py::arg("latent") = 32, py::arg("seed") = 1, py::arg("plot") = "",
+      py::arg("progress") = py::none(),
+      R"(Trains learned motion matching on a .kmm (with poses) and writes the model (.kml) and its
+loss curves (PNG), as `kinema match learn` does (the same defaults). Returns a dict (frames,
+database and model bytes, seconds and loss curve per network). Releases the GIL.)");
+
+  m.def(
       "run_match",
       [](const std::string& database, const std::string& path, const std::string& out,
          const std::string& tags, const std::string& exclude, double search_interval,
          double blend_time, double clamp_distance, double clamp_angle, bool foot_locking, bool warp,
-         const py::object& progress) {
+         const std::string& compare, const py::object& progress) {
         pipeline::MatchRunRequest request;
         request.database = database;
+        request.compare = compare;
         request.path = path;
         request.out = out;
         request.tags = tags;
@@ -247,18 +291,32 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
         if (r.foot_skate && r.foot_skate->skate.speed)
           d["foot_skate_median"] = r.foot_skate->skate.speed->median;
         d["clip"] = r.run.clip;
+        d["learned"] = r.learned;
+        if (r.comparison) {
+          const pipeline::MatchComparison& c = *r.comparison;
+          py::dict e;
+          e["transitions"] = c.exact.transitions;
+          e["trajectory_error_mean"] = c.exact.trajectory_error_mean;
+          if (c.foot_skate && c.foot_skate->skate.speed)
+            e["foot_skate_median"] = c.foot_skate->skate.speed->median;
+          e["root_distance_mean"] = c.root_distance_mean;
+          e["pose_distance_mean_cm"] = c.pose_distance_mean_cm;
+          d["exact"] = e;
+        }
         return d;
       },
       py::arg("database"), py::arg("path"), py::arg("out"), py::kw_only(), py::arg("tags") = "",
       py::arg("exclude") = "", py::arg("search_interval") = 0.1, py::arg("blend_time") = 0.2,
       py::arg("clamp_distance") = 0.15, py::arg("clamp_angle") = 30 * std::numbers::pi / 180,
-      py::arg("foot_locking") = false, py::arg("warp") = false, py::arg("progress") = py::none(),
+      py::arg("foot_locking") = false, py::arg("warp") = false, py::arg("compare") = "",
+      py::arg("progress") = py::none(),
       R"(Runs the motion-matching controller along a scripted stick path (PATH.json) and writes
 the animation to `out` (.glb .gltf .bvh), as `kinema match run` does (the same defaults:
 searches every 0.1 s, 0.2 s inertialization, the character clamped within 0.15 m and 30 degrees
 (given in radians) of the simulated one; `warp` is `--warp`, locomotion warping with planted feet
-held). Returns a report dict
-(frames, searches, transitions, trajectory and speed errors, and the clip). Releases the GIL.)");
+held). `database` may be a learned model (.kml); `compare` (with one) also runs that .kmm along
+the path. Returns a report dict (frames, searches, transitions, trajectory and speed errors, the
+clip, "learned", and "exact" with `compare`). Releases the GIL.)");
 }
 
 }  // namespace kinema::python

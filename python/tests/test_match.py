@@ -114,3 +114,25 @@ def test_corrupt_database_raises_error_naming_the_file(tmp_path, database):
     assert e.value.file == str(cut) and e.value.reason
     with pytest.raises(kinema.Error):
         kinema.MatchDatabase.load(str(tmp_path / "missing.kmm"))
+
+
+def test_learn_match_trains_a_model_that_runs_and_compares(database, tmp_path):
+    _, db_path = database
+    stages = []
+    report = kinema.learn_match(str(db_path), str(tmp_path / "m.kml"), hidden=16, latent=4,
+                                epochs=0.01, min_iterations=30,
+                                progress=lambda *a: stages.append(a[0]))
+    assert {"decompressor", "stepper", "projector"} <= set(stages)
+    assert report["model_bytes"] < report["database_bytes"]
+    assert (tmp_path / "m.kml").stat().st_size == report["file_bytes"]
+    assert (tmp_path / "m.losses.png").read_bytes()[1:4] == b"PNG"
+    assert len(report["losses"]["stepper"]) >= 10
+    path = tmp_path / "path.json"
+    path.write_text(json.dumps({"duration": 2, "keys": [
+        {"time": 0, "direction": [0, 1], "speed": 1.3}]}))
+    run = kinema.run_match(str(tmp_path / "m.kml"), str(path), str(tmp_path / "l.bvh"),
+                           compare=str(db_path))
+    assert run["learned"] and run["frames"] == 61
+    assert run["exact"]["root_distance_mean"] >= 0
+    with pytest.raises(kinema.UsageError):
+        kinema.run_match(str(db_path), str(path), str(tmp_path / "x.bvh"), compare=str(db_path))
