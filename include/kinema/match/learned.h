@@ -136,12 +136,13 @@ class LearnedPlayer {
   /// Advances one frame: [x, z] += stepper([x, z]).
   void step();
   /// The projector at a normalized query: the candidate state (kept until the next call) and its
-  /// cost ‖q − x̂‖², the squared distance the exact search would report for that frame.
+  /// cost ‖q − x̂‖², the squared distance the exact search would report for that frame. A query
+  /// that is not dims() long costs +∞ and leaves the candidate as it was.
   float project(std::span<const float> query);
   std::span<const float> candidate() const { return candidate_; }
   /// Makes the candidate the current state.
   void jump_to_candidate();
-  /// ‖q − x‖² of the current state's features.
+  /// ‖q − x‖² of the current state's features (+∞ for a query that is not dims() long).
   float cost(std::span<const float> query) const;
   /// The decompressor at the current state (the returned span lives until the next call).
   std::span<const float> decompress();
