@@ -231,6 +231,27 @@ void Demo::motion_matching() {
   run_step.result = run_match_along_path(run_step.request, progress_);
   produced(run_step.request.out);
   report(DemoEvent::Phase::Done, run_step);
+
+  // Learned motion matching: a small model of the same database (a few seconds of training on
+  // one thread), then the same stick with the model, the database run beside it.
+  DemoMatchLearn learn;
+  learn.learn.database = build.request.out;
+  learn.learn.out = output("locomotion.kml");
+  learn.learn.train.hidden = 128;
+  learn.learn.train.latent_dims = 16;
+  learn.learn.train.epochs = 1;
+  learn.learn.train.min_iterations = 400;
+  report(DemoEvent::Phase::Started, learn);
+  learn.learned = learn_match_model(learn.learn, progress_);
+  produced(learn.learn.out);
+  produced(learn.learned.plot);
+  learn.run = run_step.request;
+  learn.run.database = learn.learn.out;
+  learn.run.compare = build.request.out;
+  learn.run.out = output("learned_motion_matching.glb");
+  learn.result = run_match_along_path(learn.run, progress_);
+  produced(learn.run.out);
+  report(DemoEvent::Phase::Done, learn);
 }
 
 /// The walk's feet on stairs and on a slope (the terrain is laid out along the bundled walk's

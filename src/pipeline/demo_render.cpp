@@ -40,6 +40,12 @@ void Demo::render() {
     sheets.push_back({&*matched, "motion_matching.png", SkinningMethod::Lbs,
                       "the motion-matched walk and run, bones as capsules"});
   }
+  std::optional<Asset> learned;
+  if (const fs::path p = out_dir_ / "learned_motion_matching.glb"; written(p)) {
+    learned = load_asset(p.string());
+    sheets.push_back({&*learned, "learned_motion_matching.png", SkinningMethod::Lbs,
+                      "the same stick with the learned model, bones as capsules"});
+  }
   std::optional<Asset> springs;
   if (retargeted_file_.size()) {
     const fs::path p = out_dir_ / (fs::path(retargeted_file_).stem().string() + "_springs.glb");

@@ -167,9 +167,10 @@ namespace {
 /// Whether a file's bytes are a .kml model (else they are read as a .kmm database).
 bool is_learned_model(std::string_view bytes) { return bytes.starts_with("KMLEARN"); }
 
-/// Model-space joint positions (metres) at key `frame` of a run's clip (a key per frame).
-void run_positions(const Skeleton& skeleton, const Clip& clip, int frame,
-                   std::vector<Transform>& local, std::vector<Mat4>& model,
+/// At key `frame` of a run's clip (a key per frame): the hips' world position, and every joint's
+/// position in the hips' frame (metres), so that two runs' poses compare whatever their headings.
+void run_positions(const Skeleton& skeleton, const Clip& clip, int frame, int hips,
+                   std::vector<Transform>& local, std::vector<Mat4>& model, Vec3& hips_position,
                    std::vector<Vec3>& out) {
   const size_t joints = size_t(skeleton.joint_count());
   local.resize(joints);
@@ -181,7 +182,10 @@ void run_positions(const Skeleton& skeleton, const Clip& clip, int frame,
         Transform{track.translation.values[size_t(frame)], track.rotation.values[size_t(frame)]};
   }
   local_to_model(skeleton.parents(), local, model);
-  for (size_t j = 0; j < joints; ++j) out[j] = model[j].translation_part();
+  const Mat4& pelvis = model[size_t(hips)];
+  hips_position = pelvis.translation_part();
+  const Mat4 to_hips = rigid_inverse(pelvis);
+  for (size_t j = 0; j < joints; ++j) out[j] = to_hips.transform_point(model[j].translation_part());
 }
 
 }  // namespace
@@ -245,17 +249,19 @@ MatchRunResult run_match_along_path(const MatchRunRequest& request, const Progre
     std::vector<Transform> local;
     std::vector<Mat4> model_space;
     std::vector<Vec3> a, b;
+    Vec3 hips_a, hips_b;
     double root_sum = 0, pose_sum = 0;
     const int frames = std::min(result.run.frames, c.exact.frames);
+    const int hips = model.joints.hips;
     for (int f = 0; f < frames; ++f) {
-      run_positions(skeleton, result.run.clip, f, local, model_space, a);
-      run_positions(exact.skeleton, c.exact.clip, f, local, model_space, b);
-      // Roots: the first root joint's horizontal distance. Poses: joints relative to it.
-      const double root = std::hypot(a[0].x - b[0].x, a[0].z - b[0].z);
+      run_positions(skeleton, result.run.clip, f, hips, local, model_space, hips_a, a);
+      run_positions(exact.skeleton, c.exact.clip, f, hips, local, model_space, hips_b, b);
+      // The hips' horizontal distance; the poses with every joint in its hips' frame.
+      const double root = std::hypot(hips_a.x - hips_b.x, hips_a.z - hips_b.z);
       root_sum += root;
       c.root_distance_max = std::max(c.root_distance_max, root);
       double pose = 0;
-      for (size_t j = 0; j < a.size(); ++j) pose += distance(a[j] - a[0], b[j] - b[0]);
+      for (size_t j = 0; j < a.size(); ++j) pose += distance(a[j], b[j]);
       pose = 100 * pose / double(a.size());
       pose_sum += pose;
       c.pose_distance_max_cm = std::max(c.pose_distance_max_cm, pose);

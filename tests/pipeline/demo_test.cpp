@@ -19,10 +19,11 @@ class Demo : public PipelineTest {};
 
 /// "Started RoundTrip", "Done Load"…: the order of the reports.
 std::string describe(const pipeline::DemoEvent& e) {
-  static const char* const kNames[] = {
-      "BundledData", "Load",     "RoundTrip",   "Retarget", "Clean",       "Graph",
-      "MatchBuild",  "MatchRun", "Feet",        "Cloth",    "SpringBones", "Ragdoll",
-      "Crowd",       "Gait",     "Compression", "Sheet",    "Composite",   "Produced"};
+  static const char* const kNames[] = {"BundledData", "Load",      "RoundTrip",  "Retarget",
+                                       "Clean",       "Graph",     "MatchBuild", "MatchRun",
+                                       "MatchLearn",  "Feet",      "Cloth",      "SpringBones",
+                                       "Ragdoll",     "Crowd",     "Gait",       "Compression",
+                                       "Sheet",       "Composite", "Produced"};
   static_assert(std::size(kNames) == std::variant_size_v<decltype(e.step)>,
                 "a name for every kind of demo step");
   return std::string(e.phase == pipeline::DemoEvent::Phase::Started ? "Started " : "Done ") +

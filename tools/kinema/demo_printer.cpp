@@ -119,6 +119,17 @@ struct DemoPrinter {
     else
       print_match_run(s.request, s.result, false, out);
   }
+  void operator()(Phase phase, const pipeline::DemoMatchLearn& s) const {
+    if (phase == Phase::Started) {
+      out << "\n== learned motion matching: decompressor, stepper and projector trained on "
+          << s.learn.database << " (libtorch, " << s.learn.train.hidden << " hidden units, "
+          << s.learn.train.min_iterations
+          << " iterations each), then the same stick with the model beside the database\n";
+    } else {
+      print_match_learn(s.learn, s.learned, false, out);
+      print_match_run(s.run, s.result, false, out);
+    }
+  }
   void operator()(Phase phase, const pipeline::DemoFeet& s) const {
     if (!s.skipped_folder.empty()) {
       out << "\n== foot placement: skipped (no " << s.ground_file << " in " << s.skipped_folder

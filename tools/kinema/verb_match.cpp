@@ -149,7 +149,7 @@ void print_match_run(const pipeline::MatchRunRequest& request,
   out << "  learned vs exact: roots " << format_number(c.root_distance_mean, 3) << " m apart mean, "
       << format_number(c.root_distance_max, 3) << " m max; poses "
       << format_number(c.pose_distance_mean_cm, 2) << " cm apart mean, "
-      << format_number(c.pose_distance_max_cm, 2) << " cm max (joints relative to the root)\n";
+      << format_number(c.pose_distance_max_cm, 2) << " cm max (joints in the hips' frame)\n";
 }
 
 nlohmann::ordered_json database_json(const match::Database& db, size_t file_bytes) {

@@ -99,6 +99,14 @@ struct DemoMatchRun {
   MatchRunRequest request;
   MatchRunResult result;  ///< when done
 };
+/// Learned motion matching on the same database: a small model trained (reported as it starts),
+/// then run along the same stick beside the database (when done).
+struct DemoMatchLearn {
+  MatchLearnRequest learn;
+  MatchLearnResult learned;  ///< when done
+  MatchRunRequest run;       ///< the model's run, `compare` the database
+  MatchRunResult result;     ///< when done
+};
 /// The walk's feet placed on one ground (bundled data).
 struct DemoFeet {
   std::string ground_file;     ///< its name in the bundled data
@@ -175,8 +183,9 @@ struct DemoEvent {
   Phase phase = Phase::Done;
   /// DemoSheet with Phase::Started announces the render step (before its first sheet).
   std::variant<DemoBundledData, DemoLoad, DemoRoundTrip, DemoRetarget, DemoClean, DemoGraph,
-               DemoMatchBuild, DemoMatchRun, DemoFeet, DemoCloth, DemoSpringBones, DemoRagdoll,
-               DemoCrowd, DemoGait, DemoCompression, DemoSheet, DemoComposite, DemoProduced>
+               DemoMatchBuild, DemoMatchRun, DemoMatchLearn, DemoFeet, DemoCloth, DemoSpringBones,
+               DemoRagdoll, DemoCrowd, DemoGait, DemoCompression, DemoSheet, DemoComposite,
+               DemoProduced>
       step;
 };
 

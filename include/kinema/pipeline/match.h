@@ -93,8 +93,8 @@ struct MatchRunRequest {
 struct MatchComparison {
   match::PathRun exact;
   std::optional<HumanoidFootSkate> foot_skate;  ///< of the exact run
-  /// The two characters' root distance (metres) and the mean distance between their joints, each
-  /// measured relative to its own root frame (the poses' difference, centimetres), per frame.
+  /// The two characters' hips, horizontal distance (metres), and their poses: the mean distance
+  /// of the joints, each expressed in its own hips' frame (centimetres), per frame.
   double root_distance_mean = 0, root_distance_max = 0;
   double pose_distance_mean_cm = 0, pose_distance_max_cm = 0;
 };
