@@ -24,6 +24,12 @@ FileContents inspect_file(const std::string& path, const LoadOptions& load) {
     contents.file_bytes = bytes.size();
     return contents;
   }
+  if (extension_of(path) == "kml") {  // a learned motion-matching model
+    const std::string bytes = read_file(path);
+    contents.model = match::deserialize_learned_model(bytes, path);
+    contents.file_bytes = bytes.size();
+    return contents;
+  }
   contents.asset = load_input(path, load);
   if (extension_of(path) == "kmc") contents.compressed = read_animation_file(path);
   return contents;

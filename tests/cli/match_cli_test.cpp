@@ -277,6 +277,26 @@ TEST_F(MatchCli, LearnsRunsComparesAndEvaluatesAModel) {
   EXPECT_EQ(read_all(path("m.losses.png")).substr(1, 3), "PNG");
   const auto model = kinema::match::deserialize_learned_model(read_all(path("m.kml")), "m.kml");
   EXPECT_EQ(model.latent_dims, 4u);
+  // `kinema info` shows the model; a flipped byte is a checksum error naming the file.
+  r = kinema("info --json " + sh_quote(path("m.kml")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto info = nlohmann::json::parse(r.out);
+  EXPECT_EQ(info["format"], "kml");
+  EXPECT_EQ(info["model"]["latent"], 4);
+  EXPECT_EQ(info["model"]["networks"][2]["widths"].front(), 27);
+  EXPECT_EQ(info["model"]["networks"][2]["widths"].back(), 31);
+  EXPECT_EQ(info["model"]["trained_frames"], j["database_frames"]);
+  r = kinema("info " + sh_quote(path("m.kml")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("learned motion-matching model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stepper: 31 → 16 → 16 → 31"), std::string::npos) << r.out;
+  std::string kml = read_all(path("m.kml"));
+  kml[kml.size() / 2] = char(kml[kml.size() / 2] ^ 0x5A);
+  write_all(path("bad.kml"), kml);
+  r = kinema("info " + sh_quote(path("bad.kml")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.kml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("checksum"), std::string::npos) << r.err;
 
   write_all(path("path.json"),
             R"({"duration": 3, "keys": [{"time": 0, "direction": [0, 1], "speed": 1.3},
