@@ -15,6 +15,7 @@
 
 #include "../src/match/learned_internal.h"
 #include "kinema/match/learned.h"
+#include "random_mlp.h"
 
 namespace {
 
@@ -23,33 +24,11 @@ using kinema::match::DenseLayer;
 using kinema::match::Mlp;
 using kinema::match::learned_detail::MlpIsa;
 
-Mlp holden_mlp(const std::vector<uint32_t>& sizes, Activation hidden, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1, 1);
-  Mlp m;
-  for (size_t k = 0; k + 1 < sizes.size(); ++k) {
-    DenseLayer l;
-    l.inputs = sizes[k];
-    l.outputs = sizes[k + 1];
-    l.activation = k + 2 == sizes.size() ? Activation::none : hidden;
-    const float gain = std::sqrt(3.0f / float(l.inputs));
-    l.weights.resize(size_t(l.inputs) * l.outputs);
-    for (float& w : l.weights) w = u(rng) * gain;
-    l.bias.resize(l.outputs);
-    for (float& b : l.bias) b = 0.1f * u(rng);
-    m.layers.push_back(std::move(l));
-  }
-  m.input_mean.assign(m.inputs(), 0.1f);
-  m.input_scale.assign(m.inputs(), 1.5f);
-  m.output_mean.assign(m.outputs(), -0.2f);
-  m.output_scale.assign(m.outputs(), 0.5f);
-  return m;
-}
-
 const Mlp& network(int which) {
-  static const Mlp decompressor = holden_mlp({59, 512, 203}, Activation::elu, 1);
-  static const Mlp stepper = holden_mlp({59, 512, 512, 59}, Activation::relu, 2);
-  static const Mlp projector = holden_mlp({27, 512, 512, 512, 512, 59}, Activation::relu, 3);
+  static const Mlp decompressor = kinema::bench::random_mlp({59, 512, 203}, Activation::elu, 1);
+  static const Mlp stepper = kinema::bench::random_mlp({59, 512, 512, 59}, Activation::relu, 2);
+  static const Mlp projector =
+      kinema::bench::random_mlp({27, 512, 512, 512, 512, 59}, Activation::relu, 3);
   return which == 0 ? decompressor : which == 1 ? stepper : projector;
 }
 

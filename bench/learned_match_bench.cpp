@@ -26,6 +26,8 @@
 #include "kinema/match/database.h"
 #include "kinema/match/learned.h"
 #include "kinema/match/search.h"
+#include "random_mlp.h"
+#include "synthetic_features.h"
 
 namespace {
 
@@ -33,28 +35,6 @@ using namespace kinema;
 using namespace kinema::match;
 
 constexpr size_t kFeatures = 27, kLatent = 32, kHidden = 512;
-
-Mlp random_mlp(const std::vector<uint32_t>& sizes, Activation hidden, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1, 1);
-  Mlp m;
-  for (size_t k = 0; k + 1 < sizes.size(); ++k) {
-    DenseLayer l;
-    l.inputs = sizes[k];
-    l.outputs = sizes[k + 1];
-    l.activation = k + 2 == sizes.size() ? Activation::none : hidden;
-    const float gain = std::sqrt(3.0f / float(l.inputs));
-    l.weights.resize(size_t(l.inputs) * l.outputs);
-    for (float& w : l.weights) w = u(rng) * gain;
-    l.bias.assign(l.outputs, 0.01f);
-    m.layers.push_back(std::move(l));
-  }
-  m.input_mean.assign(m.inputs(), 0);
-  m.input_scale.assign(m.inputs(), 1);
-  m.output_mean.assign(m.outputs(), 0);
-  m.output_scale.assign(m.outputs(), 0.1f);
-  return m;
-}
 
 const LearnedModel& model() {
   static const LearnedModel m = [] {
@@ -67,9 +47,9 @@ const LearnedModel& model() {
     r.mean.assign(kFeatures, 0);
     r.latent_dims = kLatent;
     r.start_state.assign(S, 0.1f);
-    r.decompressor = random_mlp({S, H, P}, Activation::relu, 1);
-    r.stepper = random_mlp({S, H, H, S}, Activation::relu, 2);
-    r.projector = random_mlp({kFeatures, H, H, H, H, S}, Activation::relu, 3);
+    r.decompressor = bench::random_mlp({S, H, P}, Activation::relu, 1);
+    r.stepper = bench::random_mlp({S, H, H, S}, Activation::relu, 2);
+    r.projector = bench::random_mlp({kFeatures, H, H, H, H, S}, Activation::relu, 3);
     return r;
   }();
   return m;
@@ -125,47 +105,6 @@ void BM_LearnedProject(benchmark::State& state) {
 }
 BENCHMARK(BM_LearnedProject)->Name("Learned/project");
 
-/// Synthetic features as kinema_match_bench makes them: clips of 300 frames, smooth random
-/// trajectories of an 8-D latent state mixed into `dims` features, normalized per dimension.
-FeatureMatrix synthetic(size_t frames, size_t dims, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> n01(0, 1);
-  constexpr size_t kMix = 8;
-  std::vector<float> mix(dims * kMix);
-  for (float& w : mix) w = n01(rng);
-  FeatureMatrix m;
-  m.dims = dims;
-  m.values.reserve(frames * dims);
-  std::vector<float> x(kMix), v(kMix), wobble(dims), wv(dims);
-  for (size_t f = 0; f < frames; ++f) {
-    if (f % 300 == 0) {
-      for (float& s : x) s = n01(rng);
-      for (float& s : v) s = 0;
-    }
-    for (size_t k = 0; k < kMix; ++k) {
-      v[k] = 0.95f * v[k] + 0.02f * n01(rng) - 0.002f * x[k];
-      x[k] += v[k];
-    }
-    for (size_t d = 0; d < dims; ++d) {
-      wv[d] = 0.9f * wv[d] + 0.01f * n01(rng);
-      wobble[d] = 0.98f * wobble[d] + wv[d];
-      float s = wobble[d];
-      for (size_t k = 0; k < kMix; ++k) s += mix[d * kMix + k] * x[k];
-      m.values.push_back(s);
-    }
-  }
-  for (size_t d = 0; d < dims; ++d) {
-    double mean = 0, var = 0;
-    for (size_t f = 0; f < frames; ++f) mean += m.values[f * dims + d];
-    mean /= double(frames);
-    for (size_t f = 0; f < frames; ++f) var += std::pow(m.values[f * dims + d] - mean, 2);
-    const double sd = std::sqrt(var / double(frames)) + 1e-9;
-    for (size_t f = 0; f < frames; ++f)
-      m.values[f * dims + d] = float((m.values[f * dims + d] - mean) / sd);
-  }
-  return m;
-}
-
 struct ExactDatabase {
   FeatureMatrix features;
   std::unique_ptr<BoundedTreeSearch> tree;
@@ -182,7 +121,7 @@ void BM_ExactSearch(benchmark::State& state, const std::string& source) {
       db.bytes = bytes.size();
       db.features = deserialize_database(bytes, source.substr(4)).features;
     } else {
-      db.features = synthetic(size_t(std::stoul(source)) * 1000, kFeatures, 11);
+      db.features = bench::synthetic_features(size_t(std::stoul(source)) * 1000, kFeatures, 11);
       db.bytes = db.features.values.size() * sizeof(float);
     }
     db.tree = std::make_unique<BoundedTreeSearch>(db.features);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/alloc_counter.h"
+#include "common/cmu_locomotion.h"
 #include "common/replace_global_new.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
@@ -27,26 +28,7 @@ using namespace kinema::match;
 namespace {
 
 const Database& locomotion() {
-  static const Database db = [] {
-    static const Asset turn =
-        load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh");
-    static const Asset walk =
-        load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
-    std::vector<ClipSource> clips;
-    for (const Asset* a : {&turn, &walk}) {
-      const Humanoid h = *humanoid_of(*a);
-      ClipSource s;
-      s.name = a == &turn ? "06_11" : "07_12";
-      s.skeleton = &a->skeleton;
-      s.clip = &a->clips[0];
-      s.joints = {h.find("hips"),         h.find("leftFoot"),      h.find("rightFoot"),
-                  h.find("leftUpperLeg"), h.find("rightUpperLeg"), h.find("leftLowerLeg"),
-                  h.find("rightLowerLeg")};
-      s.start_time = a == &turn ? 1 / 30.0 : 1 / 60.0;  // frame 0 of the iClone exports is broken
-      clips.push_back(s);
-    }
-    return build_database(clips, {});
-  }();
+  static const Database db = test::build_cmu_locomotion({});
   return db;
 }
 

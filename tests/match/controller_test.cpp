@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/alloc_counter.h"
+#include "common/cmu_locomotion.h"
 #include "kinema/blend/root_motion.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
@@ -24,27 +25,10 @@ namespace {
 
 const Database& locomotion() {
   static const Database db = [] {
-    static const Asset turn =
-        load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh");
-    static const Asset walk =
-        load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
-    std::vector<ClipSource> clips;
-    for (const Asset* a : {&turn, &walk}) {
-      const Humanoid h = *humanoid_of(*a);
-      ClipSource s;
-      s.name = a == &turn ? "06_11" : "07_12";
-      s.skeleton = &a->skeleton;
-      s.clip = &a->clips[0];
-      s.joints = {h.find("hips"),         h.find("leftFoot"),      h.find("rightFoot"),
-                  h.find("leftUpperLeg"), h.find("rightUpperLeg"), h.find("leftLowerLeg"),
-                  h.find("rightLowerLeg")};
-      s.start_time = a == &turn ? 1 / 30.0 : 1 / 60.0;  // frame 0 of the iClone exports is broken
-      clips.push_back(s);
-    }
     DatabaseOptions o;
     o.mirror = true;
     o.speeds = {0.8, 1.0, 1.2};
-    return build_database(clips, o);
+    return test::build_cmu_locomotion(o);
   }();
   return db;
 }
