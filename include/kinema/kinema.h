@@ -86,6 +86,7 @@
 #include "kinema/match/pose_match.h"
 #include "kinema/match/run_along_path.h"
 #include "kinema/match/search.h"
+#include "kinema/match/training.h"
 #include "kinema/matchmove/camera_solve.h"
 #include "kinema/matchmove/matchmove_json.h"
 #include "kinema/matchmove/tracking.h"

@@ -242,7 +242,7 @@ frames carrying one of them; exclude: never frames carrying one. Releases the GI
         py::dict seconds, losses;
         static constexpr const char* kNames[] = {"decompressor", "stepper", "projector"};
         for (int i = 0; i < 3; ++i) seconds[kNames[i]] = r.report.seconds[i];
-        for (const learn::LossCurve& c : r.report.curves) losses[c.network.c_str()] = c.losses;
+        for (const match::LossCurve& c : r.report.curves) losses[c.network.c_str()] = c.losses;
         d["seconds"] = seconds;
         d["losses"] = losses;
         return d;

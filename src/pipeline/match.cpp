@@ -10,6 +10,7 @@
 #include "kinema/match/inputs.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/render/plot.h"
+#include "learn_plugin.h"
 
 namespace kinema::pipeline {
 
@@ -119,10 +120,10 @@ MatchLearnResult learn_match_model(const MatchLearnRequest& request, const Progr
   if (!db.has_poses())
     throw Error(request.database, "", "the database has no poses (built with --features-only)");
   static constexpr const char* kStages[] = {"decompressor", "stepper", "projector"};
-  result.model = learn::train_learned_model(
-      db, request.train, &result.report, [&](int network, uint32_t done, uint32_t total) {
-        report(progress, kStages[network], long(done), long(total));
-      });
+  result.model = train_with_plugin(db, request.train, &result.report,
+                                   [&](int network, uint32_t done, uint32_t total) {
+                                     report(progress, kStages[network], long(done), long(total));
+                                   });
   result.frames = db.frames();
   result.database_bytes = db.feature_bytes() + db.roots.size() * sizeof(match::RootSample) +
                           db.poses.size() * sizeof(Transformf);
@@ -130,7 +131,7 @@ MatchLearnResult learn_match_model(const MatchLearnRequest& request, const Progr
   std::vector<PlotSeries> series;
   const Rgb colors[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44}};
   for (size_t i = 0; i < result.report.curves.size(); ++i) {
-    const learn::LossCurve& c = result.report.curves[i];
+    const match::LossCurve& c = result.report.curves[i];
     PlotSeries line;
     line.name = c.network;
     line.color = colors[i % 3];

@@ -344,6 +344,15 @@ TEST_F(MatchCli, LearnAndRunRefuseBadModelsAndOptions) {
   EXPECT_NE(r.err.find("bad.kmm"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(path("m.kml")));
   EXPECT_FALSE(fs::exists(path("m.losses.png")));
+  // Training runs in the learn plugin (libkinema_learn_torch.so); one that does not open is a
+  // clear error naming where it looked, and nothing is written.
+  r = kinema_env(
+      "KINEMA_LEARN_PLUGIN=" + sh_quote(path("db.kmm")),
+      "match learn " + sh_quote(path("db.kmm")) + tiny + " -o " + sh_quote(path("m.kml")));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("learn plugin"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(path("db.kmm")), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("m.kml")));
   // A features-only database cannot be learned.
   r = kinema("match build " + sh_quote(kBrisk) + " --features-only -o " + sh_quote(path("f.kmm")));
   ASSERT_EQ(r.code, 0) << r.err;

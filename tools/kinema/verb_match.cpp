@@ -46,7 +46,7 @@ void print_match_learn(const pipeline::MatchLearnRequest& request,
   static constexpr const char* kNetworks[] = {"decompressor", "stepper", "projector"};
   const match::LearnedModel& m = result.model;
   const auto final_loss = [&](int i) {
-    for (const learn::LossCurve& c : result.report.curves)
+    for (const match::LossCurve& c : result.report.curves)
       if (c.network == kNetworks[i] && !c.losses.empty()) return c.losses.back();
     return 0.0;
   };

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "kinema/io/asset_file.h"
-#include "kinema/learn/train.h"
 #include "kinema/match/database.h"
 #include "kinema/match/run_along_path.h"
+#include "kinema/match/training.h"
 #include "kinema/pipeline/job.h"
 #include "kinema/retarget/metrics.h"
 
@@ -47,22 +47,23 @@ struct MatchLearnRequest {
   std::string out;       ///< the .kml to write
   /// The loss curves as a PNG line plot; empty: OUT with ".losses.png" for ".kml".
   std::string plot;
-  learn::TrainOptions train;
+  match::TrainOptions train;
 };
 
 struct MatchLearnResult {
   match::LearnedModel model;
-  learn::TrainReport report;
+  match::TrainReport report;
   size_t file_bytes = 0;      ///< of the .kml written
   size_t database_bytes = 0;  ///< what the model replaces: features, root frames and poses
   uint64_t frames = 0;        ///< database frames
   std::string plot;           ///< the PNG written
 };
 
-/// Reads the database, trains the three networks (learn::train_learned_model), writes the model
-/// and the loss-curve plot atomically. Progress stages: "decompressor", "stepper", "projector"
-/// (iterations). Throws UsageError for an OUT that is not a .kml or is the database, a PLOT that
-/// is not a .png; kinema::Error for an unreadable database, one without poses, a write failure.
+/// Reads the database, trains the three networks (learn::train_learned_model, run from the learn
+/// plugin that links libtorch: pipeline/learn_plugin.h), writes the model and the loss-curve plot
+/// atomically. Progress stages: "decompressor", "stepper", "projector" (iterations). Throws
+/// UsageError for an OUT that is not a .kml or is the database, a PLOT that is not a .png;
+/// kinema::Error for an unreadable database, one without poses, a write failure.
 MatchLearnResult learn_match_model(const MatchLearnRequest& request, const Progress& progress = {});
 
 struct MatchEvaluateRequest {
