@@ -286,50 +286,17 @@ VerbRun register_info(CLI::App& app, const GlobalOptions& global) {
       return kExitOk;
     }
     if (contents.model) {
-      const match::LearnedModel& m = *contents.model;
-      static constexpr const char* kNames[] = {"decompressor", "stepper", "projector"};
-      const match::Mlp* mlps[] = {&m.decompressor, &m.stepper, &m.projector};
-      const auto widths = [](const match::Mlp& mlp) {
-        std::vector<uint32_t> w{mlp.inputs()};
-        for (const match::DenseLayer& l : mlp.layers) w.push_back(l.outputs);
-        return w;
-      };
       if (args->json) {
         nlohmann::ordered_json j;
         j["file"] = args->file;
         j["format"] = "kml";
-        nlohmann::ordered_json model;
-        model["features"] = m.dims();
-        model["latent"] = m.latent_dims;
-        model["joints"] = m.skeleton.joint_count();
-        model["fps"] = m.fps;
-        model["trajectory_times"] = m.trajectory_times;
-        model["trained_frames"] = m.trained_frames;
-        model["model_bytes"] = m.model_bytes();
-        model["file_bytes"] = contents.file_bytes;
-        nlohmann::ordered_json networks = nlohmann::ordered_json::array();
-        for (int i = 0; i < 3; ++i)
-          networks.push_back({{"name", kNames[i]},
-                              {"widths", widths(*mlps[i])},
-                              {"parameters", mlps[i]->parameter_count()}});
-        model["networks"] = std::move(networks);
-        j["model"] = std::move(model);
+        j["model"] = learned_model_json(*contents.model, contents.file_bytes);
         std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
       } else {
         std::cout << args->file << " (kinema learned motion-matching model, format version "
-                  << match::learned_format_version << ")\n"
-                  << "  features " << m.dims() << " + latent " << m.latent_dims << ", "
-                  << m.skeleton.joint_count() << " joints, " << format_number(m.fps)
-                  << " fps; trained on " << m.trained_frames << " database frames\n"
-                  << "  memory " << format_bytes(m.model_bytes()) << ", file "
-                  << format_bytes(contents.file_bytes) << "\n";
-        for (int i = 0; i < 3; ++i) {
-          std::cout << "  " << kNames[i] << ":";
-          const std::vector<uint32_t> w = widths(*mlps[i]);
-          for (size_t k = 0; k < w.size(); ++k) std::cout << (k ? " → " : " ") << w[k];
-          std::cout << " (" << mlps[i]->parameter_count() << " parameters)\n";
-        }
+                  << match::learned_format_version << ")\n";
+        print_learned_model(*contents.model, contents.file_bytes, std::cout);
       }
       return kExitOk;
     }

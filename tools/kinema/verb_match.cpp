@@ -152,78 +152,6 @@ void print_match_run(const pipeline::MatchRunRequest& request,
       << format_number(c.pose_distance_max_cm, 2) << " cm max (joints in the hips' frame)\n";
 }
 
-nlohmann::ordered_json database_json(const match::Database& db, size_t file_bytes) {
-  size_t searchable = 0;
-  for (const uint8_t s : db.features.searchable) searchable += s != 0;
-  nlohmann::ordered_json j;
-  j["variants"] = db.clips.size();
-  j["frames"] = db.frames();
-  j["searchable_frames"] = searchable;
-  j["features"] = db.dims();
-  j["fps"] = db.fps;
-  j["trajectory_times"] = db.trajectory_times;
-  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
-  for (const match::FeatureGroup& g : db.groups)
-    groups.push_back({{"name", g.name},
-                      {"offset", g.offset},
-                      {"dims", g.dims},
-                      {"weight", g.weight},
-                      {"scale", g.scale}});
-  j["groups"] = std::move(groups);
-  j["tags"] = db.tag_names;
-  j["feature_bytes"] = db.feature_bytes();
-  j["bytes_per_frame"] = db.frames() ? double(db.feature_bytes()) / double(db.frames()) : 0.0;
-  j["poses"] = db.has_poses();
-  j["joints"] = db.has_poses() ? db.skeleton.joint_count() : 0;
-  j["file_bytes"] = file_bytes;
-  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
-  for (const match::DatabaseClip& c : db.clips)
-    variants.push_back({{"name", c.name},
-                        {"mirrored", c.mirrored},
-                        {"speed", c.speed},
-                        {"start_time", c.start_time},
-                        {"first_frame", c.first_frame},
-                        {"frame_count", c.frame_count}});
-  j["clip_variants"] = std::move(variants);
-  return j;
-}
-
-void print_database(const match::Database& db, size_t file_bytes, bool clips, std::ostream& out) {
-  size_t searchable = 0;
-  for (const uint8_t s : db.features.searchable) searchable += s != 0;
-  bool mirrored = false;
-  for (const match::DatabaseClip& c : db.clips) mirrored = mirrored || c.mirrored;
-  out << "  frames " << db.frames() << " (" << db.clips.size() << " variants"
-      << (mirrored ? ", mirrored" : "") << ", " << format_number(db.fps) << " fps), " << searchable
-      << " searchable\n"
-      << "  features " << db.dims() << " a frame in " << db.groups.size() << " groups\n"
-      << "  memory " << format_bytes(db.feature_bytes()) << " ("
-      << format_number(db.frames() ? double(db.feature_bytes()) / double(db.frames()) : 0.0, 1)
-      << " B a frame), file " << format_bytes(file_bytes) << "\n"
-      << "  poses "
-      << (db.has_poses() ? std::to_string(db.skeleton.joint_count()) + " joints a frame"
-                         : std::string("not stored (--features-only)"))
-      << "\n";
-  if (!db.tag_names.empty()) {
-    out << "  tags";
-    for (const std::string& t : db.tag_names) out << ' ' << t;
-    out << '\n';
-  }
-  if (!clips) return;
-  for (const match::FeatureGroup& g : db.groups)
-    out << "  group " << g.name << ": dimensions " << g.offset << "…" << g.offset + g.dims - 1
-        << ", weight " << format_number(g.weight) << ", scale σ " << format_number(g.scale, 4)
-        << '\n';
-  out << "  clip variants: " << db.clips.size() << '\n';
-  for (size_t i = 0; i < db.clips.size(); ++i) {
-    const match::DatabaseClip& c = db.clips[i];
-    out << "    [" << i << "] \"" << c.name << "\"" << (c.mirrored ? " mirrored" : "")
-        << (c.speed != 1 ? " ×" + format_number(c.speed, 3) : std::string()) << ": frames "
-        << c.first_frame << "…" << c.first_frame + c.frame_count - 1 << " (" << c.frame_count
-        << ")\n";
-  }
-}
-
 VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
   struct BuildArgs {
     pipeline::MatchBuildRequest request;
@@ -375,35 +303,8 @@ VerbRun register_match(CLI::App& app, const GlobalOptions& global) {
     JobProgress progress(global.progress_enabled());
     if (evaluate->parsed()) {
       const match::LearnedEvaluation r = pipeline::evaluate_match_model(evaluate_args->request);
-      const pipeline::MatchEvaluateRequest& q = evaluate_args->request;
-      if (evaluate_args->json) {
-        nlohmann::ordered_json j;
-        j["model"] = q.model;
-        j["database"] = q.database;
-        j["frames"] = r.frames;
-        j["pose_error_p50_cm"] = r.pose_error_p50_cm;
-        j["pose_error_p90_cm"] = r.pose_error_p90_cm;
-        j["pose_error_p99_cm"] = r.pose_error_p99_cm;
-        j["noise"] = q.noise;
-        j["projector_agreement"] = r.projector_agreement;
-        j["cost_excess_p50"] = r.cost_excess_p50;
-        j["cost_excess_p90"] = r.cost_excess_p90;
-        j["exact_cost_p50"] = r.exact_cost_p50;
-        std::cout << j.dump(2) << '\n';
-      } else if (!global.quiet) {
-        std::cout << "kinema match evaluate: " << q.model << " on " << q.database << "\n"
-                  << "  frames " << r.frames << "\n"
-                  << "  pose error (projector + decompressor, joints in the root frame): p50 "
-                  << format_number(r.pose_error_p50_cm, 2) << " cm, p90 "
-                  << format_number(r.pose_error_p90_cm, 2) << " cm, p99 "
-                  << format_number(r.pose_error_p99_cm, 2) << " cm\n"
-                  << "  projector vs exact search (queries = features + N(0, "
-                  << format_number(q.noise) << "²)): same frame "
-                  << format_number(100 * r.projector_agreement, 1) << "%, cost excess p50 "
-                  << format_number(r.cost_excess_p50, 3) << ", p90 "
-                  << format_number(r.cost_excess_p90, 3) << " (exact best cost p50 "
-                  << format_number(r.exact_cost_p50, 3) << ")\n";
-      }
+      if (evaluate_args->json || !global.quiet)
+        print_match_evaluate(evaluate_args->request, r, evaluate_args->json, std::cout);
     } else if (learn->parsed()) {
       const pipeline::MatchLearnResult result =
           pipeline::learn_match_model(learn_args->request, progress.callback());
