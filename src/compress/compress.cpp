@@ -67,15 +67,22 @@ class Encoder {
   std::vector<std::array<float, 8>> clip_range_;  // per track: (min, extent) × 4
   std::vector<std::array<float, 4>> vals_;        // F × T, sign-flipped per segment
   std::vector<SegTrack> seg_;                     // nseg × T
-  std::vector<uint8_t> rates_;                    // nseg × T
+  // Per segment, track and stored component: the rate index (kRawRate for all three: raw), and
+  // the level offset of the equal-step split (log2 of the widest component's extent over its).
+  std::vector<uint8_t> rates_, delta_;  // nseg × T × 3
   std::vector<std::vector<int>> subtree_;
   std::vector<double> reach_;      // D_a: farthest virtual vertex of the subtree from joint a
   std::vector<int> chain_tracks_;  // n_a: animated tracks on the longest chain through a
 
   // --- per-segment search state
   int seg_a_ = 0, seg_n_ = 0, ns_ = 0;
-  std::vector<std::array<float, 4>> cache_;
+  std::vector<float> cache_;  // per frame, track, component and rate code
   std::vector<uint8_t> cached_;
+  struct Memo {  // per frame and track: the last rates emulated and the sample they gave
+    uint8_t r[3] = {255, 255, 255};
+    float v[4];
+  };
+  std::vector<Memo> memo_;
   std::vector<double> local_err_;
   std::vector<std::array<Vec3, 3>> refv_;  // ns × J
   std::vector<Transform> L_, M_;           // ns × J
@@ -83,16 +90,31 @@ class Encoder {
   std::vector<Transform> tmp_;
 
   double target() const { return opt_.max_error * kSearchMargin; }
-  uint8_t& rate(int s, int t) { return rates_[size_t(s) * size_t(T_) + size_t(t)]; }
+  uint8_t* rates(int s, int t) { return &rates_[(size_t(s) * size_t(T_) + size_t(t)) * 3]; }
+  const uint8_t* rates(int s, int t) const {
+    return &rates_[(size_t(s) * size_t(T_) + size_t(t)) * 3];
+  }
+  // The rates of a level: 0…15 the code of the widest component (the others fewer by their
+  // offset, so that every component's step is about the same), 16 raw.
+  void level_rates(int s, int t, int level, uint8_t out[3]) const {
+    const uint8_t* dl = &delta_[(size_t(s) * size_t(T_) + size_t(t)) * 3];
+    for (int i = 0; i < 3; ++i)
+      out[i] = uint8_t(level >= kRawRate ? kRawRate : std::max(0, level - int(dl[i])));
+  }
+  int widest(int s, int t) const {
+    const uint8_t* r = rates(s, t);
+    return std::max({r[0], r[1], r[2]});
+  }
 
   void setup_tracks();
   void prepare_segment_ranges();
-  void emulate(int s, int f, int t, int r, float out[4]) const;
-  const float* decoded(int s, int f, int t, int r);
+  float component(int s, int f, int t, int i, int code);
+  void emulate(int s, int f, int t, const uint8_t r[3], float out[4]);
+  void emulate_sample(int s, int f, int t, const uint8_t r[3], float out[4]);
   Transform local(int s, int sample, int j);
   double measure_all(int s, int& worst_sample, int& worst_joint);
-  bool try_rate(int s, int t, int r);
-  double track_error(int s, int t, int r);
+  bool try_rates(int s, int t, const uint8_t r[3]);
+  double track_error(int s, int t, int level);
   void allocate(int s, double k);
   bool raise_chain(int s, int joint);
   void search_segment(int s);
@@ -206,7 +228,8 @@ void Encoder::setup_tracks() {
 void Encoder::prepare_segment_ranges() {
   vals_.assign(size_t(F_) * size_t(T_), {0, 0, 0, 0});
   seg_.assign(size_t(nseg_) * size_t(T_), SegTrack{});
-  rates_.assign(size_t(nseg_) * size_t(T_), 0);
+  rates_.assign(size_t(nseg_) * size_t(T_) * 3, 0);
+  delta_.assign(size_t(nseg_) * size_t(T_) * 3, 0);
   // Values (rotations sign-flipped per segment so the dropped component is positive).
   for (int s = 0; s < nseg_; ++s) {
     const int a = s * S_, b = std::min(F_, a + S_);
@@ -285,39 +308,61 @@ void Encoder::prepare_segment_ranges() {
         st.q[2 * i + 1] = uint8_t(hi - lo);
         st.range[i] = segment_range(cmin, cext, st.q[2 * i], st.q[2 * i + 1]);
       }
+      const float widest_ext =
+          std::max({st.range[0].extent, st.range[1].extent, st.range[2].extent});
+      uint8_t* dl = &delta_[(size_t(s) * size_t(T_) + size_t(t)) * 3];
+      for (int i = 0; i < 3; ++i) {
+        const float e = st.range[i].extent;
+        dl[i] = uint8_t(
+            e > 0 ? std::clamp(int(std::floor(std::log2(double(widest_ext) / e))), 0, 15) : 15);
+      }
     }
   }
 }
 
-// Exactly what decode.cpp computes for one track sample at bit-rate index r.
-void Encoder::emulate(int s, int f, int t, int r, float out[4]) const {
+// One stored component at rate code `code`, as decode.cpp dequantizes it (cached).
+float Encoder::component(int s, int f, int t, int i, int code) {
+  const size_t k =
+      ((size_t(f - seg_a_) * size_t(T_) + size_t(t)) * 3 + size_t(i)) * 16 + size_t(code);
+  if (!cached_[k]) {
+    const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
+    const auto& v = vals_[size_t(f) * size_t(T_) + size_t(t)];
+    const int c = tracks_[size_t(t)].channel == kRotation ? i + (i >= st.drop) : i;
+    const int bits = kBitRates[code];
+    cache_[k] = dequantize(quantize(v[size_t(c)], bits, st.range[i]), bits, st.range[i]);
+    cached_[k] = 1;
+  }
+  return cache_[k];
+}
+
+// Exactly what decode.cpp computes for one track sample at the rate indices r.
+void Encoder::emulate(int s, int f, int t, const uint8_t r[3], float out[4]) {
+  Memo& m = memo_[size_t(f - seg_a_) * size_t(T_) + size_t(t)];
+  if (m.r[0] == r[0] && m.r[1] == r[1] && m.r[2] == r[2]) {
+    std::copy(m.v, m.v + 4, out);
+    return;
+  }
+  std::copy(r, r + 3, m.r);
+  emulate_sample(s, f, t, r, m.v);
+  std::copy(m.v, m.v + 4, out);
+}
+
+void Encoder::emulate_sample(int s, int f, int t, const uint8_t r[3], float out[4]) {
   const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
   const auto& v = vals_[size_t(f) * size_t(T_) + size_t(t)];
-  const int bits = kBitRates[r];
-  if (tracks_[size_t(t)].channel == kRotation && bits == 32) {
-    for (int i = 0; i < 4; ++i) out[i] = v[size_t(i)];
-  } else if (tracks_[size_t(t)].channel == kRotation) {
-    float k[3];
-    for (int i = 0; i < 3; ++i) {
-      const int c = i + (i >= st.drop);
-      k[i] = dequantize(quantize(v[size_t(c)], bits, st.range[i]), bits, st.range[i]);
-    }
+  const bool rot = tracks_[size_t(t)].channel == kRotation;
+  if (r[0] == kRawRate) {
+    for (int i = 0; i < 4; ++i) out[i] = rot || i < 3 ? v[size_t(i)] : 0.0f;
+    return;
+  }
+  float k[3];
+  for (int i = 0; i < 3; ++i) k[i] = component(s, f, t, i, r[i]);
+  if (rot) {
     const float d = dropped_component(k[0], k[1], k[2]);
     for (int i = 0, o = 0; i < 4; ++i) out[i] = i == st.drop ? d : k[o++];
   } else {
-    for (int i = 0; i < 3; ++i)
-      out[i] = dequantize(quantize(v[size_t(i)], bits, st.range[i]), bits, st.range[i]);
-    out[3] = 0;
+    out[0] = k[0], out[1] = k[1], out[2] = k[2], out[3] = 0;
   }
-}
-
-const float* Encoder::decoded(int s, int f, int t, int r) {
-  const size_t i = (size_t(f - seg_a_) * size_t(T_) + size_t(t)) * kBitRateCount + size_t(r);
-  if (!cached_[i]) {
-    emulate(s, f, t, r, cache_[i].data());
-    cached_[i] = 1;
-  }
-  return cache_[i].data();
 }
 
 Transform Encoder::local(int s, int sample, int j) {
@@ -327,9 +372,10 @@ Transform Encoder::local(int s, int sample, int j) {
   for (int ch = 0; ch < 3; ++ch) {
     const int t = joint_tracks_[size_t(j)][size_t(ch)];
     if (t < 0) continue;
-    const int r = rate(s, t);
-    const float* a = decoded(s, f, t, r);
-    const float* b = mid ? decoded(s, f + 1, t, r) : a;
+    const uint8_t* r = rates(s, t);
+    float a[4], b[4];
+    emulate(s, f, t, r, a);
+    if (mid) emulate(s, f + 1, t, r, b);
     if (ch == kRotation) {
       const Quat qa{a[0], a[1], a[2], a[3]}, qb{b[0], b[1], b[2], b[3]};
       x.rotation = mid ? nlerp(qa, qb, 0.5) : normalize(qa);
@@ -360,12 +406,13 @@ double Encoder::measure_all(int s, int& worst_sample, int& worst_joint) {
   return worst;
 }
 
-// Tries bit-rate index r for track t: keeps it when every vertex of the joint's subtree stays
+// Tries the rate indices r for track t: keeps them when every vertex of the joint's subtree stays
 // within the target at every sample of the segment.
-bool Encoder::try_rate(int s, int t, int r) {
+bool Encoder::try_rates(int s, int t, const uint8_t r[3]) {
   const int a = tracks_[size_t(t)].joint;
-  const int old = rate(s, t);
-  rate(s, t) = uint8_t(r);
+  uint8_t* cur = rates(s, t);
+  const uint8_t old[3] = {cur[0], cur[1], cur[2]};
+  std::copy(r, r + 3, cur);
   const std::vector<int>& sub = subtree_[size_t(a)];
   const int pa = parents_[size_t(a)];
   for (int i = 0; i < ns_; ++i) {
@@ -379,7 +426,7 @@ bool Encoder::try_rate(int s, int t, int r) {
       Vec3 v[3];
       vertices(tmp_[size_t(j)], opt_.vertex_distance, v);
       if (vertex_error(v, refv_[size_t(i) * size_t(J_) + size_t(j)].data()) > target()) {
-        rate(s, t) = uint8_t(old);
+        std::copy(old, old + 3, cur);
         return false;
       }
     }
@@ -401,15 +448,18 @@ bool Encoder::try_rate(int s, int t, int r) {
   return true;
 }
 
-// The track's own error at rate r over the segment's frames: an angle (radians) for rotations,
+// The track's own error at a level over the segment's frames: an angle (radians) for rotations,
 // a distance for translations, a ratio for scales.
-double Encoder::track_error(int s, int t, int r) {
-  double& e = local_err_[size_t(t) * kBitRateCount + size_t(r)];
+double Encoder::track_error(int s, int t, int level) {
+  double& e = local_err_[size_t(t) * kBitRateCount + size_t(level)];
   if (e >= 0) return e;
   e = 0;
   const TrackRef tr = tracks_[size_t(t)];
+  uint8_t r[3];
+  level_rates(s, t, level, r);
   for (int f = seg_a_; f < seg_a_ + seg_n_; ++f) {
-    const float* d = decoded(s, f, t, r);
+    float d[4];
+    emulate(s, f, t, r, d);
     const Transform& x = ref_[size_t(f) * size_t(J_) + size_t(tr.joint)];
     if (tr.channel == kRotation) {
       const Quat q = normalize(Quat{d[0], d[1], d[2], d[3]});
@@ -430,21 +480,25 @@ void Encoder::allocate(int s, double k) {
     const TrackRef tr = tracks_[size_t(t)];
     const double share = k * target() / chain_tracks_[size_t(tr.joint)];
     const double lever = tr.channel == kTranslation ? 1.0 : reach_[size_t(tr.joint)];
-    int r = 0;
-    while (r < kRawRate && track_error(s, t, r) * lever > share) ++r;
-    rate(s, t) = uint8_t(r);
+    int level = 0;
+    while (level < kRawRate && track_error(s, t, level) * lever > share) ++level;
+    level_rates(s, t, level, rates(s, t));
   }
 }
 
-// Raises every animated track on the chain from the root to `joint` by one step.
+// Raises every animated track on the chain from the root to `joint` by one step: each component
+// one code more, raw once one is at the last code.
 bool Encoder::raise_chain(int s, int joint) {
   bool raised = false;
   for (int j = joint; j >= 0; j = parents_[size_t(j)])
-    for (int t : joint_tracks_[size_t(j)])
-      if (t >= 0 && rate(s, t) < kRawRate) {
-        ++rate(s, t);
-        raised = true;
-      }
+    for (int t : joint_tracks_[size_t(j)]) {
+      if (t < 0) continue;
+      uint8_t* r = rates(s, t);
+      if (r[0] == kRawRate) continue;
+      const bool to_raw = widest(s, t) >= kRawRate - 1;
+      for (int i = 0; i < 3; ++i) r[i] = uint8_t(to_raw ? kRawRate : r[i] + 1);
+      raised = true;
+    }
   return raised;
 }
 
@@ -453,8 +507,9 @@ void Encoder::search_segment(int s) {
   seg_n_ = std::min(F_, seg_a_ + S_) - seg_a_;
   ns_ = 2 * seg_n_ - 1;
   const size_t jn = size_t(J_);
-  cache_.resize(size_t(seg_n_) * size_t(T_) * kBitRateCount);
+  cache_.resize(size_t(seg_n_) * size_t(T_) * 3 * 16);
   cached_.assign(cache_.size(), 0);
+  memo_.assign(size_t(seg_n_) * size_t(T_), Memo{});
   local_err_.assign(size_t(T_) * kBitRateCount, -1.0);
   refv_.resize(size_t(ns_) * jn);
   L_.resize(size_t(ns_) * jn);
@@ -484,35 +539,42 @@ void Encoder::search_segment(int s) {
   } else {
     // Scale the split up while the measured error allows (it is conservative: errors along a
     // chain rarely add up in the worst direction).
-    std::vector<uint8_t> best(rates_.begin() + std::ptrdiff_t(size_t(s) * size_t(T_)),
-                              rates_.begin() + std::ptrdiff_t(size_t(s + 1) * size_t(T_)));
+    const auto first = rates_.begin() + std::ptrdiff_t(size_t(s) * size_t(T_) * 3);
+    const auto last = first + std::ptrdiff_t(size_t(T_) * 3);
+    std::vector<uint8_t> best(first, last);
     double lo = 1, hi = 64;
     for (int it = 0; it < 6; ++it) {
       const double mid = std::sqrt(lo * hi);
       allocate(s, mid);
       if (measure_all(s, ws, wj) <= target()) {
         lo = mid;
-        std::copy(rates_.begin() + std::ptrdiff_t(size_t(s) * size_t(T_)),
-                  rates_.begin() + std::ptrdiff_t(size_t(s + 1) * size_t(T_)), best.begin());
+        std::copy(first, last, best.begin());
       } else {
         hi = mid;
       }
     }
-    std::copy(best.begin(), best.end(), rates_.begin() + std::ptrdiff_t(size_t(s) * size_t(T_)));
+    std::copy(best.begin(), best.end(), first);
     m = measure_all(s, ws, wj);
   }
-  // Greedy refinement: lower single tracks, most expensive first, while the subtree fits.
-  std::vector<int> order(static_cast<size_t>(T_));
+  // Greedy refinement: lower single components, most expensive first, while the subtree fits.
+  std::vector<int> order(size_t(T_) * 3);  // track · 3 + component
   for (int pass = 0; pass < opt_.refine_passes; ++pass) {
-    for (int t = 0; t < T_; ++t) order[size_t(t)] = t;
+    for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
     std::stable_sort(order.begin(), order.end(),
-                     [&](int x, int y) { return rate(s, x) > rate(s, y); });
+                     [&](int x, int y) { return rates(s, x / 3)[x % 3] > rates(s, y / 3)[y % 3]; });
     bool changed = false;
-    for (int t : order) {
-      const int r = rate(s, t);
-      if (r == 0) continue;
-      // Raw floats step down to 20 bits; quantized rates step down one bit.
-      if (try_rate(s, t, r - 1)) changed = true;
+    for (int o : order) {
+      const int t = o / 3, i = o % 3;
+      const uint8_t* cur = rates(s, t);
+      if (cur[i] == 0) continue;
+      uint8_t r[3] = {cur[0], cur[1], cur[2]};
+      if (cur[0] == kRawRate) {
+        if (i != 0) continue;
+        level_rates(s, t, kRawRate - 1, r);  // raw floats step down to the last code
+      } else {
+        --r[i];
+      }
+      if (try_rates(s, t, r)) changed = true;
     }
     if (!changed) break;
   }
@@ -567,15 +629,20 @@ std::vector<std::byte> Encoder::serialize() const {
   for (int s = 0; s < nseg_; ++s)
     for (int t = 0; t < T_; ++t) {
       const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
-      b.push_back(uint8_t(rates_[size_t(s) * size_t(T_) + size_t(t)] | st.drop << 5));
+      const uint8_t* r = rates(s, t);
+      const uint16_t word =
+          uint16_t((r[0] == kRawRate ? kRawFlag : r[0] | r[1] << 4 | r[2] << 8) | st.drop << 12);
+      b.push_back(uint8_t(word)), b.push_back(uint8_t(word >> 8));
       for (int i : {0, 2, 4, 1, 3, 5}) b.push_back(st.q[i]);  // 3 minima, then 3 extents
     }
   for (int s = 0; s < nseg_; ++s) {
     const int a = s * S_, n = std::min(F_, a + S_) - a;
     uint64_t frame_bits = 0;
     for (int t = 0; t < T_; ++t) {
-      const int bits = kBitRates[rates_[size_t(s) * size_t(T_) + size_t(t)]];
-      frame_bits += uint64_t(stored_components(tracks_[size_t(t)].channel, bits) * bits);
+      const uint8_t* r = rates(s, t);
+      const bool raw = r[0] == kRawRate;
+      for (int i = 0; i < stored_components(tracks_[size_t(t)].channel, raw); ++i)
+        frame_bits += uint64_t(raw ? 32 : kBitRates[r[i]]);
     }
     const size_t start = b.size();
     b.resize(start + size_t((uint64_t(n) * frame_bits + 7) / 8) + 8, 0);
@@ -583,11 +650,13 @@ std::vector<std::byte> Encoder::serialize() const {
     for (int f = a; f < a + n; ++f)
       for (int t = 0; t < T_; ++t) {
         const SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
-        const int bits = kBitRates[rates_[size_t(s) * size_t(T_) + size_t(t)]];
+        const uint8_t* r = rates(s, t);
+        const bool raw = r[0] == kRawRate;
         const auto& v = vals_[size_t(f) * size_t(T_) + size_t(t)];
         const bool rot = tracks_[size_t(t)].channel == kRotation;
-        const int comps = stored_components(tracks_[size_t(t)].channel, bits);
-        for (int i = 0; i < comps; ++i, bit += uint64_t(bits)) {
+        const int comps = stored_components(tracks_[size_t(t)].channel, raw);
+        for (int i = 0; i < comps; bit += uint64_t(raw ? 32 : kBitRates[r[i]]), ++i) {
+          const int bits = raw ? 32 : kBitRates[r[i]];
           if (bits == 0) continue;
           const int c = rot && comps == 3 ? i + (i >= st.drop) : i;
           const uint64_t code = quantize(v[size_t(c)], bits, st.range[i]);
@@ -677,10 +746,11 @@ CompressedClip compress(const Clip& clip, const Skeleton& skeleton, const Compre
     double bits = 0, comps = 0;
     for (int s = 0; s < c.segment_count(); ++s) {
       const int n = std::min(c.segment_frames(), c.frame_count() - s * c.segment_frames());
-      for (int t = 0; t < c.animated_track_count(); ++t) {
-        bits += double(c.bit_rate(s, t)) * 3 * n;  // raw rotations count as 3 × 32 here
-        comps += 3.0 * n;
-      }
+      for (int t = 0; t < c.animated_track_count(); ++t)
+        for (int i = 0; i < 3; ++i) {
+          bits += double(c.bit_rate(s, t, i)) * n;  // raw rotations count as 3 × 32 here
+          comps += n;
+        }
     }
     stats->mean_bits = comps > 0 ? bits / comps : 0;
   }

@@ -190,14 +190,15 @@ class CompressedClipLoader {
     for (uint32_t s = 0; s < segments_; ++s) {
       uint32_t bits = 0;
       for (uint32_t t = 0; t < animated_; ++t, at_ += kSegmentTrackBytes) {
-        const uint8_t rate = d_[at_];
-        if ((rate & 31) >= kBitRateCount || (rate & 0x80)) fail(at_, "invalid bit rate");
-        if (c_.tracks_[t].channel != kRotation && (rate >> 5)) fail(at_, "invalid component code");
+        const uint16_t word = load_le16(d_ + at_);
+        if (word & 0x8000) fail(at_ + 1, "invalid rate word");
+        if (is_raw(word) && (word & 0x0FFF)) fail(at_, "invalid bit rate (raw with codes)");
+        if (c_.tracks_[t].channel != kRotation && dropped_index(word) != 0)
+          fail(at_ + 1, "invalid component code");
         for (int i = 0; i < 3; ++i)
-          if (int(d_[at_ + 1 + size_t(i)]) + d_[at_ + 4 + size_t(i)] > 255)
-            fail(at_ + 1 + size_t(i), "segment range exceeds the clip range");
-        const int b = kBitRates[rate & 31];
-        bits += uint32_t(stored_components(c_.tracks_[t].channel, b) * b);
+          if (int(d_[at_ + 2 + size_t(i)]) + d_[at_ + 5 + size_t(i)] > 255)
+            fail(at_ + 2 + size_t(i), "segment range exceeds the clip range");
+        bits += sample_bits(c_.tracks_[t].channel, word);
       }
       c_.frame_bits_[s] = bits;
     }
@@ -224,9 +225,13 @@ class CompressedClipLoader {
       uint64_t bit = c_.segment_bits_[s];
       for (uint64_t f = 0; f < segment_frame_count(s); ++f)
         for (uint32_t t = 0; t < animated_; ++t) {
-          const int b = kBitRates[hdr[t * kSegmentTrackBytes] & 31];
-          for (int i = 0; i < stored_components(c_.tracks_[t].channel, b); ++i, bit += uint64_t(b))
-            if (b == 32 && !std::isfinite(std::bit_cast<float>(read_bits(d_, bit, 32))))
+          const uint16_t word = load_le16(hdr + size_t(t) * kSegmentTrackBytes);
+          if (!is_raw(word)) {
+            bit += sample_bits(c_.tracks_[t].channel, word);
+            continue;
+          }
+          for (int i = 0; i < stored_components(c_.tracks_[t].channel, true); ++i, bit += 32)
+            if (!std::isfinite(std::bit_cast<float>(read_bits(d_, bit, 32))))
               fail(size_t(bit / 8), "a raw sample is not finite");
         }
     }
@@ -267,13 +272,18 @@ std::optional<TrackKind> CompressedClip::kind(int joint, int channel) const {
   return kind_in_byte(d[kHeaderBytes + name_.size() + size_t(joint)], channel);
 }
 
-int CompressedClip::bit_rate(int segment, int track) const {
-  if (segment < 0 || segment >= segment_count() || track < 0 || track >= animated_track_count())
+int CompressedClip::bit_rate(int segment, int track, int component) const {
+  if (segment < 0 || segment >= segment_count() || track < 0 || track >= animated_track_count() ||
+      component < -1 || component > 2)
     return -1;
   const auto* d = reinterpret_cast<const uint8_t*>(bytes_.data());
-  return kBitRates[d[segment_headers_ +
-                     (size_t(segment) * tracks_.size() + size_t(track)) * kSegmentTrackBytes] &
-                   31];
+  const uint16_t word =
+      load_le16(d + segment_headers_ +
+                (size_t(segment) * tracks_.size() + size_t(track)) * kSegmentTrackBytes);
+  if (is_raw(word)) return 32;
+  if (component >= 0) return kBitRates[rate_code(word, component)];
+  return std::max({kBitRates[rate_code(word, 0)], kBitRates[rate_code(word, 1)],
+                   kBitRates[rate_code(word, 2)]});
 }
 
 }  // namespace kinema

@@ -41,52 +41,66 @@ inline __m128 shuffle_bytes(__m128 v, const uint8_t* mask) {
                                            _mm_load_si128(reinterpret_cast<const __m128i*>(mask))));
 }
 
-struct Ranges4 {
-  __m128 min, ext;
+// What a track's segment header says, ready to unpack samples: per stored component the value
+// of code 0 (the segment minimum, or its midpoint for 0 bits) and the step per code, as
+// dequantize() computes them, and the bit widths. Computed once per track and header (once for
+// both frames of a pair 15 times in 16).
+struct Segment4 {
+  __m128 base, step;
+  uint64_t m0, m1, m2;  // masks of the three codes
+  uint32_t s1, s2;      // shifts of codes 1 and 2
+  uint32_t bits;        // of a sample
+  uint16_t word;
 };
 
-// The three stored components' segment ranges, as segment_range() computes them.
-inline Ranges4 ranges4(const uint8_t* d, uint32_t range_offset, int channel, const uint8_t* h) {
+inline Segment4 segment4(const uint8_t* d, uint32_t range_offset, int channel, const uint8_t* h) {
+  const uint64_t hw = load_le64(h);
+  Segment4 g;
+  g.word = uint16_t(hw);
   const float* r = reinterpret_cast<const float*>(d + range_offset);
   const bool rot = channel == 1;
   __m128 cmin = _mm_loadu_ps(r), cext = _mm_loadu_ps(r + (rot ? 4 : 3));
   if (rot) {
-    const uint8_t* keep = kKeep[h[0] >> 5];
+    const uint8_t* keep = kKeep[dropped_index(g.word)];
     cmin = shuffle_bytes(cmin, keep), cext = shuffle_bytes(cext, keep);
   }
+  // segment_range(): the clip range × the segment's 8-bit fractions.
   const __m128 step = _mm_mul_ps(cext, _mm_set1_ps(1.0f / 255.0f));
-  const __m128 qmin = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(load_le32(h + 1)))));
-  const __m128 qext = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(load_le32(h + 4)))));
-  return {_mm_add_ps(cmin, _mm_mul_ps(qmin, step)), _mm_mul_ps(qext, step)};
+  const __m128 qmin = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(hw >> 16))));
+  const __m128 qext = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(int(hw >> 40))));
+  const __m128 smin = _mm_add_ps(cmin, _mm_mul_ps(qmin, step)), sext = _mm_mul_ps(qext, step);
+  const uint32_t b0 = kBitRates[g.word & 15], b1 = kBitRates[(g.word >> 4) & 15],
+                 b2 = kBitRates[(g.word >> 8) & 15];
+  // dequantize() per lane: (min + ½·extent for 0 bits) + code · (extent · 1/(2^bits − 1)).
+  const __m128 inv =
+      _mm_setr_ps(kInverseMax.v[b0], kInverseMax.v[b1], kInverseMax.v[b2], kInverseMax.v[1]);
+  const __m128 half = _mm_and_ps(_mm_cmpeq_ps(inv, _mm_setzero_ps()), _mm_set1_ps(0.5f));
+  g.base = _mm_add_ps(smin, _mm_mul_ps(half, sext));
+  g.step = _mm_mul_ps(sext, inv);
+  g.m0 = (uint64_t(1) << b0) - 1, g.m1 = (uint64_t(1) << b1) - 1, g.m2 = (uint64_t(1) << b2) - 1;
+  g.s1 = b0, g.s2 = b0 + b1;
+  g.bits = is_raw(g.word) ? 32u * (rot ? 4u : 3u) : b0 + b1 + b2;
+  return g;
 }
 
 // One sample at `bit` (advanced) → (x, y, z[, w]), as dequantize() and dropped_component() do.
 // With rebuild false a quantized rotation comes back as its three kept components (lane 3 zero),
 // for rebuild_pair() to finish two frames at once.
-inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ranges4& r,
-                      uint64_t& bit, bool rebuild = true) {
-  const int bits = kBitRates[h[0] & 31];
+inline __m128 unpack4(const uint8_t* d, int channel, const Segment4& g, uint64_t& bit,
+                      bool rebuild = true) {
   const bool rot = channel == 1;
-  if (bits == 32) {
+  if (is_raw(g.word)) {
     uint32_t c[4] = {0, 0, 0, 0};
     const int n = rot ? 4 : 3;
     for (int i = 0; i < n; ++i, bit += 32) c[i] = read_bits(d, bit, 32);
     return _mm_castsi128_ps(_mm_setr_epi32(int(c[0]), int(c[1]), int(c[2]), int(c[3])));
   }
-  uint32_t c0, c1, c2;
-  if (bits <= 19) {  // all three codes in one 64-bit read
-    const uint64_t w = load_le64(d + (bit >> 3)) >> (bit & 7);
-    const uint64_t m = (uint64_t(1) << bits) - 1;
-    c0 = uint32_t(w & m), c1 = uint32_t((w >> bits) & m), c2 = uint32_t((w >> (2 * bits)) & m);
-  } else {
-    c0 = read_bits(d, bit, bits), c1 = read_bits(d, bit + uint64_t(bits), bits);
-    c2 = read_bits(d, bit + 2 * uint64_t(bits), bits);
-  }
-  bit += 3 * uint64_t(bits);
-  const __m128 code = _mm_cvtepi32_ps(_mm_setr_epi32(int(c0), int(c1), int(c2), 0));
-  const __m128 u = _mm_add_ps(_mm_mul_ps(code, _mm_set1_ps(kInverseMax.v[bits])),
-                              _mm_set1_ps(bits == 0 ? 0.5f : 0.0f));
-  __m128 v = _mm_add_ps(r.min, _mm_mul_ps(u, r.ext));
+  // At most 3 × 16 bits: all three codes in one 64-bit read.
+  const uint64_t w = load_le64(d + (bit >> 3)) >> (bit & 7);
+  bit += g.bits;
+  const __m128 code = _mm_cvtepi32_ps(
+      _mm_setr_epi32(int(w & g.m0), int((w >> g.s1) & g.m1), int((w >> g.s2) & g.m2), 0));
+  __m128 v = _mm_add_ps(g.base, _mm_mul_ps(code, g.step));
   if (!rot) return v;
   v = _mm_blend_ps(v, _mm_setzero_ps(), 8);
   if (!rebuild) return v;
@@ -95,24 +109,24 @@ inline __m128 unpack4(const uint8_t* d, int channel, const uint8_t* h, const Ran
   sum = _mm_hadd_ps(sum, sum);  // the order of rebuild_pair(): (a² + b²) + c²
   const __m128 dropped =
       _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.0f), sum), _mm_setzero_ps()));
-  return shuffle_bytes(_mm_blend_ps(v, dropped, 8), kExpand[h[0] >> 5]);
+  return shuffle_bytes(_mm_blend_ps(v, dropped, 8), kExpand[dropped_index(g.word)]);
 }
 
 // Rebuilds the dropped components of two quantized rotations (kept components in lanes 0–2) with
 // one square root; raw rotations (all four stored) are left as they are. The sums run in the
 // order of dropped_component(): (a² + b²) + c².
-inline void rebuild_pair(__m128& v0, const uint8_t* h0, __m128& v1, const uint8_t* h1) {
+inline void rebuild_pair(__m128& v0, uint16_t w0, __m128& v1, uint16_t w1) {
   const __m128 m0 = _mm_mul_ps(v0, v0), m1 = _mm_mul_ps(v1, v1);
   __m128 sum = _mm_hadd_ps(m0, m1);
   sum = _mm_hadd_ps(sum, sum);  // (|k0|², |k1|², |k0|², |k1|²)
   const __m128 dropped =
       _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1.0f), sum), _mm_setzero_ps()));
-  if (kBitRates[h0[0] & 31] != 32)
+  if (!is_raw(w0))
     v0 = shuffle_bytes(_mm_blend_ps(v0, _mm_shuffle_ps(dropped, dropped, 0x00), 8),
-                       kExpand[h0[0] >> 5]);
-  if (kBitRates[h1[0] & 31] != 32)
+                       kExpand[dropped_index(w0)]);
+  if (!is_raw(w1))
     v1 = shuffle_bytes(_mm_blend_ps(v1, _mm_shuffle_ps(dropped, dropped, 0x55), 8),
-                       kExpand[h1[0] >> 5]);
+                       kExpand[dropped_index(w1)]);
 }
 
 // The animated rotations of a pose, written group by group. Tracks come in joint order, so the
@@ -195,31 +209,35 @@ class CompressedClipDecoder {
   static void ranges(const uint8_t* d, const CompressedClip::Track& tr, const uint8_t* h,
                      Range r[3]) {
     const uint8_t* range = d + tr.range_offset;
-    const int drop = tr.channel == kRotation ? h[0] >> 5 : 3;
+    const int drop = tr.channel == kRotation ? dropped_index(load_le16(h)) : 3;
     const int comps = tr.channel == kRotation ? 4 : 3;
     for (int i = 0; i < 3; ++i) {
       const int comp = i + (i >= drop);
       r[i] = segment_range(load_f32(range + 4 * comp), load_f32(range + 4 * (comps + comp)),
-                           h[1 + i], h[4 + i]);
+                           h[2 + i], h[5 + i]);
     }
   }
 
   // Unpacks one sample at `bit` (advancing it) into v (x, y, z[, w]).
   static void unpack(const uint8_t* d, int channel, const uint8_t* h, const Range r[3],
                      uint64_t& bit, float v[4]) {
-    const int bits = kBitRates[h[0] & 31];
-    if (channel == kRotation && bits == 32) {
+    const uint16_t word = load_le16(h);
+    const bool raw = is_raw(word);
+    if (channel == kRotation && raw) {
       for (int i = 0; i < 4; ++i, bit += 32) v[i] = std::bit_cast<float>(read_bits(d, bit, 32));
       return;
     }
     float k[3];
-    for (int i = 0; i < 3; ++i, bit += uint64_t(bits))
+    for (int i = 0; i < 3; ++i) {
+      const int bits = raw ? 32 : kBitRates[rate_code(word, i)];
       k[i] = dequantize(read_bits(d, bit, bits), bits, r[i]);
+      bit += uint64_t(bits);
+    }
     if (channel != kRotation) {
       v[0] = k[0], v[1] = k[1], v[2] = k[2], v[3] = 0;
       return;
     }
-    const int drop = h[0] >> 5;
+    const int drop = dropped_index(word);
     const float dropped = dropped_component(k[0], k[1], k[2]);
     for (int i = 0, o = 0; i < 4; ++i) v[i] = i == drop ? dropped : k[o++];
   }
@@ -281,13 +299,13 @@ class CompressedClipDecoder {
         RotationGroups rotations(c.rotation_lanes_.data(), out.data());
         for (const CompressedClip::Track& tr : c.tracks_) {
           const bool rot = tr.channel == kRotation;
-          const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
-          __m128 v0 = unpack4(d, tr.channel, c0.header, r0, c0.bit, false);
-          const Ranges4 r1 =
-              c1.header == c0.header ? r0 : ranges4(d, tr.range_offset, tr.channel, c1.header);
-          __m128 v1 = unpack4(d, tr.channel, c1.header, r1, c1.bit, false);
+          const Segment4 g0 = segment4(d, tr.range_offset, tr.channel, c0.header);
+          __m128 v0 = unpack4(d, tr.channel, g0, c0.bit, false);
+          const Segment4 g1 =
+              c1.header == c0.header ? g0 : segment4(d, tr.range_offset, tr.channel, c1.header);
+          __m128 v1 = unpack4(d, tr.channel, g1, c1.bit, false);
           if (rot) {
-            rebuild_pair(v0, c0.header, v1, c1.header);
+            rebuild_pair(v0, g0.word, v1, g1.word);
             v1 = _mm_xor_ps(v1, _mm_and_ps(_mm_dp_ps(v0, v1, 0xFF), sign));
           }
           c0.header += kSegmentTrackBytes, c1.header += kSegmentTrackBytes;
@@ -301,8 +319,8 @@ class CompressedClipDecoder {
       }
       RotationGroups rotations(c.rotation_lanes_.data(), out.data());
       for (const CompressedClip::Track& tr : c.tracks_) {
-        const Ranges4 r0 = ranges4(d, tr.range_offset, tr.channel, c0.header);
-        const __m128 v = unpack4(d, tr.channel, c0.header, r0, c0.bit);
+        const Segment4 g = segment4(d, tr.range_offset, tr.channel, c0.header);
+        const __m128 v = unpack4(d, tr.channel, g, c0.bit);
         c0.header += kSegmentTrackBytes;
         const bool rot = tr.channel == kRotation;
         if (rot)
@@ -344,8 +362,8 @@ class CompressedClipDecoder {
     for (const CompressedClip::Track& tr : c.tracks_) {
 #if KINEMA_COMPRESS_SSE
       if constexpr (std::endian::native == std::endian::little) {
-        const Ranges4 r = ranges4(d, tr.range_offset, tr.channel, cur.header);
-        _mm_storeu_ps(dst, unpack4(d, tr.channel, cur.header, r, cur.bit));
+        const Segment4 g = segment4(d, tr.range_offset, tr.channel, cur.header);
+        _mm_storeu_ps(dst, unpack4(d, tr.channel, g, cur.bit));
         cur.header += kSegmentTrackBytes;
         dst += 4;
         continue;

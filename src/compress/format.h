@@ -14,12 +14,23 @@
 namespace kinema::compress_format {
 
 inline constexpr char kMagic[4] = {'K', 'N', 'M', 'C'};
-inline constexpr uint16_t kVersion = 1;
+/// Version 2 (per-component bit rates, 8-byte segment headers). Version 1 files are refused
+/// with an error naming the version (recompress them from the source).
+inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kHeaderBytes = 44;
 /// Bytes of zero padding after the sample data, so the decoder may always read 8 bytes.
 inline constexpr size_t kTailPadding = 8;
-/// Bytes per animated track per segment: bit-rate byte + 3 × (8-bit min, 8-bit extent).
-inline constexpr size_t kSegmentTrackBytes = 7;
+/// Bytes per animated track per segment: a 16-bit rate word + 3 × (8-bit min, 8-bit extent).
+inline constexpr size_t kSegmentTrackBytes = 8;
+
+// The rate word (u16, little-endian) of a track's segment header: bits 0–3, 4–7 and 8–11 are
+// the bit-rate codes of the three stored components, bits 12–13 the rotation's dropped component
+// (0 for translations and scales), bit 14 marks a raw segment (every component a full float,
+// rotations all four; the codes are 0 then), bit 15 is 0.
+inline constexpr uint16_t kRawFlag = 0x4000;
+inline int rate_code(uint16_t word, int i) { return (word >> (4 * i)) & 15; }
+inline int dropped_index(uint16_t word) { return (word >> 12) & 3; }
+inline bool is_raw(uint16_t word) { return (word & kRawFlag) != 0; }
 
 enum Channel : int { kTranslation = 0, kRotation = 1, kScale = 2 };
 
@@ -32,16 +43,23 @@ inline uint8_t kind_bits(TrackKind kind, int channel) {
   return uint8_t(uint8_t(kind) << (2 * channel));
 }
 
-/// Bits per component for each bit-rate index (the low 5 bits of a segment's rate byte).
-/// Index 0 stores nothing (the segment range's midpoint); the last stores the raw float.
-inline constexpr uint8_t kBitRates[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                        11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32};
-inline constexpr int kBitRateCount = int(sizeof(kBitRates));
-inline constexpr int kRawRate = kBitRateCount - 1;
+/// Bits of a stored component for each 4-bit rate code. Code 0 stores nothing (the segment
+/// range's midpoint). Three components take at most 48 bits: one 64-bit read holds them all.
+inline constexpr uint8_t kBitRates[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16};
+/// The encoder's rate index per component: the 16 codes, then kRawRate (the whole track raw).
+inline constexpr int kBitRateCount = 17;
+inline constexpr int kRawRate = 16;
+inline int rate_bits(int index) { return index == kRawRate ? 32 : kBitRates[index]; }
 
 /// Stored components per sample: three, except raw rotations, which keep all four (so a segment
 /// whose dropped component gets small — a jump through 180° — still decodes exactly).
-inline int stored_components(int channel, int bits) { return channel == 1 && bits == 32 ? 4 : 3; }
+inline int stored_components(int channel, bool raw) { return channel == 1 && raw ? 4 : 3; }
+/// Bits of one sample of a track in a segment, from its rate word.
+inline uint32_t sample_bits(int channel, uint16_t word) {
+  if (is_raw(word)) return 32u * uint32_t(stored_components(channel, true));
+  return uint32_t(kBitRates[rate_code(word, 0)] + kBitRates[rate_code(word, 1)] +
+                  kBitRates[rate_code(word, 2)]);
+}
 
 inline uint32_t fnv1a(const uint8_t* p, size_t n) {
   uint32_t h = 2166136261u;
@@ -86,12 +104,13 @@ struct InverseMax {
 };
 inline constexpr InverseMax kInverseMax{};
 
-/// One stored component → value (the decoder's exact arithmetic; the encoder emulates with it).
-/// 0 bits give the middle of the segment range; 32 bits are the raw float.
+/// One stored component → value (the decoder's exact arithmetic; the encoder emulates with it):
+/// base + code · step, with base the segment minimum (its middle for 0 bits) and step
+/// extent · 1/(2^bits − 1), both computed once per segment header. 32 bits are the raw float.
 inline float dequantize(uint32_t code, int bits, Range r) {
   if (bits == 32) return std::bit_cast<float>(code);
-  // code · 1/(2^bits − 1), or ½ for 0 bits (code is 0 then): no branch on the common path.
-  return r.min + (float(code) * kInverseMax.v[bits] + (bits == 0 ? 0.5f : 0.0f)) * r.extent;
+  const float base = r.min + (bits == 0 ? 0.5f : 0.0f) * r.extent;
+  return base + float(code) * (r.extent * kInverseMax.v[bits]);
 }
 
 /// The encoder's side of dequantize.

@@ -11,7 +11,8 @@ CompressedClipSummary summarize(const CompressedClip& clip) {
   double sum = 0;
   long n = 0;
   for (int seg = 0; seg < clip.segment_count(); ++seg)
-    for (int t = 0; t < clip.animated_track_count(); ++t, ++n) sum += clip.bit_rate(seg, t);
+    for (int t = 0; t < clip.animated_track_count(); ++t)
+      for (int i = 0; i < 3; ++i, ++n) sum += clip.bit_rate(seg, t, i);
   s.mean_bits_per_component = n > 0 ? sum / double(n) : 0.0;
   return s;
 }

@@ -82,7 +82,11 @@ TEST(CompressFormat, HostileFieldsWithAValidChecksum) {
   EXPECT_NE(with(24, 0x7FC00000).find("not finite"), std::string::npos);  // NaN rate
   EXPECT_NE(with(28, 0xFF800000).find("not finite"), std::string::npos);  // −Inf duration
   EXPECT_NE(with(36, 1000).find("animated"), std::string::npos);
-  EXPECT_NE(with(4, 2).find("version"), std::string::npos);
+  // Version 1 (one bit rate per track and segment, 7-byte segment headers) is refused by name,
+  // as is any later version.
+  EXPECT_EQ(compress_format::kVersion, 2);
+  EXPECT_NE(with(4, 1).find("unsupported version 1 (this build reads 2)"), std::string::npos);
+  EXPECT_NE(with(4, 3).find("unsupported version 3"), std::string::npos);
   EXPECT_NE(with(0, 0x4B4E4D44).find("magic"), std::string::npos);
   EXPECT_NE(with(8, 0xFFFFFFF0).find("bytes"), std::string::npos);
   // The name's length pointing past the end.

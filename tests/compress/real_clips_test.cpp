@@ -1,6 +1,7 @@
 // Real mocap from tests/data/bvh: the bound holds, the CC3 thighs near 180° decode within it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -33,6 +34,37 @@ TEST_P(RealClips, BoundHoldsAndRatioIsHigh) {
   EXPECT_GE(st.ratio, GetParam().min_ratio);
   const ErrorStats e = measure_error(a.clips[0], a.skeleton, c);
   EXPECT_LE(e.max, 1e-4);
+}
+
+// Format version 2 gives each stored component its own bit rate: on a real clip, where a
+// segment's x, y and z ranges differ several times, the three rates of a track differ often, the
+// widest one is what bit_rate(s, t) reports, and each component's bits add up to the file size.
+TEST(RealClips, ComponentsHaveTheirOwnBitRates) {
+  const Asset a = read_bvh(kData + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const CompressedClip c = compress(a.clips[0], a.skeleton);
+  long differing = 0, total = 0;
+  uint64_t bits = 0;
+  for (int s = 0; s < c.segment_count(); ++s) {
+    const int n = std::min(c.segment_frames(), c.frame_count() - s * c.segment_frames());
+    uint64_t frame_bits = 0;
+    for (int t = 0; t < c.animated_track_count(); ++t) {
+      const int r[3] = {c.bit_rate(s, t, 0), c.bit_rate(s, t, 1), c.bit_rate(s, t, 2)};
+      for (int b : r) EXPECT_TRUE((b >= 0 && b <= 14) || b == 16 || b == 32) << b;
+      EXPECT_EQ(c.bit_rate(s, t), std::max({r[0], r[1], r[2]}));
+      ASSERT_NE(r[0], 32);  // no raw segment in this clip (they would store 4 rotation floats)
+      differing += r[0] != r[1] || r[1] != r[2];
+      ++total;
+      frame_bits += uint64_t(r[0] + r[1] + r[2]);
+    }
+    bits += (uint64_t(n) * frame_bits + 7) / 8 * 8;
+  }
+  EXPECT_EQ(c.bit_rate(0, 0, 3), -1);
+  EXPECT_EQ(c.bit_rate(0, c.animated_track_count()), -1);
+  EXPECT_GT(differing, total / 4) << differing << " of " << total;
+  // Header, name, kinds, constants, clip ranges and 8-byte segment headers come before the
+  // samples; 8 zero bytes after.
+  const size_t headers = size_t(c.segment_count()) * size_t(c.animated_track_count()) * 8;
+  EXPECT_LT(bits / 8 + headers + 8, c.size_bytes());
 }
 
 INSTANTIATE_TEST_SUITE_P(Bvh, RealClips,

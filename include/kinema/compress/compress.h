@@ -11,14 +11,15 @@
 //  3. Range reduction: every animated component gets a float range over the clip and an 8-bit
 //     sub-range over each segment of `segment_frames` frames; samples are stored as fractions
 //     of their segment range. Rotations use smallest-three per segment (compressed_clip.h).
-//  4. Bit rates per track and segment (0–20 bits per component, or raw floats), chosen by an
+//  4. Bit rates per component, track and segment (0–14 or 16 bits, or the track's raw floats),
+//     chosen by an
 //     error-driven search against the object-space error of virtual vertices: points at
 //     `vertex_distance` along each joint's three local axes, composed down the chain (FK), at
 //     every frame and every midpoint between frames. The search first splits the bound over the
 //     longest chain of animated tracks through each joint (a rotation error θ at joint a moves a
 //     vertex at distance D_a by at most θ·D_a, a translation error τ moves it by τ), scales the
-//     split up while the measured error allows, then lowers single tracks greedily while every
-//     vertex of the joint's subtree stays inside the bound.
+//     split up while the measured error allows, then lowers single components greedily while
+//     every vertex of the joint's subtree stays inside the bound.
 //  5. Verification: the finished buffer is decoded with the real decoder at every frame and
 //     midpoint and compared with the resampled clip; any vertex over `max_error` raises the bit
 //     rates of its chain in the segments involved, up to raw floats, and the clip is rebuilt.

@@ -6,7 +6,7 @@
 // samples start, which joint each animated track drives). It is immutable; sampling is const,
 // never allocates and is safe on any number of threads.
 //
-// The format (version 1, little-endian; docs/compress.md has the rationale and the numbers):
+// The format (version 2, little-endian; docs/compress.md has the rationale and the numbers):
 //
 //   header (44 bytes)  "KNMC", u16 version, u16 flags (0), u32 total size, u32 FNV-1a checksum of
 //                      every byte after offset 16, u32 joints, u32 frames, f32 sample rate,
@@ -19,14 +19,19 @@
 //   constants          per constant track, in joint then T/R/S order: 3 or 4 full floats
 //   clip ranges        per animated track: the minima of x, y, z (and w for rotations) as
 //                      floats, then the extents
-//   segment headers    per segment (frames [s·S, s·S+S)), per animated track, 7 bytes: a rate
-//                      byte (bits 0–4: bit-rate index into 0…20 bits or 32 = raw float; bits
-//                      5–6: the rotation's dropped component), then the segment's range of the
-//                      three stored components as 8-bit fractions of the clip range: three
-//                      minima, then three extents
+//   segment headers    per segment (frames [s·S, s·S+S)), per animated track, 8 bytes: a u16
+//                      rate word (bits 0–3, 4–7, 8–11: the bit-rate codes of the three stored
+//                      components, each indexing 0…14 or 16 bits; bits 12–13: the rotation's
+//                      dropped component, 0 for translations and scales; bit 14: raw, every
+//                      component a full float and the codes 0; bit 15: 0), then the segment's
+//                      range of the three stored components as 8-bit fractions of the clip
+//                      range: three minima, then three extents
 //   samples            per segment, byte-aligned: per frame, per animated track, 3 components
-//                      of the segment's bit rate, LSB first (raw rotations: all 4 floats)
+//                      at their own bit rates, LSB first (raw rotations: all 4 floats)
 //   8 zero bytes       so the decoder may always read 8 bytes at once
+//
+// Version 1 buffers (one bit rate per track and segment, 7-byte segment headers) are refused with
+// an error naming the version ("unsupported version 1 (this build reads 2)"): recompress them.
 //
 // Rotations are stored in smallest-three form: per track and segment, the component with the
 // largest minimum magnitude over the segment's frames is dropped (2 bits), each sample's sign is
@@ -87,8 +92,9 @@ class CompressedClip {
   /// What is stored for a channel of a joint (channel 0 translation, 1 rotation, 2 scale);
   /// nothing for a joint or channel out of range.
   std::optional<TrackKind> kind(int joint, int channel) const;
-  /// Bits per component of animated track t in segment s (0…20, or 32 for raw floats).
-  int bit_rate(int segment, int track) const;
+  /// Bits of a stored component (0, 1, 2) of animated track t in segment s: 0…14 or 16, or 32
+  /// for raw floats; component −1 (the default) gives the most of the three. −1 out of range.
+  int bit_rate(int segment, int track, int component = -1) const;
 
  private:
   friend class CompressedClipDecoder;
