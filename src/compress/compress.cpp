@@ -46,7 +46,7 @@ class Encoder {
     J_ = sk.joint_count();
     F_ = int(ref_.size() / size_t(J_));
     S_ = opt.segment_frames;
-    nseg_ = (F_ + S_ - 1) / S_;
+    nseg_ = int(segment_count(uint64_t(F_), uint32_t(S_)));
     parents_.assign(sk.parents().begin(), sk.parents().end());
   }
 
@@ -89,6 +89,10 @@ class Encoder {
   std::vector<double> E_;                  // ns × J
   std::vector<Transform> tmp_;
 
+  int seg_end(int s) const {
+    return s * S_ + int(segment_length(uint32_t(s), uint64_t(F_), uint32_t(S_), uint32_t(nseg_)));
+  }
+  int seg_of(int f) const { return int(segment_of(uint64_t(f), uint32_t(S_), uint32_t(nseg_))); }
   double target() const { return opt_.max_error * kSearchMargin; }
   uint8_t* rates(int s, int t) { return &rates_[(size_t(s) * size_t(T_) + size_t(t)) * 3]; }
   const uint8_t* rates(int s, int t) const {
@@ -232,7 +236,7 @@ void Encoder::prepare_segment_ranges() {
   delta_.assign(size_t(nseg_) * size_t(T_) * 3, 0);
   // Values (rotations sign-flipped per segment so the dropped component is positive).
   for (int s = 0; s < nseg_; ++s) {
-    const int a = s * S_, b = std::min(F_, a + S_);
+    const int a = s * S_, b = seg_end(s);
     for (int t = 0; t < T_; ++t) {
       const TrackRef tr = tracks_[size_t(t)];
       SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
@@ -279,7 +283,7 @@ void Encoder::prepare_segment_ranges() {
     }
   // Segment ranges: 8-bit fractions of the clip range, widened until they hold every value.
   for (int s = 0; s < nseg_; ++s) {
-    const int a = s * S_, b = std::min(F_, a + S_);
+    const int a = s * S_, b = seg_end(s);
     for (int t = 0; t < T_; ++t) {
       SegTrack& st = seg_[size_t(s) * size_t(T_) + size_t(t)];
       const bool rot = tracks_[size_t(t)].channel == kRotation;
@@ -504,7 +508,7 @@ bool Encoder::raise_chain(int s, int joint) {
 
 void Encoder::search_segment(int s) {
   seg_a_ = s * S_;
-  seg_n_ = std::min(F_, seg_a_ + S_) - seg_a_;
+  seg_n_ = seg_end(s) - seg_a_;
   ns_ = 2 * seg_n_ - 1;
   const size_t jn = size_t(J_);
   cache_.resize(size_t(seg_n_) * size_t(T_) * 3 * 16);
@@ -636,7 +640,7 @@ std::vector<std::byte> Encoder::serialize() const {
       for (int i : {0, 2, 4, 1, 3, 5}) b.push_back(st.q[i]);  // 3 minima, then 3 extents
     }
   for (int s = 0; s < nseg_; ++s) {
-    const int a = s * S_, n = std::min(F_, a + S_) - a;
+    const int a = s * S_, n = seg_end(s) - a;
     uint64_t frame_bits = 0;
     for (int t = 0; t < T_; ++t) {
       const uint8_t* r = rates(s, t);
@@ -690,10 +694,10 @@ CompressedClip Encoder::run(CompressionStats* stats) {
     const ErrorStats st = verify_clip(
         parents_, ref_, c, opt_.vertex_distance,
         [&](int f, bool mid, int j) {
-          over.emplace_back(f / S_, j);
+          over.emplace_back(seg_of(f), j);
           where = "joint " + sk_.joint(j).name + ", frame " + std::to_string(f) +
                   (mid ? " (midpoint to the next)" : "");
-          if (mid) over.emplace_back((f + 1) / S_, j);
+          if (mid) over.emplace_back(seg_of(f + 1), j);
         },
         opt_.max_error);
     if (over.empty()) {
@@ -745,7 +749,8 @@ CompressedClip compress(const Clip& clip, const Skeleton& skeleton, const Compre
     stats->identity_tracks = 3 * int(joints) - stats->animated_tracks - stats->constant_tracks;
     double bits = 0, comps = 0;
     for (int s = 0; s < c.segment_count(); ++s) {
-      const int n = std::min(c.segment_frames(), c.frame_count() - s * c.segment_frames());
+      const int n = int(segment_length(uint32_t(s), uint64_t(c.frame_count()),
+                                       uint32_t(c.segment_frames()), uint32_t(c.segment_count())));
       for (int t = 0; t < c.animated_track_count(); ++t)
         for (int i = 0; i < 3; ++i) {
           bits += double(c.bit_rate(s, t, i)) * n;  // raw rotations count as 3 × 32 here

@@ -67,7 +67,7 @@ class CompressedClipLoader {
   TrackKind kind(uint32_t j, int ch) const { return kind_in_byte(d_[kinds_at_ + j], ch); }
   /// Frames in segment s (the last may be short).
   uint64_t segment_frame_count(uint32_t s) const {
-    return std::min<uint64_t>(c_.segment_frames_, frames_ - s * uint32_t(c_.segment_frames_));
+    return segment_length(s, frames_, uint32_t(c_.segment_frames_), segments_);
   }
 
   /// Magic, version, flags, size, checksum, then the counts, rate and duration.
@@ -182,7 +182,7 @@ class CompressedClipLoader {
 
   /// Per segment and animated track: bit rate, dropped component, segment range → bits/frame.
   void read_segment_headers() {
-    segments_ = (frames_ + uint32_t(c_.segment_frames_) - 1) / uint32_t(c_.segment_frames_);
+    segments_ = segment_count(frames_, uint32_t(c_.segment_frames_));
     c_.segment_headers_ = at_;
     need(at_, size_t(segments_) * animated_ * kSegmentTrackBytes, "the segment headers");
     c_.frame_bits_.resize(segments_);

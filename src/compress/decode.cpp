@@ -199,7 +199,7 @@ class CompressedClipDecoder {
   };
   static Cursor cursor(const CompressedClip& c, int frame) {
     const auto* d = reinterpret_cast<const uint8_t*>(c.bytes_.data());
-    const int s = frame / c.segment_frames_;
+    const int s = std::min(frame / c.segment_frames_, int(c.segment_bits_.size()) - 1);
     const int fi = frame - s * c.segment_frames_;
     return {d + c.segment_headers_ + size_t(s) * c.tracks_.size() * kSegmentTrackBytes,
             c.segment_bits_[size_t(s)] + uint64_t(fi) * c.frame_bits_[size_t(s)]};

@@ -3,6 +3,7 @@
 // kinema/compress/compressed_clip.h and docs/compress.md; not installed.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -31,6 +32,22 @@ inline constexpr uint16_t kRawFlag = 0x4000;
 inline int rate_code(uint16_t word, int i) { return (word >> (4 * i)) & 15; }
 inline int dropped_index(uint16_t word) { return (word >> 12) & 3; }
 inline bool is_raw(uint16_t word) { return (word & kRawFlag) != 0; }
+
+/// Segments of a clip: frames [s·S, s·S + S), except that a tail of fewer than S/2 frames
+/// joins the segment before it (so a 49-frame clip at S = 16 has segments of 16, 16 and 17
+/// frames rather than a fourth segment whose headers would cost more than its one frame).
+inline uint32_t segment_count(uint64_t frames, uint32_t S) {
+  uint64_t n = (frames + S - 1) / S;
+  if (n > 1 && frames - (n - 1) * S < S / 2) --n;
+  return uint32_t(n);
+}
+/// The segment holding a frame, and the frames of segment s.
+inline uint32_t segment_of(uint64_t frame, uint32_t S, uint32_t count) {
+  return uint32_t(std::min<uint64_t>(frame / S, count - 1));
+}
+inline uint64_t segment_length(uint32_t s, uint64_t frames, uint32_t S, uint32_t count) {
+  return s + 1 == count ? frames - uint64_t(s) * S : S;
+}
 
 enum Channel : int { kTranslation = 0, kRotation = 1, kScale = 2 };
 

@@ -19,7 +19,8 @@
 //   constants          per constant track, in joint then T/R/S order: 3 or 4 full floats
 //   clip ranges        per animated track: the minima of x, y, z (and w for rotations) as
 //                      floats, then the extents
-//   segment headers    per segment (frames [s·S, s·S+S)), per animated track, 8 bytes: a u16
+//   segment headers    per segment (frames [s·S, s·S+S); a tail of fewer than S/2 frames
+//                      belongs to the last full segment), per animated track, 8 bytes: a u16
 //                      rate word (bits 0–3, 4–7, 8–11: the bit-rate codes of the three stored
 //                      components, each indexing 0…14 or 16 bits; bits 12–13: the rotation's
 //                      dropped component, 0 for translations and scales; bit 14: raw, every
@@ -80,6 +81,8 @@ class CompressedClip {
   int frame_count() const { return frame_count_; }
   int joint_count() const { return joint_count_; }
   int soa_count() const { return kinema::soa_count(joint_count_); }
+  /// Frames per segment S; the last segment holds the rest (S/2 … 3S/2 − 1 frames, or all of a
+  /// clip shorter than S).
   int segment_frames() const { return segment_frames_; }
   int segment_count() const { return static_cast<int>(segment_bits_.size()); }
   int animated_track_count() const { return static_cast<int>(tracks_.size()); }
