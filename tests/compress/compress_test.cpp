@@ -136,6 +136,24 @@ TEST(Compress, BoundHoldsOnRandomClips) {
   }
 }
 
+// A tail of fewer than S/2 frames joins the last segment (its headers would cost more than its
+// frames); a tail of S/2 or more is a segment of its own. Either way every frame and midpoint of
+// the last segments decodes within the bound.
+TEST(Compress, ShortTailJoinsTheLastSegment) {
+  std::mt19937 rng(77);
+  const Skeleton sk = test::random_skeleton(6, rng);
+  // 30 fps: 49 frames (a 1-frame tail), 56 (8 = S/2), 63 (15), 10 (shorter than one segment).
+  for (auto [frames, segments] : {std::pair{49, 3}, {56, 4}, {63, 4}, {10, 1}}) {
+    const Clip clip = test::random_clip(sk, (frames - 1) / 30.0, 30, rng, false);
+    CompressOptions opt;
+    opt.segment_frames = 16;
+    const CompressedClip c = compress(clip, sk, opt);
+    ASSERT_EQ(c.frame_count(), frames);
+    EXPECT_EQ(c.segment_count(), segments) << frames;
+    EXPECT_LE(measure_error(clip, sk, c, opt.vertex_distance).max, opt.max_error) << frames;
+  }
+}
+
 // Mocap often starts with a T-pose frame and then jumps to the performer's heading; the CMU Daz
 // files jump to ~180° about the vertical (w ≈ 0 from frame 1 on). Within one segment no component
 // is large in every frame, so smallest-three would rebuild a tiny one: raw rotations keep all four.
