@@ -395,6 +395,55 @@ KINEMA_TWO_BONE_INLINE TwoBoneResult solve(const TwoBoneInput& in) {
   return r;
 }
 
+// Quaternions (x, y, z, w) as four-lane vectors for apply: the same IEEE operations in the same
+// order as Quat's scalar product (a − b computed as a + (−b), which is exact), so each lane gets
+// the bits the scalar code would; two SSE halves or one AVX register. The functions are inline
+// into apply only, so the vector ABI warning (given at the end of the file) does not concern them.
+#pragma GCC diagnostic ignored "-Wpsabi"
+using QuatLanes = double __attribute__((vector_size(32)));
+
+KINEMA_TWO_BONE_INLINE QuatLanes lanes(const Quat& q) {
+  QuatLanes v;
+  static_assert(sizeof(Quat) == sizeof(QuatLanes));
+  std::memcpy(&v, &q, sizeof v);
+  return v;
+}
+
+KINEMA_TWO_BONE_INLINE Quat quat(const QuatLanes& v) { return {v[0], v[1], v[2], v[3]}; }
+
+// a·b: w_a·b + x_a·(b_w, −b_z, b_y, −b_x) + y_a·(b_z, b_w, −b_x, −b_y) + z_a·(−b_y, b_x, b_w,
+// −b_z), summed left to right as Quat::operator* does.
+KINEMA_TWO_BONE_INLINE QuatLanes product(const QuatLanes& a, const QuatLanes& b) {
+  const QuatLanes bx = __builtin_shufflevector(b, b, 3, 2, 1, 0) * QuatLanes{1, -1, 1, -1};
+  const QuatLanes by = __builtin_shufflevector(b, b, 2, 3, 0, 1) * QuatLanes{1, 1, -1, -1};
+  const QuatLanes bz = __builtin_shufflevector(b, b, 1, 0, 3, 2) * QuatLanes{-1, 1, 1, -1};
+  return ((a[3] * b + a[0] * bx) + a[1] * by) + a[2] * bz;
+}
+
+KINEMA_TWO_BONE_INLINE QuatLanes conjugated(const QuatLanes& q) {
+  return q * QuatLanes{-1, -1, -1, 1};
+}
+
+KINEMA_TWO_BONE_INLINE double norm2(const QuatLanes& q) {
+  const QuatLanes s = q * q;
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// 1/√n for n = 1 + ε with |ε| < 1e-8 (a product of squared norms of unit quaternions): 1 − ε/2,
+// which misses by 3ε²/8 < 4e-17, below half an ulp of 1. No square root, no division.
+KINEMA_TWO_BONE_INLINE double near_one_rsqrt(double n) { return 1.5 - 0.5 * n; }
+
+// q·s with s = 1/|q| predicted as scale·(1/√n): `scale` is 1/√(the squared norms of the factors
+// known before the deltas), computed off the deltas' path, and n the deltas' squared norms. The
+// prediction is |q| to rounding (|a·b| = |a|·|b|), so the result is unit to rounding, like
+// normalize(q), without a square root and a division after the last product. Outside the
+// prediction's range (n not within 1e-8 of 1, scale not finite and moderate) it is normalize(q).
+KINEMA_TWO_BONE_INLINE Quat normalized_as_predicted(const QuatLanes& q, double scale, double n) {
+  if (std::abs(n - 1.0) < 1e-8 && scale > 1e-100 && scale < 1e100)
+    return quat(q * (scale * near_one_rsqrt(n)));
+  return normalize(quat(q));
+}
+
 KINEMA_TWO_BONE_INLINE bool apply(const TwoBoneResult& result, std::span<const int> parents,
                                   int root, int mid, int end, std::span<Transform> local) {
   if (result.status == TwoBoneStatus::kDegenerate || result.status == TwoBoneStatus::kInvalidInput)
@@ -406,42 +455,57 @@ KINEMA_TWO_BONE_INLINE bool apply(const TwoBoneResult& result, std::span<const i
   // of the joints strictly between them (ancestor −1: the model frame), 0 when there are none
   // (q left as it is), 1 when q holds it, −1 when j does not descend from ancestor or the parents
   // are not parents-first.
-  const auto between = [&](int j, int ancestor, Quat& q) {
+  const auto between = [&](int j, int ancestor, QuatLanes& q) {
     int found = 0;
     for (int p = parents[j]; p != ancestor; p = parents[p]) {
       if (p < ancestor || p >= j) return -1;
-      q = found ? local[p].rotation * q : local[p].rotation;
+      const QuatLanes l = lanes(local[p].rotation);
+      q = found ? product(l, q) : l;
       found = 1;
       j = p;
     }
     return found;
   };
-  Quat q_root, q_mid, q_end;
+  QuatLanes q_root{}, q_mid{}, q_end{};
   const int k_root = between(root, -1, q_root), k_mid = between(mid, root, q_mid),
             k_end = between(end, mid, q_end);
   if (k_root < 0 || k_mid < 0 || k_end < 0) return false;
   // A model delta D applied to a joint of model rotation M = P·L (P its parent's) gives it the
-  // local rotation P⁻¹·D·M; a joint below a turned chain ancestor a owes D_a⁻¹·D_j instead of D.
-  // P is the product of `local` rotations, not normalized: a norm k ≠ 1 only scales P*·X·(P·L)
-  // by k², which the final normalization removes. Products with an empty `between` are skipped.
-  const Quat l_root = local[root].rotation, l_mid = local[mid].rotation;
-  const Quat m_root = k_root ? q_root * l_root : l_root;
-  const Quat p_mid = k_mid ? m_root * q_mid : m_root;
-  const Quat m_mid = p_mid * l_mid;
-  const Quat bend = conjugate(result.root_delta) * result.mid_delta;
-  Quat l = result.root_delta * m_root;
-  local[root].rotation = normalize(k_root ? conjugate(q_root) * l : l);
-  local[mid].rotation = normalize(conjugate(p_mid) * (bend * m_mid));
+  // local rotation P⁻¹·D·M; a joint below a turned chain ancestor a owes D_a⁻¹·D_j instead of D:
+  //   root: Q⁻¹·(D_r·M_r)               (Q = q_root, M_r = Q·L_r; P = Q)
+  //   mid:  (D_r·P_m)⁻¹·(D_m·M_m)       (P_m = M_r·q_mid, M_m = P_m·L_m)
+  // with ⁻¹ taken as the conjugate: P is the product of `local` rotations, not normalized, and a
+  // norm k ≠ 1 only scales the result by k², which the normalization removes. Everything but the
+  // deltas is known first, so after them come two products side by side, one more and a scale:
+  // the scale 1/|result| is predicted from the factors' squared norms (|a·b|² = |a|²·|b|²), the
+  // part without the deltas computed before them. When the mid joint is the root's child
+  // (P_m = M_r), D_r·P_m is the root's D_r·M_r. Products with an empty `between` are skipped.
+  const QuatLanes l_root = lanes(local[root].rotation), l_mid = lanes(local[mid].rotation);
+  const QuatLanes m_root = k_root ? product(q_root, l_root) : l_root;
+  const QuatLanes p_mid = k_mid ? product(m_root, q_mid) : m_root;
+  const QuatLanes m_mid = product(p_mid, l_mid);
+  const double n_m_root = norm2(m_root);
+  const double scale_root =
+      1.0 / std::sqrt(k_root ? norm2(q_root) * n_m_root : n_m_root);  // 1/(|Q|·|M_r|)
+  const double scale_mid = 1.0 / std::sqrt((k_mid ? norm2(p_mid) : n_m_root) * norm2(m_mid));
+  const QuatLanes d_root = lanes(result.root_delta), d_mid = lanes(result.mid_delta);
+  const double n_d_root = norm2(d_root), n_d_mid = norm2(d_mid);
+  const QuatLanes turned_root = product(d_root, m_root);                         // D_r·M_r
+  const QuatLanes turned_parent = k_mid ? product(d_root, p_mid) : turned_root;  // D_r·P_m
+  const QuatLanes turned_mid = product(d_mid, m_mid);                            // D_m·M_m
+  local[root].rotation = normalized_as_predicted(
+      k_root ? product(conjugated(q_root), turned_root) : turned_root, scale_root, n_d_root);
+  local[mid].rotation = normalized_as_predicted(product(conjugated(turned_parent), turned_mid),
+                                                scale_mid, n_d_root * n_d_mid);
   // Without a matched end rotation end_delta equals mid_delta: the end joint keeps its local
   // rotation (its correction is the identity).
   if (!(result.end_delta == result.mid_delta)) {
-    const Quat p_end = k_end ? m_mid * q_end : m_mid;
+    const Quat p_end = quat(k_end ? product(m_mid, q_end) : m_mid);
     const Quat turn = conjugate(result.mid_delta) * result.end_delta;
     local[end].rotation = normalize(conjugate(p_end) * (turn * (p_end * local[end].rotation)));
   }
   return true;
 }
-
 TwoBoneResult solve_portable(const TwoBoneInput& in) { return solve(in); }
 bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                     int end, std::span<Transform> local) {
