@@ -8,6 +8,11 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "bend_acos.h"
 #include "kinema/core/cpu_features.h"
 
 // The solve and the apply are compiled twice: for the build's baseline and, on x86-64, for AVX2
@@ -19,6 +24,27 @@
 namespace kinema {
 namespace {
 
+// Two square roots or two divisions in one instruction (SSE2: both copies have it); the same
+// IEEE results as two scalar ones, at half the divider's time.
+struct Pair {
+  double a, b;
+};
+#if defined(__SSE2__)
+KINEMA_TWO_BONE_INLINE Pair sqrt_pair(double a, double b) {
+  const __m128d r = _mm_sqrt_pd(_mm_set_pd(b, a));
+  return {_mm_cvtsd_f64(r), _mm_cvtsd_f64(_mm_unpackhi_pd(r, r))};
+}
+KINEMA_TWO_BONE_INLINE Pair divide_pair(double na, double da, double nb, double db) {
+  const __m128d r = _mm_div_pd(_mm_set_pd(nb, na), _mm_set_pd(db, da));
+  return {_mm_cvtsd_f64(r), _mm_cvtsd_f64(_mm_unpackhi_pd(r, r))};
+}
+#else
+KINEMA_TWO_BONE_INLINE Pair sqrt_pair(double a, double b) { return {std::sqrt(a), std::sqrt(b)}; }
+KINEMA_TWO_BONE_INLINE Pair divide_pair(double na, double da, double nb, double db) {
+  return {na / da, nb / db};
+}
+#endif
+
 // Any unit vector perpendicular to unit x.
 Vec3 any_perpendicular(const Vec3& x) {
   const Vec3 helper = std::abs(x.x) < 0.9 ? Vec3::unit_x() : Vec3::unit_y();
@@ -29,8 +55,13 @@ Vec3 any_perpendicular(const Vec3& x) {
 // unit pair (to rounding) — the quaternion (axis·sin θ/2, cos θ/2) of Quat::from_axis_angle, to
 // rounding, without trigonometry: the half angle has (cos θ/2, sin θ/2) ∝ (1 + c, s) = (s, 1 − c);
 // the second form is used for c < 0 so that nothing cancels near θ = ±π.
-KINEMA_TWO_BONE_INLINE Quat half_angle_rotation(const Vec3& axis, double sin_part,
-                                                double cos_part) {
+// The (cos θ/2, sin θ/2) direction unnormalized, and its squared length: the caller scales by
+// h = 1/√(squared length) (paired with frame_rotation's root).
+struct HalfAngle {
+  double ch, sh, length2;
+};
+
+KINEMA_TWO_BONE_INLINE HalfAngle half_angle(double sin_part, double cos_part) {
   double ch, sh;  // ∝ cos θ/2 ≥ 0, sin θ/2
   if (cos_part >= 0) {
     ch = 1.0 + cos_part;
@@ -39,8 +70,11 @@ KINEMA_TWO_BONE_INLINE Quat half_angle_rotation(const Vec3& axis, double sin_par
     ch = std::abs(sin_part);
     sh = std::copysign(1.0 - cos_part, sin_part);
   }
-  const double h = 1.0 / std::sqrt(ch * ch + sh * sh);
-  return {axis.x * (sh * h), axis.y * (sh * h), axis.z * (sh * h), ch * h};
+  return {ch, sh, ch * ch + sh * sh};
+}
+
+KINEMA_TWO_BONE_INLINE Quat half_angle_rotation(const Vec3& axis, const HalfAngle& a, double h) {
+  return {axis.x * (a.sh * h), axis.y * (a.sh * h), axis.z * (a.sh * h), a.ch * h};
 }
 
 // Rotation taking the orthonormal frame (a0, n0, b0 = a0 × n0) to (a1, n1, b1 = a1 × n1):
@@ -48,8 +82,14 @@ KINEMA_TWO_BONE_INLINE Quat half_angle_rotation(const Vec3& axis, double sin_par
 // 4w², 4x², 4y², 4z² is read off the diagonal (it is ≥ 1, so nothing cancels) and its row of
 // the quaternion times 4·(that component) is scaled by 1/(2·√(4·component²)). One square root,
 // one division, no trigonometry; unit to rounding for frames orthonormal to rounding.
-KINEMA_TWO_BONE_INLINE Quat frame_rotation(const Vec3& a0, const Vec3& n0, const Vec3& b0,
-                                           const Vec3& a1, const Vec3& n1, const Vec3& b1) {
+// Returned unscaled, with `big`: the rotation is q·(0.5/√big) (the caller pairs the root).
+struct Shepperd {
+  Quat q;
+  double big;
+};
+
+KINEMA_TWO_BONE_INLINE Shepperd frame_rotation(const Vec3& a0, const Vec3& n0, const Vec3& b0,
+                                               const Vec3& a1, const Vec3& n1, const Vec3& b1) {
   const auto m = [&](double a1i, double n1i, double b1i, double a0j, double n0j, double b0j) {
     return a1i * a0j + n1i * n0j + b1i * b0j;
   };
@@ -78,7 +118,7 @@ KINEMA_TWO_BONE_INLINE Quat frame_rotation(const Vec3& a0, const Vec3& n0, const
     big = 1.0 + m22 - m00 - m11;
     q = {m02 + m20, m12 + m21, big, m10 - m01};
   }
-  return q * (0.5 / std::sqrt(big));
+  return {q, big};
 }
 
 // Shortest arc between unit vectors a and b — Quat's from_to without normalizing its inputs, and
@@ -184,16 +224,17 @@ struct SolvePlane {
 // Common case: Z is taken as (T − R) × (U − R) normalized — the same plane, with its square root
 // independent of d's, so the two run side by side ( |X × (U − R)| > 1e-9·scale is tested as
 // |(T − R) × (U − R)| > 1e-9·scale·d ).
+// zc = (T − R) × (U − R), its length and the reciprocals 1/d_raw, 1/|zc| come from the caller
+// (computed beside the bones' lengths).
 KINEMA_TWO_BONE_INLINE SolvePlane solve_plane(const TwoBoneInput& in, const Vec3& to_target,
-                                              double d_raw, double scale, const Vec3& bone1,
+                                              double d_raw, const Vec3& zc, double zc_length,
+                                              Pair inverse, double scale, const Vec3& bone1,
                                               bool& pole_fallback) {
-  const Vec3 zc = cross(to_target, in.pole - in.root);
-  const double zc_length = length(zc);
   if (!(d_raw > 1e-12 * scale) || !(zc_length > 1e-9 * scale * d_raw))
     return solve_plane_slow(in, bone1, d_raw, scale, pole_fallback);
   // zc/|zc| is ⊥ x only to ~ulp/sin(x, U − R): Y = Z × X and then Z = X × Y make the frame
   // orthogonal to rounding (|Y| = |Z| = 1 − O(ulp²/sin²), far below what the solve needs).
-  const Vec3 x = to_target * (1.0 / d_raw), z = zc * (1.0 / zc_length), y = cross(z, x);
+  const Vec3 x = to_target * inverse.a, z = zc * inverse.b, y = cross(z, x);
   return {x, y, cross(x, y), d_raw};
 }
 
@@ -269,11 +310,11 @@ struct OldChain {
   double cos_b0, sin_b0;
 };
 
-KINEMA_TWO_BONE_INLINE OldChain old_chain(const Vec3& bone1, const Vec3& bone2, double l1,
-                                          double l2) {
+KINEMA_TWO_BONE_INLINE OldChain old_chain(const Vec3& bone1, const Vec3& bone2,
+                                          Pair inverse_lengths) {
   OldChain o;
-  o.a0 = bone1 * (1.0 / l1);
-  o.u0 = bone2 * (1.0 / l2);
+  o.a0 = bone1 * inverse_lengths.a;
+  o.u0 = bone2 * inverse_lengths.b;
   o.n = cross(o.a0, o.u0);
   o.sin_b0 = length(o.n);
   o.cos_b0 = dot(o.a0, o.u0);
@@ -305,13 +346,18 @@ KINEMA_TWO_BONE_INLINE ChainDeltas full_weight_deltas(const OldChain& o, const V
   // n1 = ±z; b1 = new_bone1 × n1 = ±(s1·x − c1·y) (x × z = −y, y × z = x).
   const double sign = n1_length > 0 ? 1.0 : -1.0;
   const Vec3 n1 = z * sign, b1 = (x * b.s1 - y * b.c1) * sign;
-  out.root = frame_rotation(o.a0, n0, b0, new_bone1, n1, b1);
+  const Shepperd root = frame_rotation(o.a0, n0, b0, new_bone1, n1, b1);
   // In either frame (a, n, b = a × n) the second bone is cos β·a − sin β·b, β the bend, so the
   // root delta carries the old bone 2 to bend β0 in the new frame and the mid joint turns
   // about n1 by β1 − β0: the shortest arc from the carried old bone 2 to the new one.
   const double cos_b1 = b.c1 * b.c2 + b.s1 * b.s2, sin_b1 = std::abs(n1_length);
-  out.mid = half_angle_rotation(n1, sin_b1 * o.cos_b0 - cos_b1 * o.sin_b0,
-                                cos_b1 * o.cos_b0 + sin_b1 * o.sin_b0);
+  const HalfAngle bend =
+      half_angle(sin_b1 * o.cos_b0 - cos_b1 * o.sin_b0, cos_b1 * o.cos_b0 + sin_b1 * o.sin_b0);
+  // The two normalizations side by side: q·(0.5/√big) and (ch, sh)/√(ch² + sh²).
+  const Pair roots = sqrt_pair(root.big, bend.length2);
+  const Pair scales = divide_pair(0.5, roots.a, 1.0, roots.b);
+  out.root = root.q * scales.a;
+  out.mid = half_angle_rotation(n1, bend, scales.b);
   return out;
 }
 
@@ -359,16 +405,22 @@ KINEMA_TWO_BONE_INLINE TwoBoneResult solve(const TwoBoneInput& in) {
     return r;  // kInvalidInput, identity deltas
   }
   const Vec3 bone1 = in.mid - in.root, bone2 = in.end - in.mid, to_target = in.target - in.root;
-  const double l1 = length(bone1), l2 = length(bone2), d_raw = length(to_target);
+  const Vec3 zc = cross(to_target, in.pole - in.root);  // the solve plane's normal, unnormalized
+  // |bone1|, |bone2|, |T − R|, |zc| and their reciprocals: two paired roots, two paired divisions.
+  const Pair lengths = sqrt_pair(length_squared(bone1), length_squared(bone2));
+  const Pair reach_lengths = sqrt_pair(length_squared(to_target), length_squared(zc));
+  const double l1 = lengths.a, l2 = lengths.b, d_raw = reach_lengths.a;
   const double scale = std::max({1.0, l1 + l2, d_raw});
   if (!(l1 > 1e-12 * scale) || !(l2 > 1e-12 * scale)) {
     r.status = TwoBoneStatus::kDegenerate;
     return r;
   }
   const double total = l1 + l2, shortest = std::abs(l1 - l2);
-  const OldChain old = old_chain(bone1, bone2, l1, l2);
+  const OldChain old = old_chain(bone1, bone2, divide_pair(1.0, l1, 1.0, l2));
 
-  const SolvePlane plane = solve_plane(in, to_target, d_raw, scale, bone1, r.pole_fallback);
+  const SolvePlane plane =
+      solve_plane(in, to_target, d_raw, zc, reach_lengths.b,
+                  divide_pair(1.0, d_raw, 1.0, reach_lengths.b), scale, bone1, r.pole_fallback);
   bool softened = false;
   const double reach = chain_reach(plane.d, shortest, total, in.soft_distance, softened);
   const PlanarBones b = bend_in_plane(l1, l2, reach, total, scale, in.elbow_side < 0 ? -1.0 : 1.0);
@@ -390,8 +442,8 @@ KINEMA_TWO_BONE_INLINE TwoBoneResult solve(const TwoBoneInput& in) {
   r.status = !reachable ? TwoBoneStatus::kUnreachable
                         : (softened ? TwoBoneStatus::kSoftened : TwoBoneStatus::kReached);
   r.reached = r.status == TwoBoneStatus::kReached;
-  // Last, with nothing else live across the call.
-  r.mid_bend = std::acos(std::clamp(b.c1 * b.c2 + b.s1 * b.s2, -1.0, 1.0));
+  // Inline (no libm call): within 1.5 ulp of acos, the same bits in both copies (bend_acos.h).
+  r.mid_bend = ik_detail::bend_acos(std::clamp(b.c1 * b.c2 + b.s1 * b.s2, -1.0, 1.0));
   return r;
 }
 

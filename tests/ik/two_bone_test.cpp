@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "../../src/ik/bend_acos.h"  // the solve's inline acos (private header)
 #include "kinema/ik/joint_limits.h"
 #include "kinema/skeleton/skeleton.h"
 #include "two_bone_reference.h"
@@ -545,6 +546,41 @@ TEST(TwoBone, EveryNonFiniteInputIsInvalid) {
   in.pole = {std::numeric_limits<double>::max(), 0, 0};
   in.weight = -std::numeric_limits<double>::max();
   EXPECT_NE(solve_two_bone(in).status, TwoBoneStatus::kInvalidInput);
+}
+
+// The solve's inline acos for mid_bend (src/ik/bend_acos.h) is within 1.5 ulp of the exact
+// value; std::acos is within 1 ulp, so the two differ by at most 3 ulp of the result: uniform
+// arguments, arguments within 1e-6 of ±1 (where acos is small or near π) and of the ±1/2 branch
+// points, and the ends exactly.
+TEST(TwoBone, InlineAcosAgreesWithStdAcos) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0), near(0.0, 1e-6);
+  std::vector<double> args{-1.0,
+                           -0.5,
+                           0.0,
+                           0.5,
+                           1.0,
+                           std::nextafter(0.5, 1.0),
+                           std::nextafter(1.0, 0.0),
+                           std::nextafter(-1.0, 0.0)};
+  for (int i = 0; i < 200000; ++i) args.push_back(uniform(rng));
+  for (int i = 0; i < 20000; ++i) {
+    args.push_back(1.0 - near(rng));
+    args.push_back(-1.0 + near(rng));
+    args.push_back(0.5 + near(rng) - 0.5e-6);
+    args.push_back(-0.5 + near(rng) - 0.5e-6);
+  }
+  double worst = 0;
+  for (const double c : args) {
+    const double exact = std::acos(c);
+    const double ulp = std::nextafter(exact, 4.0) - exact;
+    const double err = std::abs(ik_detail::bend_acos(c) - exact) / ulp;
+    worst = std::max(worst, err);
+    ASSERT_LE(err, 3.0) << c;
+  }
+  EXPECT_EQ(ik_detail::bend_acos(1.0), 0.0);
+  EXPECT_EQ(ik_detail::bend_acos(-1.0), kPi);
+  EXPECT_LT(worst, 3.0);
 }
 
 // The AVX2 copies of solve_two_bone and apply_two_bone give the same bits as the baseline ones.
