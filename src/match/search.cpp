@@ -3,7 +3,13 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <new>
 #include <string>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "kinema/core/cpu_features.h"
 #include "kinema/core/error.h"
@@ -12,6 +18,53 @@
 #include "search_walk.h"
 
 namespace kinema::match {
+
+namespace search_detail {
+
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+size_t huge_rounded(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
+}  // namespace
+
+void* allocate_large(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kLargeArrayBytes && bytes <= SIZE_MAX / 2) {
+    // Map one huge page more than needed, keep the 2 MiB-aligned part, unmap the rest.
+    const size_t len = huge_rounded(bytes);
+    void* raw =
+        mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(raw);
+    const uintptr_t aligned = (begin + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+    if (aligned > begin) munmap(raw, aligned - begin);
+    if (const size_t tail = begin + len + kHugePage - (aligned + len); tail > 0)
+      munmap(reinterpret_cast<void*>(aligned + len), tail);
+    void* p = reinterpret_cast<void*>(aligned);
+    madvise(p, len, MADV_HUGEPAGE);  // advice only: without THP, plain pages
+    return p;
+  }
+#endif
+  return ::operator new(bytes);
+}
+
+size_t large_array_footprint(size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kLargeArrayBytes && bytes <= SIZE_MAX / 2) return huge_rounded(bytes);
+#endif
+  return bytes;
+}
+
+void deallocate_large(void* p, size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kLargeArrayBytes && bytes <= SIZE_MAX / 2) {
+    munmap(p, huge_rounded(bytes));
+    return;
+  }
+#endif
+  ::operator delete(p);
+}
+
+}  // namespace search_detail
 
 namespace detail {
 
@@ -69,8 +122,9 @@ bool query_ok(std::span<const float> query, size_t dims) {
 }
 
 void fill_blocks(const FeatureMatrix& m, std::span<const uint32_t> order, size_t& blocks,
-                 std::vector<float>& values, std::vector<uint32_t>& frame,
-                 std::vector<uint64_t>& tags, std::vector<uint64_t>& block_tags) {
+                 std::vector<float, search_detail::LargeArrayAllocator<float>>& values,
+                 std::vector<uint32_t>& frame, std::vector<uint64_t>& tags,
+                 std::vector<uint64_t>& block_tags) {
   const size_t dims = m.dims;
   blocks = (order.size() + kLanes - 1) / kLanes;
   // Padding lanes hold +inf features and no frame; no lane mask lets them through.
@@ -116,8 +170,9 @@ SearchResult BruteForceSearch::search(std::span<const float> query, const Search
 }
 
 size_t BruteForceSearch::memory_bytes() const {
-  return values_.capacity() * sizeof(float) + frame_.capacity() * sizeof(uint32_t) +
-         tags_.capacity() * sizeof(uint64_t) + block_tags_.capacity() * sizeof(uint64_t);
+  return search_detail::large_array_footprint(values_.capacity() * sizeof(float)) +
+         frame_.capacity() * sizeof(uint32_t) + tags_.capacity() * sizeof(uint64_t) +
+         block_tags_.capacity() * sizeof(uint64_t);
 }
 
 }  // namespace kinema::match

@@ -35,8 +35,9 @@ bool query_ok(std::span<const float> query, size_t dims);
 /// Lays the frames `order` out in blocks of 8 lanes, dimension-major inside a block; padding
 /// lanes get frame UINT32_MAX and +inf features. block_tags: OR and AND of each block's tags.
 void fill_blocks(const FeatureMatrix& m, std::span<const uint32_t> order, size_t& blocks,
-                 std::vector<float>& values, std::vector<uint32_t>& frame,
-                 std::vector<uint64_t>& tags, std::vector<uint64_t>& block_tags);
+                 std::vector<float, search_detail::LargeArrayAllocator<float>>& values,
+                 std::vector<uint32_t>& frame, std::vector<uint64_t>& tags,
+                 std::vector<uint64_t>& block_tags);
 
 /// How a filter applies to a database: use_tags is false when every frame passes.
 struct FilterPlan {

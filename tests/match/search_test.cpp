@@ -717,5 +717,31 @@ TEST(MatchSearch, MemoryIsReported) {
   EXPECT_GT(tree.nodes(), 0u);
 }
 
+// A block store of 2 MiB or more has its own mapping, 2 MiB aligned (search_detail::
+// allocate_large, for huge pages): copies, moves and searches work as with the small ones, and
+// the reported memory holds the rounding.
+TEST(MatchSearch, LargeBlockStoresSearchCopyAndMove) {
+  const FeatureMatrix m = motion_like(20000, 27, 19);
+  const size_t block_bytes = (m.frames() + 7) / 8 * 8 * m.dims * sizeof(float);
+  ASSERT_GE(block_bytes, search_detail::kLargeArrayBytes);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  EXPECT_GE(brute.memory_bytes(), block_bytes);
+  EXPECT_EQ(search_detail::large_array_footprint(block_bytes) % (size_t{2} << 20), 0u);
+  BruteForceSearch brute_copy = brute;
+  BoundedTreeSearch tree_copy = tree;
+  const BoundedTreeSearch tree_moved = std::move(tree_copy);
+  std::mt19937 rng(20);
+  for (int t = 0; t < 300; ++t) {
+    const std::vector<float> q = t % 2 ? random_query(m.dims, rng) : noisy_frame(m, rng, 0.1f);
+    const SearchResult r = brute.search(q);
+    ASSERT_TRUE(same(r, brute_copy.search(q))) << t;
+    ASSERT_TRUE(same(r, tree.search(q))) << t;
+    ASSERT_TRUE(same(r, tree_moved.search(q))) << t;
+  }
+  brute_copy = BruteForceSearch(motion_like(100, 27, 21));  // a large store freed, a small one
+  EXPECT_TRUE(brute_copy.search(noisy_frame(m, rng, 0.1f)).found());
+}
+
 }  // namespace
 }  // namespace kinema::match

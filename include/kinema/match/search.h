@@ -82,6 +82,30 @@ struct SearchStats {
 
 /// The baseline: every allowed frame's cost, minimum taken. Frames are stored in blocks of 8
 /// (one lane per frame, dimension-major) so the cost kernel runs 8 frames at a time.
+namespace search_detail {
+/// Internal (src/match/search.cpp): memory for the searches' feature blocks. An array of
+/// kLargeArrayBytes or more gets its own mapping on Linux, 2 MiB aligned and rounded up to
+/// 2 MiB, with madvise(MADV_HUGEPAGE), so that where transparent huge pages are enabled ("always"
+/// or "madvise") it is backed by 2 MiB pages: a search's scattered reads of a database larger
+/// than the cache then miss the TLB far less (measured at 54k frames: the tree search 10-15 %
+/// faster). Smaller arrays, and other systems, use operator new.
+constexpr size_t kLargeArrayBytes = size_t{2} << 20;
+void* allocate_large(size_t bytes);
+void deallocate_large(void* p, size_t bytes) noexcept;
+/// The bytes an allocate_large(bytes) holds (the rounding up to 2 MiB included).
+size_t large_array_footprint(size_t bytes);
+template <class T>
+struct LargeArrayAllocator {
+  using value_type = T;
+  LargeArrayAllocator() = default;
+  template <class U>
+  LargeArrayAllocator(const LargeArrayAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_large(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { deallocate_large(p, n * sizeof(T)); }
+  friend bool operator==(const LargeArrayAllocator&, const LargeArrayAllocator&) { return true; }
+};
+}  // namespace search_detail
+
 class BruteForceSearch {
  public:
   BruteForceSearch() = default;
@@ -108,7 +132,8 @@ class BruteForceSearch {
   SearchResult search_with(std::span<const float> query, const SearchFilter& filter,
                            SearchStats* stats) const noexcept;
   size_t dims_ = 0, frames_ = 0, blocks_ = 0;
-  std::vector<float> values_;         // blocks × dims × 8: [block][dim][lane]
+  // blocks × dims × 8: [block][dim][lane]
+  std::vector<float, search_detail::LargeArrayAllocator<float>> values_;
   std::vector<uint32_t> frame_;       // blocks × 8, UINT32_MAX in padding lanes
   std::vector<uint64_t> tags_;        // blocks × 8
   std::vector<uint64_t> block_tags_;  // blocks × 2: OR and AND of the block's frames' tags
