@@ -80,8 +80,6 @@ struct SearchStats {
   uint32_t nodes_visited = 0;   ///< tree nodes whose 8 child boxes were tested (0 for brute force)
 };
 
-/// The baseline: every allowed frame's cost, minimum taken. Frames are stored in blocks of 8
-/// (one lane per frame, dimension-major) so the cost kernel runs 8 frames at a time.
 namespace search_detail {
 /// Internal (src/match/search.cpp): memory for the searches' feature blocks. An array of
 /// kLargeArrayBytes or more gets its own mapping on Linux, 2 MiB aligned and rounded up to
@@ -106,6 +104,8 @@ struct LargeArrayAllocator {
 };
 }  // namespace search_detail
 
+/// The baseline: every allowed frame's cost, minimum taken. Frames are stored in blocks of 8
+/// (one lane per frame, dimension-major) so the cost kernel runs 8 frames at a time.
 class BruteForceSearch {
  public:
   BruteForceSearch() = default;
