@@ -1,13 +1,18 @@
 // tools/kinema/match_summary.cpp — the summaries of a motion-matching database and of a learned
-// model that `kinema match` and `kinema info` print (tools/kinema/match_summary.h).
+// model that `kinema match` and `kinema info` print (tools/kinema/match_summary.h), and the
+// reports of `kinema match build`, `learn`, `run` and `evaluate` (declared in cli.h and
+// match_summary.h).
 #include "match_summary.h"
 
+#include <numbers>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "kinema/pipeline/match.h"
+#include "skate_report.h"
 
 namespace kinema::cli {
 
@@ -160,6 +165,132 @@ void print_match_evaluate(const pipeline::MatchEvaluateRequest& q,
         << format_number(r.cost_excess_p90, 3) << " (exact best cost p50 "
         << format_number(r.exact_cost_p50, 3) << ")\n";
   }
+}
+
+void print_match_build(const pipeline::MatchBuildRequest& request,
+                       const pipeline::MatchBuildResult& result, bool json, std::ostream& out) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["out"] = request.out;
+    j["clips"] = result.clip_count;
+    j.update(database_json(result.database, result.file_bytes));
+    out << j.dump(2) << '\n';
+    return;
+  }
+  out << "kinema match build: " << result.clip_count << " clips from " << result.input_count
+      << " files → " << request.out << "\n";
+  print_database(result.database, result.file_bytes, false, out);
+}
+
+void print_match_learn(const pipeline::MatchLearnRequest& request,
+                       const pipeline::MatchLearnResult& result, bool json, std::ostream& out) {
+  static constexpr const char* kNetworks[] = {"decompressor", "stepper", "projector"};
+  const match::LearnedModel& m = result.model;
+  const auto final_loss = [&](int i) {
+    for (const match::LossCurve& c : result.report.curves)
+      if (c.network == kNetworks[i] && !c.losses.empty()) return c.losses.back();
+    return 0.0;
+  };
+  if (json) {
+    nlohmann::ordered_json j;
+    j["out"] = request.out;
+    j["plot"] = result.plot;
+    j["database_frames"] = result.frames;
+    j["database_bytes"] = result.database_bytes;
+    j["model_bytes"] = m.model_bytes();
+    j["file_bytes"] = result.file_bytes;
+    j["features"] = m.dims();
+    j["latent"] = m.latent_dims;
+    j["joints"] = m.skeleton.joint_count();
+    nlohmann::ordered_json networks = nlohmann::ordered_json::array();
+    const match::Mlp* mlps[] = {&m.decompressor, &m.stepper, &m.projector};
+    for (int i = 0; i < 3; ++i)
+      networks.push_back({{"name", kNetworks[i]},
+                          {"parameters", mlps[i]->parameter_count()},
+                          {"iterations", result.report.iterations[i]},
+                          {"seconds", result.report.seconds[i]},
+                          {"final_loss", final_loss(i)}});
+    j["networks"] = std::move(networks);
+    out << j.dump(2) << '\n';
+    return;
+  }
+  out << "kinema match learn: " << request.database << " → " << request.out << "\n"
+      << "  database " << result.frames << " frames, " << format_bytes(result.database_bytes)
+      << "; model " << format_bytes(m.model_bytes()) << " (file " << format_bytes(result.file_bytes)
+      << "), " << m.dims() << " features + " << m.latent_dims << " latent, "
+      << m.skeleton.joint_count() << " joints\n";
+  const match::Mlp* mlps[] = {&m.decompressor, &m.stepper, &m.projector};
+  for (int i = 0; i < 3; ++i)
+    out << "  " << kNetworks[i] << ": " << mlps[i]->parameter_count() << " parameters, "
+        << result.report.iterations[i] << " iterations in "
+        << format_number(result.report.seconds[i], 1) << " s, final loss "
+        << format_number(final_loss(i), 4) << "\n";
+  out << "  loss curves → " << result.plot << "\n";
+}
+
+namespace {
+
+nlohmann::ordered_json run_json(const match::PathRun& r,
+                                const std::optional<HumanoidFootSkate>& skate) {
+  nlohmann::ordered_json j;
+  j["frames"] = r.frames;
+  j["searches"] = r.searches;
+  j["transitions"] = r.transitions;
+  j["foot_skate"] = skate_json(skate);
+  j["trajectory_error_mean_m"] = r.trajectory_error_mean;
+  j["trajectory_error_max_m"] = r.trajectory_error_max;
+  j["speed_error_mean_m_per_s"] = r.speed_error_mean;
+  return j;
+}
+
+void print_run_lines(const match::PathRun& r, const std::optional<HumanoidFootSkate>& skate,
+                     double fps, const std::string& indent, std::ostream& out) {
+  out << indent << "frames " << r.frames << " at " << format_number(fps) << " fps, " << r.searches
+      << " searches, " << r.transitions << " transitions\n"
+      << indent << (skate ? skate_text(*skate) : "foot skate: no humanoid feet") << "\n"
+      << indent << "trajectory error " << format_number(r.trajectory_error_mean, 3) << " m mean, "
+      << format_number(r.trajectory_error_max, 3) << " m max (against the stick's path)\n";
+}
+
+}  // namespace
+
+void print_match_run(const pipeline::MatchRunRequest& request,
+                     const pipeline::MatchRunResult& result, bool json, std::ostream& out) {
+  const match::PathRun& r = result.run;
+  if (json) {
+    nlohmann::ordered_json j;
+    j["out"] = request.out;
+    j["backend"] = result.learned ? "learned" : "database";
+    j["fps"] = result.fps;
+    j.update(run_json(r, result.foot_skate));
+    if (result.comparison) {
+      const pipeline::MatchComparison& c = *result.comparison;
+      nlohmann::ordered_json e = run_json(c.exact, c.foot_skate);
+      e["database"] = request.compare;
+      j["exact"] = std::move(e);
+      j["root_distance_mean_m"] = c.root_distance_mean;
+      j["root_distance_max_m"] = c.root_distance_max;
+      j["pose_distance_mean_cm"] = c.pose_distance_mean_cm;
+      j["pose_distance_max_cm"] = c.pose_distance_max_cm;
+    }
+    out << j.dump(2) << '\n';
+    return;
+  }
+  out << "kinema match run: " << request.database << (result.learned ? " (learned)" : "")
+      << " along " << request.path << " → " << request.out << "\n";
+  if (!result.comparison) {
+    print_run_lines(r, result.foot_skate, result.fps, "  ", out);
+    return;
+  }
+  const pipeline::MatchComparison& c = *result.comparison;
+  out << "  learned (" << request.database << "):\n";
+  print_run_lines(r, result.foot_skate, result.fps, "    ", out);
+  out << "  exact search (" << request.compare << "):\n";
+  print_run_lines(c.exact, c.foot_skate, result.fps, "    ", out);
+  out << "  learned vs exact: roots " << format_number(c.root_distance_mean, 3) << " m apart mean, "
+      << format_number(c.root_distance_max, 3) << " m max; poses "
+      << format_number(c.pose_distance_mean_cm, 2) << " cm apart mean, "
+      << format_number(c.pose_distance_max_cm, 2) << " cm max (joints in the hips' frame)\n";
 }
 
 }  // namespace kinema::cli
