@@ -15,6 +15,9 @@
 //                          transpose back: what ozz's two-bone sample does), in the five-joint
 //                          skeleton root → pelvis → hip → knee → ankle of kinema's SolveApply, the
 //                          locals reset from the animated pose first.
+//   Ozz/TwoBone/FkRunApply RunApply from local transforms only, as kinema's apply_two_bone starts:
+//                          LocalToModelJob over that skeleton gives the job its three model
+//                          matrices first (the caller's FK), then the same steps.
 // Before timing, every target is solved once by both libraries and the knee and ankle positions
 // compared: counter max_diff_m is the largest distance between ozz's and kinema's (ozz works in
 // float, kinema in double); above 1 mm the benchmark reports an error instead of a time.
@@ -22,11 +25,17 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "ik_problems.h"
 #include "kinema/ik/two_bone.h"
+#include "ozz/animation/offline/raw_skeleton.h"
+#include "ozz/animation/offline/skeleton_builder.h"
 #include "ozz/animation/runtime/ik_two_bone_job.h"
+#include "ozz/animation/runtime/local_to_model_job.h"
+#include "ozz/animation/runtime/skeleton.h"
 #include "ozz/base/maths/simd_math.h"
 #include "ozz/base/maths/simd_quaternion.h"
 #include "ozz/base/maths/soa_transform.h"
@@ -190,5 +199,79 @@ void Ozz_TwoBone_RunApply(benchmark::State& state) {
   }
 }
 BENCHMARK(Ozz_TwoBone_RunApply)->Name("Ozz/TwoBone/RunApply");
+
+// The same leg given as kinema's apply_two_bone is, by its local transforms only: ozz's caller
+// first runs LocalToModelJob over the five-joint skeleton for the three model matrices the job
+// reads, then RunApply's steps. (The FK that places the corrected leg afterwards is left out of
+// both sides: each library's user runs it once the locals are written.)
+void Ozz_TwoBone_FkRunApply(benchmark::State& state) {
+  const OzzLeg& l = leg();
+  if (!checked(state, l)) return;
+  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
+  const auto f = [](double v) { return static_cast<float>(v); };
+  namespace offline = ozz::animation::offline;
+  offline::RawSkeleton raw;
+  const Vec3 offsets[5] = {{}, pelvis, kHip - pelvis, kKnee - kHip, kAnkle - kKnee};
+  raw.roots.resize(1);
+  offline::RawSkeleton::Joint* joint = &raw.roots[0];
+  for (int j = 0; j < 5; ++j) {
+    joint->name = "joint" + std::to_string(j);
+    joint->transform = ozz::math::Transform::identity();
+    joint->transform.translation = {f(offsets[j].x), f(offsets[j].y), f(offsets[j].z)};
+    if (j < 4) {
+      joint->children.resize(1);
+      joint = &joint->children[0];
+    }
+  }
+  const ozz::unique_ptr<ozz::animation::Skeleton> skeleton = offline::SkeletonBuilder()(raw);
+  if (!skeleton || skeleton->num_joints() != 5) {
+    state.SkipWithError("SkeletonBuilder failed on the five-joint leg");
+    return;
+  }
+  om::SoaTransform locals[2];
+  const ozz::span<const om::SoaTransform> animated = skeleton->joint_rest_poses();
+  om::Float4x4 models[5];
+  ozz::animation::LocalToModelJob fk;
+  fk.skeleton = skeleton.get();
+  fk.input = ozz::make_span(locals);
+  fk.output = ozz::make_span(models);
+  om::SimdQuaternion start_correction, mid_correction;
+  bool reached = false;
+  ozz::animation::IKTwoBoneJob job = l.make_job();
+  job.start_joint = &models[2];
+  job.mid_joint = &models[3];
+  job.end_joint = &models[4];
+  job.start_joint_correction = &start_correction;
+  job.mid_joint_correction = &mid_correction;
+  job.reached = &reached;
+  // The FK must give the matrices the other rows are handed (within float rounding).
+  std::copy(animated.begin(), animated.end(), locals);
+  if (!fk.Run()) {
+    state.SkipWithError("LocalToModelJob failed");
+    return;
+  }
+  const om::Float4x4* expected[3] = {&l.hip, &l.knee, &l.ankle};
+  for (int j = 0; j < 3; ++j) {
+    float got[4], want[4];
+    om::StorePtrU(models[2 + j].cols[3], got);
+    om::StorePtrU(expected[j]->cols[3], want);
+    for (int c = 0; c < 3; ++c)
+      if (std::abs(got[c] - want[c]) > 1e-6f) {
+        state.SkipWithError("the leg's FK does not reproduce the job's model matrices");
+        return;
+      }
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    std::copy(animated.begin(), animated.end(), locals);
+    benchmark::DoNotOptimize(fk.Run());
+    job.target = l.targets[i++ & (kTargets - 1)];
+    benchmark::DoNotOptimize(job.Run());
+    multiply_local_rotation(2, start_correction, locals);
+    multiply_local_rotation(3, mid_correction, locals);
+    benchmark::DoNotOptimize(locals);
+  }
+}
+BENCHMARK(Ozz_TwoBone_FkRunApply)->Name("Ozz/TwoBone/FkRunApply");
 
 }  // namespace

@@ -83,6 +83,23 @@ def test_summary_pairs_rows_with_their_peer_and_gives_throughput_ratios(tmp_path
     assert 'skipped: Ozz/Graph/Locomotion' in text
 
 
+def test_summary_sets_two_bone_apply_beside_ozz_with_and_without_its_fk(tmp_path, capsys):
+    (tmp_path / 'ik.json').write_text(json.dumps(bench_json({
+        'TwoBone/SolveApply': [150],
+        'Ozz/TwoBone/RunApply': [150],    # the model matrices handed to the job: 1.00x
+        'Ozz/TwoBone/FkRunApply': [225],  # from local transforms, as apply_two_bone: 1.50x
+        'TwoBone/SolveCorrect': [120],    # paired with RunApply only
+    })))
+    summarize.main(tmp_path)
+    lines = capsys.readouterr().out.splitlines()
+    apply_rows = [l for l in lines if l.startswith('| TwoBone/SolveApply')]
+    assert len(apply_rows) == 2
+    assert any('Ozz/TwoBone/RunApply' in l and '**1.00×**' in l for l in apply_rows)
+    assert any('ozz with its FK' in l and '**1.50×**' in l for l in apply_rows)
+    correct_rows = [l for l in lines if l.startswith('| TwoBone/SolveCorrect')]
+    assert len(correct_rows) == 1 and '**1.25×**' in correct_rows[0]
+
+
 def test_summary_reports_errors_and_reads_real_time_rows(tmp_path, capsys):
     data = bench_json({'LBS/arnaud/P/SkinMeshStored/real_time': [1500],
                        'Ozz/LBS/arnaud/P/SkinningJob/real_time': [3000]})
