@@ -259,11 +259,10 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
     builder.max_depth = 1;
   }
   depth_ = builder.max_depth;
-  lo16_.resize(lo_.size());
-  hi16_.resize(hi_.size());
+  box16_.resize(lo_.size() * 2);
   for (size_t i = 0; i < lo_.size(); ++i) {
-    lo16_[i] = half_round(lo_[i], false);
-    hi16_[i] = half_round(hi_[i], true);
+    box16_[i] = half_round(lo_[i], false);
+    box16_[lo_.size() + i] = half_round(hi_[i], true);
   }
   child_mask_.assign(child_.size() / kLanes, 0);
   block_mask_.assign(child_.size() / kLanes, 0);
@@ -293,7 +292,7 @@ SearchResult BoundedTreeSearch::search(std::span<const float> query, const Searc
 
 size_t BoundedTreeSearch::memory_bytes() const {
   return blocks_.memory_bytes() + lo_.capacity() * sizeof(float) + hi_.capacity() * sizeof(float) +
-         (lo16_.capacity() + hi16_.capacity()) * sizeof(uint16_t) +
+         search_detail::large_array_footprint(box16_.capacity() * sizeof(uint16_t)) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
          scan_nodes_.capacity() * sizeof(uint32_t) +

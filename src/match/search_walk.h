@@ -73,8 +73,10 @@ struct BoundedTreeSearch::Walk {
   const FilterPlan plan;
   const float* q;
   const size_t dims;
-  const size_t early;  // dimensions before a block's early-out test
-  const size_t k;      // the boxes' principal coordinates
+  const size_t early;          // dimensions before a block's early-out test
+  const size_t k;              // the boxes' principal coordinates
+  const uint16_t* const lo16;  // the half-float boxes (BoundedTreeSearch::box16_)
+  const uint16_t* const hi16;
   // The query in the boxes' principal coordinates, and the threshold above which a box bound
   // proves every frame in the box strictly worse than the best (search_pca.cpp): prune_threshold
   // of the best cost, updated when the best changes.
@@ -93,6 +95,8 @@ struct BoundedTreeSearch::Walk {
         dims(t.blocks_.dims_),
         early(std::min(dims, kEarlyDims)),
         k(t.pca_.coords()),
+        lo16(t.box16_.data()),
+        hi16(t.box16_.data() + t.lo_.size()),
         delta(project_query_with(t.pca_, query, qp)) {}
 
   KINEMA_MATCH_INLINE void update_threshold() {
@@ -134,8 +138,7 @@ struct BoundedTreeSearch::Walk {
   KINEMA_MATCH_INLINE unsigned node_bounds(size_t node, float* out) const {
     Acc acc;
     if constexpr (kIsa == 1) {
-      add_bounds_half(tree.lo16_.data() + node * k * kLanes, tree.hi16_.data() + node * k * kLanes,
-                      qp, 0, k, acc);
+      add_bounds_half(lo16 + node * k * kLanes, hi16 + node * k * kLanes, qp, 0, k, acc);
     } else {
       add_bounds(tree.lo_.data() + node * k * kLanes, tree.hi_.data() + node * k * kLanes, qp, 0, k,
                  acc);

@@ -743,5 +743,25 @@ TEST(MatchSearch, LargeBlockStoresSearchCopyAndMove) {
   EXPECT_TRUE(brute_copy.search(noisy_frame(m, rng, 0.1f)).found());
 }
 
+// The tree's half-float boxes use the same allocator with 16-bit elements: an array of 2 MiB or
+// more is mapped (2 MiB rounding), copies keep the values, a small one uses operator new.
+TEST(MatchSearch, LargeHalfArraysCopy) {
+  using HalfVector = std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>>;
+  HalfVector big(search_detail::kLargeArrayBytes / sizeof(uint16_t) + 1, 7);
+  big.back() = 9;
+#if defined(__linux__)
+  EXPECT_EQ(search_detail::large_array_footprint(big.size() * sizeof(uint16_t)), size_t{4} << 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (size_t{2} << 20), 0u);
+#endif
+  const HalfVector copy = big;
+  EXPECT_EQ(copy.front(), 7);
+  EXPECT_EQ(copy.back(), 9);
+  HalfVector moved = std::move(big);
+  EXPECT_EQ(moved.back(), 9);
+  moved = HalfVector(1000, 3);  // a mapped array freed, a small one
+  EXPECT_EQ(search_detail::large_array_footprint(1000 * sizeof(uint16_t)), 2000u);
+  EXPECT_EQ(moved[999], 3);
+}
+
 }  // namespace
 }  // namespace kinema::match

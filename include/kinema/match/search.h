@@ -210,8 +210,10 @@ class BoundedTreeSearch {
   // unused slots = INT32_MIN; OR and AND of each child's tags.
   std::vector<float> lo_, hi_;
   // The same boxes as IEEE half floats, lo rounded down and hi up (so each holds its float box):
-  // half the bytes a node test reads, for the AVX2 + F16C loops.
-  std::vector<uint16_t> lo16_, hi16_;
+  // half the bytes a node test reads, for the AVX2 + F16C loops. One array, the lo boxes then the
+  // hi ones (from lo_.size() on), so that from 2 MiB (about 140k frames) it is one mapping on
+  // huge pages like the block store.
+  std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> box16_;
   std::vector<int32_t> child_;
   std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
