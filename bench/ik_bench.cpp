@@ -3,7 +3,9 @@
 // TwoBone/: kinema's solve_two_bone on a leg (bench/ik_problems.h), cycling through 1024 seeded
 // targets of which 10 % are beyond reach; SolveApply adds apply_two_bone to the local transforms
 // of a five-joint skeleton root → pelvis → hip → knee → ankle (reset from the animated pose
-// first, as a new frame would). When CMake is
+// first, as a new frame would); FkSolveApply starts from the local transforms alone
+// (local_to_model for the solve's positions, then the same) and LocalSolveApply does that with
+// solve_two_bone_local (FK along the chain's ancestors only). When CMake is
 // given -DKINEMA_OZZ_ROOT, bench/peers/ozz_ik_peer.cpp adds ozz-animation's IKTwoBoneJob on the
 // same leg and targets (Ozz/TwoBone/...) to this program.
 //
@@ -22,6 +24,7 @@
 #include "kinema/ik/jacobian.h"
 #include "kinema/ik/two_bone.h"
 #include "kinema/math/transform.h"
+#include "kinema/skeleton/skeleton.h"
 
 namespace {
 
@@ -80,6 +83,69 @@ void TwoBone_SolveApply(benchmark::State& state) {
   }
 }
 BENCHMARK(TwoBone_SolveApply)->Name("TwoBone/SolveApply");
+
+// From local transforms alone, both sides doing their FK (the peer of Ozz/TwoBone/FkRunApply):
+// local_to_model over the five joints gives the solve its hip, knee and ankle, then SolveApply's
+// steps. SolveApply above is handed those three positions, as ozz's RunApply is its matrices.
+void TwoBone_FkSolveApply(benchmark::State& state) {
+  const std::vector<LegTarget>& targets = leg();
+  TwoBoneInput in = leg_input();
+  const std::array<int, 5> parents{-1, 0, 1, 2, 3};
+  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
+  const std::array<Transform, 5> animated{Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
+                                          Transform{pelvis, Quat::identity(), {1, 1, 1}},
+                                          Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
+                                          Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
+                                          Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  std::array<Transform, 5> local;
+  std::array<Mat4, 5> model;
+  const auto position = [&](int j) { return model[static_cast<size_t>(j)].transform_point({}); };
+  // The FK must give the positions SolveApply is handed.
+  local_to_model(parents, animated, model);
+  if (distance(position(2), kHip) > 1e-12 || distance(position(3), kKnee) > 1e-12 ||
+      distance(position(4), kAnkle) > 1e-12) {
+    state.SkipWithError("the leg's FK does not reproduce the solve's positions");
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    local = animated;
+    local_to_model(parents, local, model);
+    in.root = position(2);
+    in.mid = position(3);
+    in.end = position(4);
+    in.pole = in.root + kPoleDirection;
+    in.target = targets[i++ & (kTargets - 1)].target;
+    const TwoBoneResult r = solve_two_bone(in);
+    apply_two_bone(r, parents, 2, 3, 4, local);
+    benchmark::DoNotOptimize(local);
+  }
+}
+BENCHMARK(TwoBone_FkSolveApply)->Name("TwoBone/FkSolveApply");
+
+// The same from local transforms, by solve_two_bone_local: FK along the chain's ancestors only.
+void TwoBone_LocalSolveApply(benchmark::State& state) {
+  const std::vector<LegTarget>& targets = leg();
+  TwoBoneInput in = leg_input();
+  const std::array<int, 5> parents{-1, 0, 1, 2, 3};
+  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
+  const std::array<Transform, 5> animated{Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
+                                          Transform{pelvis, Quat::identity(), {1, 1, 1}},
+                                          Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
+                                          Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
+                                          Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  std::array<Transform, 5> local;
+  in.pole = kHip + kPoleDirection;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    local = animated;
+    in.target = targets[i++ & (kTargets - 1)].target;
+    const TwoBoneResult r = solve_two_bone_local(in, parents, 2, 3, 4, local);
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(local);
+  }
+}
+BENCHMARK(TwoBone_LocalSolveApply)->Name("TwoBone/LocalSolveApply");
 
 // What ozz's IKTwoBoneJob user does: the joints' model rotations come from the FK the caller
 // already ran; the solve's local corrections are multiplied into the local rotations.

@@ -23,8 +23,8 @@ PAIRS = {
              (r'^Kinema/(?!SamplingCompact/)(.*)$', r'Ozz/\1', 'ozz')],
     'ik': [(r'^TwoBone/Solve$', 'Ozz/TwoBone/Run', 'ozz'),
            (r'^TwoBone/Solve(Correct|Apply)$', 'Ozz/TwoBone/RunApply', 'ozz'),
-           # apply_two_bone starts from local transforms; so does ozz once its caller's FK runs.
-           (r'^TwoBone/SolveApply$', 'Ozz/TwoBone/FkRunApply', 'ozz with its FK')],
+           # From local transforms alone: each side runs its FK first.
+           (r'^TwoBone/(Fk|Local)SolveApply$', 'Ozz/TwoBone/FkRunApply', 'ozz with its FK')],
     'skin': [(r'^LBS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
               r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS'),
              (r'^DQS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',

@@ -83,21 +83,28 @@ def test_summary_pairs_rows_with_their_peer_and_gives_throughput_ratios(tmp_path
     assert 'skipped: Ozz/Graph/Locomotion' in text
 
 
-def test_summary_sets_two_bone_apply_beside_ozz_with_and_without_its_fk(tmp_path, capsys):
+def test_summary_sets_two_bone_rows_beside_ozz_with_and_without_its_fk(tmp_path, capsys):
     (tmp_path / 'ik.json').write_text(json.dumps(bench_json({
-        'TwoBone/SolveApply': [150],
-        'Ozz/TwoBone/RunApply': [150],    # the model matrices handed to the job: 1.00x
-        'Ozz/TwoBone/FkRunApply': [225],  # from local transforms, as apply_two_bone: 1.50x
-        'TwoBone/SolveCorrect': [120],    # paired with RunApply only
+        'TwoBone/SolveApply': [150],       # positions handed in: beside RunApply only
+        'Ozz/TwoBone/RunApply': [150],     # the model matrices handed to the job: 1.00x
+        'TwoBone/LocalSolveApply': [200],  # from local transforms: beside FkRunApply, 1.10x
+        'TwoBone/FkSolveApply': [250],     # the same by local_to_model: 0.88x
+        'Ozz/TwoBone/FkRunApply': [220],
+        'TwoBone/SolveCorrect': [120],     # paired with RunApply: 1.25x
     })))
     summarize.main(tmp_path)
     lines = capsys.readouterr().out.splitlines()
-    apply_rows = [l for l in lines if l.startswith('| TwoBone/SolveApply')]
-    assert len(apply_rows) == 2
-    assert any('Ozz/TwoBone/RunApply' in l and '**1.00×**' in l for l in apply_rows)
-    assert any('ozz with its FK' in l and '**1.50×**' in l for l in apply_rows)
-    correct_rows = [l for l in lines if l.startswith('| TwoBone/SolveCorrect')]
-    assert len(correct_rows) == 1 and '**1.25×**' in correct_rows[0]
+
+    def rows(name):
+        return [l for l in lines if l.startswith((f'| {name} ', f'| {name},'))]
+    assert len(rows('TwoBone/SolveApply')) == 1
+    assert 'Ozz/TwoBone/RunApply' in rows('TwoBone/SolveApply')[0]
+    assert '**1.00×**' in rows('TwoBone/SolveApply')[0]
+    assert len(rows('TwoBone/LocalSolveApply')) == 1
+    assert 'ozz with its FK' in rows('TwoBone/LocalSolveApply')[0]
+    assert '**1.10×**' in rows('TwoBone/LocalSolveApply')[0]
+    assert '**0.88×**' in rows('TwoBone/FkSolveApply')[0]
+    assert '**1.25×**' in rows('TwoBone/SolveCorrect')[0]
 
 
 def test_summary_reports_errors_and_reads_real_time_rows(tmp_path, capsys):

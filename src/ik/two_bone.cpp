@@ -558,6 +558,55 @@ KINEMA_TWO_BONE_INLINE bool apply(const TwoBoneResult& result, std::span<const i
   }
   return true;
 }
+// solve_two_bone_local's FK: the model positions of root, mid and end (and the end's model
+// rotation when it is matched) into `chain`, from `local` along the end's ancestors. False when
+// the indices or spans are invalid, mid and root are not ancestors of end in that order, the
+// parents are not parents-first on the way, a scale on the way is not uniform, or the chain is
+// deeper than 64 joints.
+KINEMA_TWO_BONE_INLINE bool chain_fk(std::span<const int> parents, std::span<const Transform> local,
+                                     int root, int mid, int end, TwoBoneInput& chain) {
+  const int n = static_cast<int>(parents.size());
+  if (static_cast<int>(local.size()) != n || root < 0 || !(root < mid) || !(mid < end) || end >= n)
+    return false;
+  constexpr int kMaxDepth = 64;
+  int path[kMaxDepth];  // the end's ancestors, end first
+  int depth = 0, mid_at = -1, root_at = -1;
+  for (int c = end; c >= 0; c = parents[static_cast<size_t>(c)]) {
+    if (depth == kMaxDepth || parents[static_cast<size_t>(c)] >= c) return false;
+    if (c == mid) mid_at = depth;
+    if (c == root) root_at = depth;
+    path[depth++] = c;
+  }
+  if (mid_at < 0 || root_at < mid_at) return false;
+  // Top-down over uniform scales: the rotations are the only dependent chain (four-lane
+  // products, Quat's operations per lane); each position hangs off its parent's rotation
+  // (v' = v + w·t + u × t, t = 2·u × v, u = (x, y, z)).
+  const auto rotate_by = [](const QuatLanes& q, const Vec3& v) {
+    const Vec3 u{q[0], q[1], q[2]};
+    const Vec3 t = cross(u, v) * 2.0;
+    return v + t * q[3] + cross(u, t);
+  };
+  Vec3 position{0, 0, 0};
+  QuatLanes rotation{0, 0, 0, 1};
+  double scale = 1;
+  for (int k = depth - 1; k >= 0; --k) {
+    const Transform& l = local[static_cast<size_t>(path[k])];
+    if (!(l.scale.x == l.scale.y && l.scale.y == l.scale.z)) return false;
+    position = position + scale * rotate_by(rotation, l.translation);
+    if (k > 0 || chain.match_end_rotation) rotation = product(rotation, lanes(l.rotation));
+    scale *= l.scale.x;
+    if (k == root_at) chain.root = position;
+    if (k == mid_at) chain.mid = position;
+  }
+  chain.end = position;
+  if (chain.match_end_rotation) chain.end_rotation = normalize(quat(rotation));
+  return true;
+}
+bool chain_fk_portable(std::span<const int> parents, std::span<const Transform> local, int root,
+                       int mid, int end, TwoBoneInput& chain) {
+  return chain_fk(parents, local, root, mid, end, chain);
+}
+
 TwoBoneResult solve_portable(const TwoBoneInput& in) { return solve(in); }
 bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                     int end, std::span<Transform> local) {
@@ -570,8 +619,17 @@ bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, i
                                         int root, int mid, int end, std::span<Transform> local) {
   return apply(result, parents, root, mid, end, local);
 }
+[[gnu::target("avx2")]] bool chain_fk_avx2(std::span<const int> parents,
+                                           std::span<const Transform> local, int root, int mid,
+                                           int end, TwoBoneInput& chain) {
+  return chain_fk(parents, local, root, mid, end, chain);
+}
 bool cpu_has_avx2() { return cpu_features().avx2; }
 #else
+bool chain_fk_avx2(std::span<const int> parents, std::span<const Transform> local, int root,
+                   int mid, int end, TwoBoneInput& chain) {
+  return chain_fk(parents, local, root, mid, end, chain);
+}
 TwoBoneResult solve_avx2(const TwoBoneInput& in) { return solve(in); }
 bool apply_avx2(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                 int end, std::span<Transform> local) {
@@ -602,6 +660,17 @@ bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, i
                     int end, std::span<Transform> local) {
   return use_avx2() ? apply_avx2(result, parents, root, mid, end, local)
                     : apply_portable(result, parents, root, mid, end, local);
+}
+
+TwoBoneResult solve_two_bone_local(const TwoBoneInput& in, std::span<const int> parents, int root,
+                                   int mid, int end, std::span<Transform> local) {
+  TwoBoneInput chain = in;
+  const bool placed = use_avx2() ? chain_fk_avx2(parents, local, root, mid, end, chain)
+                                 : chain_fk_portable(parents, local, root, mid, end, chain);
+  if (!placed) return {};
+  const TwoBoneResult result = solve_two_bone(chain);
+  apply_two_bone(result, parents, root, mid, end, local);
+  return result;
 }
 
 bool set_two_bone_avx2(bool allowed) {

@@ -77,6 +77,8 @@ TEST(IkNoAlloc, TwoBone) {
                 in.target_rotation = Quat::from_axis_angle({1, 0, 0}, 0.3);
                 const TwoBoneResult r = solve_two_bone(in);
                 sink += apply_two_bone(r, parents, 0, 1, 2, local);
+                sink += solve_two_bone_local(in, parents, 0, 1, 2, local).status !=
+                        TwoBoneStatus::kInvalidInput;
               }
             }),
             0);

@@ -614,5 +614,160 @@ TEST(TwoBone, Avx2CopiesGiveTheSameBits) {
   if (!has_avx2) GTEST_SKIP() << "no AVX2 on this CPU: both runs used the baseline copy";
 }
 
+// A random 8-joint skeleton with the chain root 2 → mid 4 → end 6 (a twist joint between hip
+// and knee, one between knee and ankle, two joints above the root), uniform scales.
+struct RandomLimb {
+  std::vector<int> parents{-1, 0, 1, 2, 3, 4, 5, 6};
+  std::vector<Transform> local;
+  TwoBoneInput in;
+};
+
+RandomLimb random_limb(std::mt19937& rng, int k) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), s(0.5, 2.0);
+  RandomLimb limb;
+  limb.local.resize(8);
+  for (Transform& t : limb.local) {
+    t.rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+    t.translation = Vec3{u(rng), u(rng), u(rng)} * 0.4;
+    const double scale = k % 4 == 0 ? s(rng) : 1.0;
+    t.scale = {scale, scale, scale};
+  }
+  limb.in.target = Vec3{u(rng), u(rng), u(rng)};
+  limb.in.pole = Vec3{u(rng), u(rng), u(rng)} * 2.0;
+  limb.in.weight = k % 3 == 0 ? 0.6 : 1.0;
+  limb.in.soft_distance = k % 5 == 0 ? 0.05 : 0.0;
+  limb.in.match_end_rotation = k % 2 == 0;
+  limb.in.target_rotation = normalize(Quat{u(rng), u(rng), u(rng), u(rng)});
+  return limb;
+}
+
+// What a caller without the fused call does: local_to_model for the positions, the end's model
+// rotation from the local rotations, solve_two_bone, apply_two_bone.
+TwoBoneResult fk_solve_apply(const RandomLimb& limb, std::vector<Transform>& local) {
+  std::vector<Mat4> model(limb.local.size());
+  EXPECT_TRUE(local_to_model(limb.parents, local, model));
+  TwoBoneInput in = limb.in;
+  in.root = model[2].translation_part();
+  in.mid = model[4].translation_part();
+  in.end = model[6].translation_part();
+  Quat end_rotation = Quat::identity();
+  for (int j = 0; j <= 6; ++j) end_rotation = end_rotation * local[static_cast<size_t>(j)].rotation;
+  in.end_rotation = normalize(end_rotation);
+  const TwoBoneResult r = solve_two_bone(in);
+  apply_two_bone(r, limb.parents, 2, 4, 6, local);
+  return r;
+}
+
+TEST(TwoBone, SolveFromLocalTransformsMatchesFkSolveApply) {
+  std::mt19937 rng(23);
+  for (int k = 0; k < 3000; ++k) {
+    const RandomLimb limb = random_limb(rng, k);
+    std::vector<Transform> fused = limb.local, reference = limb.local;
+    const TwoBoneResult a = solve_two_bone_local(limb.in, limb.parents, 2, 4, 6, fused);
+    const TwoBoneResult b = fk_solve_apply(limb, reference);
+    ASSERT_EQ(a.status, b.status) << k;
+    ASSERT_EQ(a.pole_fallback, b.pole_fallback) << k;
+    // The two FKs round differently (quaternions and vectors against 4×4 matrices).
+    const double tolerance = 1e-9;
+    EXPECT_LT(distance(a.mid_position, b.mid_position), tolerance) << k;
+    EXPECT_LT(distance(a.end_position, b.end_position), tolerance) << k;
+    for (int j = 0; j < 8; ++j) {
+      const Quat& qa = fused[static_cast<size_t>(j)].rotation;
+      const Quat& qb = reference[static_cast<size_t>(j)].rotation;
+      EXPECT_LT(1.0 - std::abs(dot(qa, qb)), tolerance) << k << ' ' << j;
+      EXPECT_EQ(fused[static_cast<size_t>(j)].translation,
+                limb.local[static_cast<size_t>(j)].translation);
+    }
+  }
+}
+
+TEST(TwoBone, SolveFromLocalTransformsPutsTheEndOnReachableTargets) {
+  std::mt19937 rng(29);
+  int reached = 0;
+  for (int k = 0; k < 2000; ++k) {
+    RandomLimb limb = random_limb(rng, k);
+    limb.in.weight = 1;
+    limb.in.soft_distance = 0;
+    std::vector<Transform> local = limb.local;
+    const TwoBoneResult r = solve_two_bone_local(limb.in, limb.parents, 2, 4, 6, local);
+    std::vector<Mat4> before(8), after(8);
+    ASSERT_TRUE(local_to_model(limb.parents, limb.local, before));
+    ASSERT_TRUE(local_to_model(limb.parents, local, after));
+    // Bone lengths kept, the end on the target when reached.
+    EXPECT_NEAR(distance(after[2].translation_part(), after[4].translation_part()),
+                distance(before[2].translation_part(), before[4].translation_part()), 1e-9);
+    EXPECT_NEAR(distance(after[4].translation_part(), after[6].translation_part()),
+                distance(before[4].translation_part(), before[6].translation_part()), 1e-9);
+    if (r.status == TwoBoneStatus::kReached) {
+      ++reached;
+      EXPECT_LT(distance(after[6].translation_part(), limb.in.target), 1e-9) << k;
+    }
+  }
+  EXPECT_GT(reached, 200);
+}
+
+TEST(TwoBone, SolveFromLocalTransformsRefusesWhatItCannotPlace) {
+  std::mt19937 rng(31);
+  const RandomLimb limb = random_limb(rng, 1);
+  const auto refused = [&](std::vector<int> parents, std::vector<Transform> local, int root,
+                           int mid, int end) {
+    const std::vector<Transform> before = local;
+    const TwoBoneResult r = solve_two_bone_local(limb.in, parents, root, mid, end, local);
+    return r.status == TwoBoneStatus::kInvalidInput &&
+           std::memcmp(local.data(), before.data(), local.size() * sizeof(Transform)) == 0;
+  };
+  EXPECT_TRUE(refused(limb.parents, limb.local, 4, 2, 6));  // mid above root
+  EXPECT_TRUE(refused(limb.parents, limb.local, 2, 4, 8));  // end out of range
+  EXPECT_TRUE(refused(limb.parents,
+                      std::vector<Transform>(limb.local.begin(), limb.local.end() - 1), 2, 4,
+                      6));  // spans of different sizes
+  std::vector<int> side_branch = limb.parents;
+  side_branch[5] = 3;  // the end's parent chain 6 → 5 → 3 skips the mid 4
+  EXPECT_TRUE(refused(side_branch, limb.local, 2, 4, 6));
+  std::vector<int> root_aside = limb.parents;
+  root_aside[4] = 2;  // the mid hangs from 2: joint 3 is no ancestor of it
+  EXPECT_TRUE(refused(root_aside, limb.local, 3, 4, 6));
+  std::vector<int> not_parents_first = limb.parents;
+  not_parents_first[3] = 7;
+  EXPECT_TRUE(refused(not_parents_first, limb.local, 2, 4, 6));
+  std::vector<Transform> squashed = limb.local;
+  squashed[1].scale = {1, 0.5, 1};  // a non-uniform scale above the chain
+  EXPECT_TRUE(refused(limb.parents, squashed, 2, 4, 6));
+  // Deeper than 64 joints above the end.
+  std::vector<int> deep_parents(70);
+  std::vector<Transform> deep(70);
+  for (int j = 0; j < 70; ++j) {
+    deep_parents[static_cast<size_t>(j)] = j - 1;
+    deep[static_cast<size_t>(j)].translation = {0, 0.1, 0};
+  }
+  EXPECT_TRUE(refused(deep_parents, deep, 66, 67, 69));
+  // The same chain 60 deep is placed.
+  std::vector<Transform> shallow(deep.begin(), deep.begin() + 60);
+  std::vector<int> shallow_parents(deep_parents.begin(), deep_parents.begin() + 60);
+  TwoBoneInput in;
+  in.target = {0.05, 5.85, 0};
+  in.pole = {0, 5.8, 1};
+  EXPECT_NE(solve_two_bone_local(in, shallow_parents, 56, 57, 59, shallow).status,
+            TwoBoneStatus::kInvalidInput);
+}
+
+TEST(TwoBone, SolveFromLocalTransformsGivesTheSameBitsInBothCopies) {
+  const bool has_avx2 = set_two_bone_avx2(true);
+  std::mt19937 rng(37);
+  for (int k = 0; k < 3000; ++k) {
+    const RandomLimb limb = random_limb(rng, k);
+    std::vector<Transform> local[2] = {limb.local, limb.local};
+    TwoBoneResult r[2];
+    for (int copy = 0; copy < 2; ++copy) {
+      set_two_bone_avx2(copy == 1);
+      r[copy] = solve_two_bone_local(limb.in, limb.parents, 2, 4, 6, local[copy]);
+    }
+    ASSERT_EQ(std::memcmp(&r[0].end_position, &r[1].end_position, sizeof(Vec3)), 0) << k;
+    ASSERT_EQ(std::memcmp(local[0].data(), local[1].data(), 8 * sizeof(Transform)), 0) << k;
+  }
+  set_two_bone_avx2(true);
+  if (!has_avx2) GTEST_SKIP() << "no AVX2 on this CPU: both runs used the baseline copy";
+}
+
 }  // namespace
 }  // namespace kinema

@@ -93,6 +93,19 @@ TwoBoneResult solve_two_bone(const TwoBoneInput& in);
 bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
                     int end, std::span<Transform> local);
 
+/// Two-bone IK from local transforms alone: the chain's model positions (and, when matching,
+/// the end joint's model rotation) come from FK over `local` along the three joints' ancestors,
+/// then solve_two_bone and apply_two_bone. `in.root`, `in.mid`, `in.end` and `in.end_rotation`
+/// are ignored (computed); `in.target`, `in.pole` and `in.target_rotation` are model space, i.e.
+/// in the frame of the skeleton's roots (no root transform). Every joint on the way must have a
+/// uniform scale (x = y = z; what apply_two_bone assumes too). Returns the solve's result; when
+/// the indices or spans are invalid (as for apply_two_bone), the parents are not parents-first
+/// on the way or a scale is not uniform, the status is kInvalidInput and `local` is unchanged.
+/// For callers that have no model-space pose yet: it walks only the chain's ancestors, cheaper
+/// than local_to_model over them (BENCHMARKS.md, two-bone IK). Never allocates.
+TwoBoneResult solve_two_bone_local(const TwoBoneInput& in, std::span<const int> parents, int root,
+                                   int mid, int end, std::span<Transform> local);
+
 /// Allows (true, the default) or forbids the AVX2 copies of solve_two_bone and apply_two_bone —
 /// for tests and side-by-side benchmarks. Both copies are the same code and give the same bits
 /// (the AVX2 one only has the shorter VEX encoding; no FMA). Returns whether the AVX2 copies are
