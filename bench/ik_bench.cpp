@@ -47,6 +47,20 @@ TwoBoneInput leg_input() {
   return in;
 }
 
+// The leg in a skeleton: root → pelvis → hip → knee → ankle (identity rotations; the root at
+// the origin, the pelvis 5 cm above the hip): the animated pose every frame starts from.
+constexpr std::array<int, 5> kLegParents{-1, 0, 1, 2, 3};
+const std::array<Transform, 5>& leg_pose() {
+  static const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
+  static const std::array<Transform, 5> pose{
+      Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
+      Transform{pelvis, Quat::identity(), {1, 1, 1}},
+      Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
+      Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
+      Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  return pose;
+}
+
 void TwoBone_Solve(benchmark::State& state) {
   const std::vector<LegTarget>& targets = leg();
   TwoBoneInput in = leg_input();
@@ -62,16 +76,9 @@ BENCHMARK(TwoBone_Solve)->Name("TwoBone/Solve");
 void TwoBone_SolveApply(benchmark::State& state) {
   const std::vector<LegTarget>& targets = leg();
   TwoBoneInput in = leg_input();
-  // The leg in a skeleton: root → pelvis → hip → knee → ankle (identity rotations; the root at
-  // the origin, the pelvis 5 cm above the hip), so apply_two_bone walks up to the root as it
-  // would in a character.
-  const std::array<int, 5> parents{-1, 0, 1, 2, 3};
-  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
-  const std::array<Transform, 5> animated{Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
-                                          Transform{pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
-                                          Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  // apply_two_bone walks up the leg's skeleton to the root as it would in a character.
+  const std::array<int, 5>& parents = kLegParents;
+  const std::array<Transform, 5>& animated = leg_pose();
   std::array<Transform, 5> local;
   std::size_t i = 0;
   for (auto _ : state) {
@@ -90,13 +97,8 @@ BENCHMARK(TwoBone_SolveApply)->Name("TwoBone/SolveApply");
 void TwoBone_FkSolveApply(benchmark::State& state) {
   const std::vector<LegTarget>& targets = leg();
   TwoBoneInput in = leg_input();
-  const std::array<int, 5> parents{-1, 0, 1, 2, 3};
-  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
-  const std::array<Transform, 5> animated{Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
-                                          Transform{pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
-                                          Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  const std::array<int, 5>& parents = kLegParents;
+  const std::array<Transform, 5>& animated = leg_pose();
   std::array<Transform, 5> local;
   std::array<Mat4, 5> model;
   const auto position = [&](int j) { return model[static_cast<size_t>(j)].transform_point({}); };
@@ -127,13 +129,8 @@ BENCHMARK(TwoBone_FkSolveApply)->Name("TwoBone/FkSolveApply");
 void TwoBone_LocalSolveApply(benchmark::State& state) {
   const std::vector<LegTarget>& targets = leg();
   TwoBoneInput in = leg_input();
-  const std::array<int, 5> parents{-1, 0, 1, 2, 3};
-  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
-  const std::array<Transform, 5> animated{Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
-                                          Transform{pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
-                                          Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
-                                          Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  const std::array<int, 5>& parents = kLegParents;
+  const std::array<Transform, 5>& animated = leg_pose();
   std::array<Transform, 5> local;
   in.pole = kHip + kPoleDirection;
   std::size_t i = 0;
