@@ -47,17 +47,14 @@ TwoBoneInput leg_input() {
   return in;
 }
 
-// The leg in a skeleton: root → pelvis → hip → knee → ankle (identity rotations; the root at
-// the origin, the pelvis 5 cm above the hip): the animated pose every frame starts from.
-constexpr std::array<int, 5> kLegParents{-1, 0, 1, 2, 3};
+// The leg's skeleton (kLegParents, kLegOffsets): the animated pose every frame starts from.
 const std::array<Transform, 5>& leg_pose() {
-  static const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
-  static const std::array<Transform, 5> pose{
-      Transform{{0, 0, 0}, Quat::identity(), {1, 1, 1}},
-      Transform{pelvis, Quat::identity(), {1, 1, 1}},
-      Transform{kHip - pelvis, Quat::identity(), {1, 1, 1}},
-      Transform{kKnee - kHip, Quat::identity(), {1, 1, 1}},
-      Transform{kAnkle - kKnee, Quat::identity(), {1, 1, 1}}};
+  static const std::array<Transform, 5> pose = [] {
+    std::array<Transform, 5> p;
+    for (std::size_t j = 0; j < p.size(); ++j)
+      p[j] = Transform{kLegOffsets[j], Quat::identity(), {1, 1, 1}};
+    return p;
+  }();
   return pose;
 }
 

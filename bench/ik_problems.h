@@ -52,6 +52,14 @@ inline constexpr Vec3 kAnkle{0.1, 0.1, 0.0};
 /// hip + kPoleDirection (its solve plane contains hip, target and pole, the knee on the pole side).
 inline constexpr Vec3 kPoleDirection{0.0, 0.0, 1.0};
 
+/// The leg in a skeleton, root 0 → pelvis 1 → hip 2 → knee 3 → ankle 4 with identity rotations
+/// (the root at the origin, the pelvis 10 cm inward and 5 cm above the hip): each joint's
+/// translation from its parent, so the hip, knee and ankle land on kHip, kKnee and kAnkle.
+inline constexpr Vec3 kPelvis = kHip + Vec3{-0.1, 0.05, 0.0};
+inline constexpr std::array<Vec3, 5> kLegOffsets{Vec3{0.0, 0.0, 0.0}, kPelvis, kHip - kPelvis,
+                                                 kKnee - kHip, kAnkle - kKnee};
+inline constexpr std::array<int, 5> kLegParents{-1, 0, 1, 2, 3};
+
 inline double leg_upper() { return length(kKnee - kHip); }
 inline double leg_lower() { return length(kAnkle - kKnee); }
 

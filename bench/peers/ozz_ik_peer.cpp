@@ -175,7 +175,6 @@ void Ozz_TwoBone_RunApply(benchmark::State& state) {
   job.reached = &reached;
   // The leg in a skeleton as kinema's TwoBone/SolveApply has it: root 0 → pelvis 1 → hip 2 →
   // knee 3 → ankle 4, two SoA groups of four joints (identity rotations).
-  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
   const auto group = [](const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
     const auto f = [](double v) { return static_cast<float>(v); };
     om::SoaTransform t = om::SoaTransform::identity();
@@ -184,8 +183,9 @@ void Ozz_TwoBone_RunApply(benchmark::State& state) {
                                         om::simd_float4::Load(f(a.z), f(b.z), f(c.z), f(d.z)));
     return t;
   };
-  const om::SoaTransform animated[2] = {group({}, pelvis, kHip - pelvis, kKnee - kHip),
-                                        group(kAnkle - kKnee, {}, {}, {})};
+  const om::SoaTransform animated[2] = {
+      group(kLegOffsets[0], kLegOffsets[1], kLegOffsets[2], kLegOffsets[3]),
+      group(kLegOffsets[4], {}, {}, {})};
   om::SoaTransform locals[2];
   std::size_t i = 0;
   for (auto _ : state) {
@@ -207,11 +207,10 @@ BENCHMARK(Ozz_TwoBone_RunApply)->Name("Ozz/TwoBone/RunApply");
 void Ozz_TwoBone_FkRunApply(benchmark::State& state) {
   const OzzLeg& l = leg();
   if (!checked(state, l)) return;
-  const Vec3 pelvis = kHip + Vec3{-0.1, 0.05, 0};
   const auto f = [](double v) { return static_cast<float>(v); };
   namespace offline = ozz::animation::offline;
   offline::RawSkeleton raw;
-  const Vec3 offsets[5] = {{}, pelvis, kHip - pelvis, kKnee - kHip, kAnkle - kKnee};
+  const std::array<Vec3, 5>& offsets = kLegOffsets;
   raw.roots.resize(1);
   offline::RawSkeleton::Joint* joint = &raw.roots[0];
   for (int j = 0; j < 5; ++j) {

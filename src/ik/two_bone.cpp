@@ -579,20 +579,14 @@ KINEMA_TWO_BONE_INLINE bool chain_fk(std::span<const int> parents, std::span<con
   }
   if (mid_at < 0 || root_at < mid_at) return false;
   // Top-down over uniform scales: the rotations are the only dependent chain (four-lane
-  // products, Quat's operations per lane); each position hangs off its parent's rotation
-  // (v' = v + w·t + u × t, t = 2·u × v, u = (x, y, z)).
-  const auto rotate_by = [](const QuatLanes& q, const Vec3& v) {
-    const Vec3 u{q[0], q[1], q[2]};
-    const Vec3 t = cross(u, v) * 2.0;
-    return v + t * q[3] + cross(u, t);
-  };
+  // products, Quat's operations per lane); each position hangs off its parent's rotation.
   Vec3 position{0, 0, 0};
   QuatLanes rotation{0, 0, 0, 1};
   double scale = 1;
   for (int k = depth - 1; k >= 0; --k) {
     const Transform& l = local[static_cast<size_t>(path[k])];
     if (!(l.scale.x == l.scale.y && l.scale.y == l.scale.z)) return false;
-    position = position + scale * rotate_by(rotation, l.translation);
+    position = position + scale * rotate(quat(rotation), l.translation);
     if (k > 0 || chain.match_end_rotation) rotation = product(rotation, lanes(l.rotation));
     scale *= l.scale.x;
     if (k == root_at) chain.root = position;
