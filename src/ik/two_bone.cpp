@@ -578,27 +578,49 @@ KINEMA_TWO_BONE_INLINE bool chain_fk(std::span<const int> parents, std::span<con
     path[depth++] = c;
   }
   if (mid_at < 0 || root_at < mid_at) return false;
-  // Top-down over uniform scales: the rotations are the only dependent chain (four-lane
-  // products, Quat's operations per lane); each position hangs off its parent's rotation.
-  Vec3 position{0, 0, 0};
-  QuatLanes rotation{0, 0, 0, 1};
+  // Top-down over uniform scales (four-lane products, Quat's operations per lane). The model
+  // rotations R_i = l_0·…·l_i are the only dependent chain, and each position hangs off its
+  // parent's: to halve that chain's depth, R_i = R_(i−2)·(l_(i−1)·l_i), where the pair's product
+  // does not wait on the chain (two interleaved chains, each a product per two joints).
+  Vec3 position = local[static_cast<size_t>(path[depth - 1])].translation;
+  QuatLanes before_parent{}, parent{}, previous_local{};  // R_(i−2), R_(i−1), l_(i−1)
   double scale = 1;
-  for (int k = depth - 1; k >= 0; --k) {
+  for (int i = 0; i < depth; ++i) {
+    const int k = depth - 1 - i;  // path index: the top joint first
     const Transform& l = local[static_cast<size_t>(path[k])];
     if (!(l.scale.x == l.scale.y && l.scale.y == l.scale.z)) return false;
-    position = position + scale * rotate(quat(rotation), l.translation);
-    if (k > 0 || chain.match_end_rotation) rotation = product(rotation, lanes(l.rotation));
+    if (i > 0) position = position + scale * rotate(quat(parent), l.translation);
     scale *= l.scale.x;
     if (k == root_at) chain.root = position;
     if (k == mid_at) chain.mid = position;
+    if (k == 0 && !chain.match_end_rotation) break;  // the end's own rotation is not needed
+    const QuatLanes l_i = lanes(l.rotation);
+    const QuatLanes rotation = i == 0   ? l_i
+                               : i == 1 ? product(parent, l_i)
+                                        : product(before_parent, product(previous_local, l_i));
+    before_parent = parent;
+    parent = rotation;
+    previous_local = l_i;
   }
   chain.end = position;
-  if (chain.match_end_rotation) chain.end_rotation = normalize(quat(rotation));
+  if (chain.match_end_rotation) chain.end_rotation = normalize(quat(parent));
   return true;
 }
-bool chain_fk_portable(std::span<const int> parents, std::span<const Transform> local, int root,
-                       int mid, int end, TwoBoneInput& chain) {
-  return chain_fk(parents, local, root, mid, end, chain);
+// The whole of solve_two_bone_local in one function per copy, so that the FK's positions reach
+// the solve and the solve's deltas the apply in registers rather than through copies of the
+// input and the result.
+KINEMA_TWO_BONE_INLINE TwoBoneResult solve_local(const TwoBoneInput& in,
+                                                 std::span<const int> parents, int root, int mid,
+                                                 int end, std::span<Transform> local) {
+  TwoBoneInput chain = in;
+  if (!chain_fk(parents, local, root, mid, end, chain)) return {};
+  const TwoBoneResult result = solve(chain);
+  apply(result, parents, root, mid, end, local);
+  return result;
+}
+TwoBoneResult solve_local_portable(const TwoBoneInput& in, std::span<const int> parents, int root,
+                                   int mid, int end, std::span<Transform> local) {
+  return solve_local(in, parents, root, mid, end, local);
 }
 
 TwoBoneResult solve_portable(const TwoBoneInput& in) { return solve(in); }
@@ -613,16 +635,17 @@ bool apply_portable(const TwoBoneResult& result, std::span<const int> parents, i
                                         int root, int mid, int end, std::span<Transform> local) {
   return apply(result, parents, root, mid, end, local);
 }
-[[gnu::target("avx2")]] bool chain_fk_avx2(std::span<const int> parents,
-                                           std::span<const Transform> local, int root, int mid,
-                                           int end, TwoBoneInput& chain) {
-  return chain_fk(parents, local, root, mid, end, chain);
+[[gnu::target("avx2")]] TwoBoneResult solve_local_avx2(const TwoBoneInput& in,
+                                                       std::span<const int> parents, int root,
+                                                       int mid, int end,
+                                                       std::span<Transform> local) {
+  return solve_local(in, parents, root, mid, end, local);
 }
 bool cpu_has_avx2() { return cpu_features().avx2; }
 #else
-bool chain_fk_avx2(std::span<const int> parents, std::span<const Transform> local, int root,
-                   int mid, int end, TwoBoneInput& chain) {
-  return chain_fk(parents, local, root, mid, end, chain);
+TwoBoneResult solve_local_avx2(const TwoBoneInput& in, std::span<const int> parents, int root,
+                               int mid, int end, std::span<Transform> local) {
+  return solve_local(in, parents, root, mid, end, local);
 }
 TwoBoneResult solve_avx2(const TwoBoneInput& in) { return solve(in); }
 bool apply_avx2(const TwoBoneResult& result, std::span<const int> parents, int root, int mid,
@@ -658,13 +681,8 @@ bool apply_two_bone(const TwoBoneResult& result, std::span<const int> parents, i
 
 TwoBoneResult solve_two_bone_local(const TwoBoneInput& in, std::span<const int> parents, int root,
                                    int mid, int end, std::span<Transform> local) {
-  TwoBoneInput chain = in;
-  const bool placed = use_avx2() ? chain_fk_avx2(parents, local, root, mid, end, chain)
-                                 : chain_fk_portable(parents, local, root, mid, end, chain);
-  if (!placed) return {};
-  const TwoBoneResult result = solve_two_bone(chain);
-  apply_two_bone(result, parents, root, mid, end, local);
-  return result;
+  return use_avx2() ? solve_local_avx2(in, parents, root, mid, end, local)
+                    : solve_local_portable(in, parents, root, mid, end, local);
 }
 
 bool set_two_bone_avx2(bool allowed) {
