@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -642,29 +643,37 @@ RandomLimb random_limb(std::mt19937& rng, int k) {
 }
 
 // What a caller without the fused call does: local_to_model for the positions, the end's model
-// rotation from the local rotations, solve_two_bone, apply_two_bone.
-TwoBoneResult fk_solve_apply(const RandomLimb& limb, std::vector<Transform>& local) {
+// rotation from the local rotations, solve_two_bone, apply_two_bone. The chain is root → mid →
+// end on the limb's single line of joints (2 → 4 → 6 by default).
+TwoBoneResult fk_solve_apply(const RandomLimb& limb, std::vector<Transform>& local, int root = 2,
+                             int mid = 4, int end = 6) {
   std::vector<Mat4> model(limb.local.size());
   EXPECT_TRUE(local_to_model(limb.parents, local, model));
   TwoBoneInput in = limb.in;
-  in.root = model[2].translation_part();
-  in.mid = model[4].translation_part();
-  in.end = model[6].translation_part();
+  in.root = model[static_cast<size_t>(root)].translation_part();
+  in.mid = model[static_cast<size_t>(mid)].translation_part();
+  in.end = model[static_cast<size_t>(end)].translation_part();
   Quat end_rotation = Quat::identity();
-  for (int j = 0; j <= 6; ++j) end_rotation = end_rotation * local[static_cast<size_t>(j)].rotation;
+  for (int j = 0; j <= end; ++j)
+    end_rotation = end_rotation * local[static_cast<size_t>(j)].rotation;
   in.end_rotation = normalize(end_rotation);
   const TwoBoneResult r = solve_two_bone(in);
-  apply_two_bone(r, limb.parents, 2, 4, 6, local);
+  apply_two_bone(r, limb.parents, root, mid, end, local);
   return r;
 }
 
 TEST(TwoBone, SolveFromLocalTransformsMatchesFkSolveApply) {
   std::mt19937 rng(23);
+  // Chains whose end has 7, 6, 5, 4 and 3 joints on its way to the top (the FK builds its
+  // rotations two joints a step, so both parities and the shortest chains are covered).
+  constexpr std::array<std::array<int, 3>, 5> kChains{
+      {{2, 4, 6}, {1, 3, 5}, {1, 2, 4}, {0, 2, 3}, {0, 1, 2}}};
   for (int k = 0; k < 3000; ++k) {
     const RandomLimb limb = random_limb(rng, k);
+    const auto [root, mid, end] = kChains[static_cast<size_t>(k) % kChains.size()];
     std::vector<Transform> fused = limb.local, reference = limb.local;
-    const TwoBoneResult a = solve_two_bone_local(limb.in, limb.parents, 2, 4, 6, fused);
-    const TwoBoneResult b = fk_solve_apply(limb, reference);
+    const TwoBoneResult a = solve_two_bone_local(limb.in, limb.parents, root, mid, end, fused);
+    const TwoBoneResult b = fk_solve_apply(limb, reference, root, mid, end);
     ASSERT_EQ(a.status, b.status) << k;
     ASSERT_EQ(a.pole_fallback, b.pole_fallback) << k;
     // The two FKs round differently (quaternions and vectors against 4×4 matrices).
