@@ -19,13 +19,16 @@ namespace {
 // made cheaper node tests but looser boxes: at 54k, 8 / 12 / 16 axes instead of 27 answered
 // near queries as fast and random ones 1.3-1.6x slower.
 constexpr size_t kBoxAxes = kMaxPcaAxes;
-// Subtrees of at most this many frames (the last 6 levels of splits: 8 bottom nodes of 8 blocks)
-// are split on the coordinate whose median split gives the tightest halves (least sum of their
-// boxes' squared diagonals), tried on every coordinate; larger ones on the coordinate of largest
-// spread. Measured on the real databases of BENCHMARKS.md: 30% fewer blocks scanned at 10k and
-// 54k (real+noise and random queries), random queries at 10k 1.2x faster; the same rule at
-// every level was no better and builds far slower (k² work per frame and level).
-constexpr size_t kTightSplitFrames = 512;
+// Subtrees of at most this many frames (the last 9 levels of splits: 512 blocks) are split on
+// the coordinate whose median split gives the tightest halves (least sum of their boxes'
+// squared diagonals), tried on every coordinate; larger ones on the coordinate of largest
+// spread. Measured on the real databases of BENCHMARKS.md: from 512 frames (6 levels), 30%
+// fewer blocks scanned at 10k and 54k (real+noise and random queries), random queries at 10k
+// 1.2x faster; 4096 then scans 5-11% fewer blocks and tests 4-10% fewer nodes than 512 at 54k
+// and 200k, real+noise 4-8% and random 6-10% faster there (10k unchanged); 2048, 8192 and
+// 32768 (every level at 10k) did worse than 4096 on the counters (docs/match_search.md). The
+// build pays k² work per frame and tight level (about 0.4 s more at 200k frames).
+constexpr size_t kTightSplitFrames = 4096;
 
 // Builds the tree over blocks of 8 frames, top-down by median splits of the frames' principal
 // coordinates on the coordinate of largest spread; the splits also cut the blocks. (The previous
