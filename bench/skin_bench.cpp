@@ -2,7 +2,8 @@
 // + normals / + normals + tangents, one thread (SIMD path) and all threads (oneTBB), on ozz's
 // arnaud mesh and on arnaud subdivided once (kinema's real meshes all have < 10k vertices);
 // the scalar reference and the padded 4-influence view for comparison; a copy loop for the
-// memory bandwidth; ozz-animation's SkinningJob on the same vertices when built with
+// memory bandwidth; the arithmetic floor of positions (Floor/: the mesh's floating-point
+// operations alone, on 8 lanes); ozz-animation's SkinningJob on the same vertices when built with
 // -DKINEMA_OZZ_ROOT (bench/peers/ozz_skin_peer.cpp).
 //
 // Counters: per_vertex (seconds per vertex: 1.70n = 1.70 ns), vertices_per_s, bytes_per_s
@@ -21,6 +22,11 @@
 #include <random>
 #include <utility>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "kinema/core/cpu_features.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
@@ -227,6 +233,62 @@ void skin(benchmark::State& state, int which, bool dqs, int attributes, Kind kin
              b.mesh.mean_influences());
 }
 
+// The arithmetic floor of LBS positions on 8 lanes, measured rather than estimated: per block of
+// eight vertices with K influences the fewer of 12K + 12 eight-lane operations (blend the K
+// matrices' 12 entries: 12 multiplies then 12(K − 1) multiply-adds; transform: 9 multiply-adds
+// and 3 adds) and 15K (transform by each matrix, then 3 multiply-adds to weight it), issued here
+// as independent 8-lane fused multiply-adds on ten register accumulators: no loads, gathers,
+// transpositions or stores, so the time is the floating-point ports' alone. `influences` 0 takes
+// each group's own count (the mesh's mix), 4 every vertex with four (the framing).
+long floor_operations(const SkinMesh& mesh, int influences) {
+  long operations = 0;
+  for (const SkinMesh::Group& g : mesh.groups) {
+    const long k = influences > 0 ? influences : g.influences;
+    operations += long((g.count + 7) / 8) * std::min(12 * k + 12, 15 * k);
+  }
+  return operations;
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2,fma")]] float fused_multiply_adds(long operations) {
+  __m256 a[10];
+  for (int i = 0; i < 10; ++i) a[i] = _mm256_set1_ps(float(i));
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  long done = 0;
+  for (; done + 10 <= operations; done += 10)
+    for (int i = 0; i < 10; ++i) a[i] = _mm256_fmadd_ps(a[i], m, c);
+  for (; done < operations; ++done) a[0] = _mm256_fmadd_ps(a[0], m, c);
+  __m256 sum = a[0];
+  for (int i = 1; i < 10; ++i) sum = _mm256_add_ps(sum, a[i]);
+  return _mm256_cvtss_f32(sum);
+}
+#endif
+
+void arithmetic_floor(benchmark::State& state, int which, int influences) {
+  const SkinBenchMesh& b = skin_bench_mesh(which);
+  if (!b.error.empty()) {
+    state.SkipWithError(b.error.c_str());
+    return;
+  }
+#if defined(__x86_64__)
+  if (!kinema::cpu_features().avx2_fma()) {
+    state.SkipWithError("no AVX2 + FMA on this CPU");
+    return;
+  }
+  const long operations = floor_operations(b.mesh, influences);
+  for (auto _ : state) {
+    long count = operations;
+    benchmark::DoNotOptimize(count);  // opaque, so the pure call is not hoisted out of the loop
+    benchmark::DoNotOptimize(fused_multiply_adds(count));
+  }
+  counters(state, double(b.mesh.vertex_count()), 0,
+           influences > 0 ? influences : b.mesh.mean_influences());
+  state.counters["operations"] = double(operations);
+#else
+  state.SkipWithError("the floor row is written for x86-64 (AVX2 + FMA)");
+#endif
+}
+
 // The machine's copy bandwidth: memcpy between two buffers, bytes read + written per second.
 void copy(benchmark::State& state) {
   const size_t bytes = size_t(state.range(0));
@@ -298,6 +360,14 @@ int main(int argc, char** argv) {
             })->UseRealTime();
         }
   }
+  for (const int which : {0, 1})
+    for (const int influences : {0, 4}) {
+      const std::string name = std::string("Floor/") + (which == 0 ? "arnaud" : "arnaud_sub") +
+                               (influences ? "/P/4influences" : "/P");
+      benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+        arithmetic_floor(s, which, influences);
+      })->UseRealTime();
+    }
   benchmark::RegisterBenchmark("Copy/bytes", copy)
       ->Arg(1 << 20)
       ->Arg(4 << 20)

@@ -202,7 +202,7 @@ run_table() {  # table, program, filter, [extra environment...]
 wants anim && run_table anim kinema_anim_bench 'Sampling|Blend|LocalToModel' KINEMA_OZZ_DATA="$ozz_data"
 wants ik && run_table ik kinema_ik_bench '^(Ozz/)?TwoBone/'
 wants skin && run_table skin kinema_skin_bench \
-  '^(LBS|DQS)/[a-z_]+/(P|PN|PNT)/(SkinMeshStored|SkinMeshStoredBlended)/|^Ozz/' \
+  '^(LBS|DQS)/[a-z_]+/(P|PN|PNT)/(SkinMeshStored|SkinMeshStoredBlended)/|^Ozz/|^Floor/' \
   KINEMA_SHARED_DATA="$data"
 if wants compress; then
   step "table compress-ratio: kinema and ACL on every clip (AclVsKinema), errors by kinema's metric"

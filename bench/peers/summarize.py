@@ -28,7 +28,11 @@ PAIRS = {
     'skin': [(r'^LBS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
               r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS'),
              (r'^DQS/([a-z_]+)/(P|PN|PNT)/([A-Za-z0-9]+)/real_time$',
-              r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS')],
+              r'Ozz/LBS/\1/\2/SkinningJob/real_time', 'ozz LBS'),
+             # Positions against the mesh's arithmetic floor (kinema_skin_bench's Floor/ rows:
+             # its 8-lane floating-point operations alone); × below 1, 1/× = times the floor.
+             (r'^LBS/([a-z_]+)/P/SkinMeshStored/real_time$', r'Floor/\1/P/real_time',
+              'arithmetic floor')],
     'compress': [(r'^Decode(Cached)?/(.*)$', r'Acl/Decode/\2', 'ACL')],
     'match': [(r'^Search/BoundedTree/(.*)$', r'Search/BruteForce/\1', 'kinema brute force'),
               (r'^Search/BoundedTree/(.*)$', r'Search/HoldenAabb/\1', 'Holden AABB'),

@@ -122,6 +122,20 @@ def test_summary_reports_errors_and_reads_real_time_rows(tmp_path, capsys):
     assert 'skipped: DQS/arnaud/P/SkinMeshStored/real_time: mesh missing' in text
 
 
+def test_summary_sets_skinned_positions_beside_the_arithmetic_floor(tmp_path, capsys):
+    data = bench_json({'LBS/arnaud/P/SkinMeshStored/real_time': [1250],
+                       'LBS/arnaud/PN/SkinMeshStored/real_time': [2400],
+                       'Floor/arnaud/P/real_time': [500]})
+    (tmp_path / 'skin.json').write_text(json.dumps(data))
+    summarize.main(tmp_path)
+    lines = capsys.readouterr().out.splitlines()
+    floor_rows = [l for l in lines if 'arithmetic floor' in l]
+    # Positions alone only: the floor counts the operations of positions.
+    assert len(floor_rows) == 1
+    assert floor_rows[0].startswith('| LBS/arnaud/P/SkinMeshStored/real_time')
+    assert 'Floor/arnaud/P/real_time' in floor_rows[0] and '**0.40×**' in floor_rows[0]
+
+
 def test_compare_lists_every_common_ratio_and_the_largest_difference(tmp_path, capsys):
     one, two = tmp_path / 'one', tmp_path / 'two'
     one.mkdir(), two.mkdir()
