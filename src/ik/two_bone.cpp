@@ -565,6 +565,9 @@ KINEMA_TWO_BONE_INLINE bool apply(const TwoBoneResult& result, std::span<const i
 // deeper than 64 joints.
 KINEMA_TWO_BONE_INLINE bool chain_fk(std::span<const int> parents, std::span<const Transform> local,
                                      int root, int mid, int end, TwoBoneInput& chain) {
+  // apply's checks, written out again on purpose: one shared helper let GCC fold the two copies
+  // in solve_local, which changed its register allocation (about 90 more stack accesses) and made
+  // solve_two_bone_local 16 % slower (172 → 200 ns on the bench's leg).
   const int n = static_cast<int>(parents.size());
   if (static_cast<int>(local.size()) != n || root < 0 || !(root < mid) || !(mid < end) || end >= n)
     return false;
