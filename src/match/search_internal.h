@@ -2,6 +2,8 @@
 // Internal header.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -92,6 +94,57 @@ float prune_threshold(const PcaBasis& pca, float best, double delta);
 }  // namespace kinema::match::detail
 
 namespace kinema::match::detail {
+
+/// BoundedTreeSearch's integer grid (the AVX2 pass over the bottom nodes, search_walk.h): every
+/// box and frame coordinate lies within ±kGridMax steps, so a bound (at most 32 coordinates,
+/// each distance at most 2 kGridMax + 1 steps) sums below 2^31.
+constexpr int32_t kGridMax = 4095;
+
+/// The grid's step for coordinates of magnitude ≤ extent: the smallest power of two (down to
+/// 2^-200) that puts them within kGridMax − 1 steps; 0 (no grid) unless extent < 2^100.
+inline double grid_step_for(double extent) {
+  if (!(extent < 0x1p100)) return 0;
+  double step = 1;
+  while (extent / step > kGridMax - 1) step *= 2;
+  while (step > 0x1p-200 && extent / (step / 2) <= kGridMax - 1) step /= 2;
+  return step;
+}
+
+/// A float box [lo, hi] outward on the grid (exact: the step is a power of two).
+inline void grid_box(float lo, float hi, double step, int32_t& glo, int32_t& ghi) {
+  glo = int32_t(std::floor(double(lo) / step));
+  ghi = int32_t(std::ceil(double(hi) / step));
+}
+
+/// A frame's coordinate x (rounded to nearest from its double coordinate) as one grid value g
+/// with the double coordinate in [(g − 1) step, (g + 1) step]: x one ulp outward, then outward
+/// to the grid, must span at most 2 steps. False when it does not, or leaves the grid.
+inline bool grid_frame_value(float x, double step, int32_t& g) {
+  const double lo = std::floor(double(std::nextafter(x, -INFINITY)) / step);
+  const double hi = std::ceil(double(std::nextafter(x, INFINITY)) / step);
+  if (!(hi - lo <= 2 && lo >= -kGridMax && hi <= kGridMax)) return false;
+  g = int32_t(lo) + 1;
+  return true;
+}
+
+/// A query coordinate q as ⌈q / step⌉ and ⌊q / step⌋, clamped to the grid (every box and frame
+/// lies inside it, so a clamped coordinate is only nearer to each); NaN (never seen) gets the
+/// whole grid, distance 0.
+inline void grid_query(float q, double step, int32_t& up, int32_t& down) {
+  const double x = double(q) / step;
+  up = kGridMax, down = -kGridMax;
+  if (x == x) {
+    up = int32_t(std::clamp(std::ceil(x), double(-kGridMax), double(kGridMax)));
+    down = int32_t(std::clamp(std::floor(x), double(-kGridMax), double(kGridMax)));
+  }
+}
+
+/// ⌊thr / step²⌋ (INT32_MAX when larger, or thr infinite): a grid bound G (an integer, in
+/// squared steps) is above it iff step² G > thr.
+inline int32_t grid_limit(float thr, double step) {
+  const double x = std::floor(double(thr) / (step * step));
+  return !(x < double(INT32_MAX)) ? INT32_MAX : int32_t(x);
+}
 
 /// For tests: frame x's cost as the searches compute it (search_kernels.h).
 float frame_cost(const float* x, const float* q, size_t dims);

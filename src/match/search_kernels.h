@@ -129,6 +129,78 @@ KINEMA_MATCH_INLINE void add_bound_half(const uint16_t* lo, const uint16_t* hi, 
 #endif
 }
 
+/// The squared distances, in squared grid steps, from a query to the 8 integer boxes of a node
+/// (BoundedTreeSearch::grid_box_): per pair of coordinates p, lo_c holds 32767 − lo and hi_c
+/// 32768 + hi for each child (16-bit, the pair's two coordinates adjacent), qh[p] the pair's
+/// 32767 − ⌈q / step⌉ and ql[p] its 32768 + ⌊q / step⌋. A saturating unsigned subtraction gives
+/// max(0, lo − ⌈q⌉) and max(0, ⌊q⌋ − hi), at most one of them non-zero, so their OR is the
+/// coordinate's distance in steps, never more than the float box's (lo and hi were rounded
+/// outward, the query's coordinate to ⌈q⌉ and ⌊q⌋); one multiply-add squares and sums a pair.
+/// Integer sums are exact whatever the order. Five instructions per pair of coordinates and 8
+/// children, against eight per coordinate for the half-float boxes. AVX2 only.
+/// The sum is split in two: pairs [0, first) and [first, pairs); `out` gets the whole bound,
+/// `rest` the second part (for the frames' own bounds over the first pairs, frame_bound_lanes).
+KINEMA_MATCH_INLINE void grid_bounds(const uint16_t* lo_c, const uint16_t* hi_c, const uint32_t* qh,
+                                     const uint32_t* ql, size_t pairs, size_t first, int32_t* out,
+                                     int32_t* rest) {
+#if defined(__AVX2__) || defined(KINEMA_MATCH_TARGET_AVX2)
+  __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+  auto pair = [&](size_t i, __m256i& acc) {
+    const __m256i l = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lo_c + i * 16));
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(hi_c + i * 16));
+    const __m256i below = _mm256_subs_epu16(_mm256_set1_epi32(int(qh[i])), l);
+    const __m256i above = _mm256_subs_epu16(_mm256_set1_epi32(int(ql[i])), h);
+    const __m256i t = _mm256_or_si256(below, above);
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(t, t));
+  };
+  for (size_t p = 0; p < first; ++p) pair(p, acc0);
+  for (size_t p = first; p < pairs; ++p) pair(p, acc1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(rest), acc1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_add_epi32(acc0, acc1));
+#else
+  (void)lo_c, (void)hi_c, (void)qh, (void)ql, (void)pairs, (void)first, (void)out, (void)rest;
+  __builtin_trap();
+#endif
+}
+
+/// The lanes of a block whose frame bound (each frame's own grid value g on the first `pairs`
+/// pairs of coordinates, standing for [g − 1, g + 1], plus `rest`: its block's box bound over the
+/// other coordinates) is not above `limit`. qh1 / ql1: per pair, 8 copies of the query's packed
+/// 32768 + ⌈q⌉ + 1 and 32768 + ⌊q⌋ − 1, so that max(0, g − 1 − ⌈q⌉) and max(0, ⌊q⌋ − g − 1)
+/// are saturating subtractions. Lanes holding no frame may pass or not. AVX2 only.
+KINEMA_MATCH_INLINE unsigned frame_bound_lanes(const uint16_t* g, const uint32_t* qh1,
+                                               const uint32_t* ql1, size_t pairs, int32_t rest,
+                                               int32_t limit) {
+#if defined(__AVX2__) || defined(KINEMA_MATCH_TARGET_AVX2)
+  __m256i acc = _mm256_set1_epi32(rest);
+  for (size_t i = 0; i < pairs; ++i) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + i * 16));
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh1 + i * 8));
+    const __m256i l = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(ql1 + i * 8));
+    const __m256i t = _mm256_or_si256(_mm256_subs_epu16(v, h), _mm256_subs_epu16(l, v));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(t, t));
+  }
+  const __m256i gt = _mm256_cmpgt_epi32(acc, _mm256_set1_epi32(limit));
+  return ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(gt))) & 0xffu;
+#else
+  (void)g, (void)qh1, (void)ql1, (void)pairs, (void)rest, (void)limit;
+  __builtin_trap();
+#endif
+}
+
+/// Bit l set when lane l's value is ≤ limit.
+KINEMA_MATCH_INLINE unsigned lanes_at_most_int(const int32_t* v, int32_t limit) {
+#if defined(__AVX2__) || defined(KINEMA_MATCH_TARGET_AVX2)
+  const __m256i gt = _mm256_cmpgt_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(v)),
+                                        _mm256_set1_epi32(limit));
+  return ~unsigned(_mm256_movemask_ps(_mm256_castsi256_ps(gt))) & 0xffu;
+#else
+  unsigned m = 0;
+  for (unsigned l = 0; l < kLanes; ++l) m |= unsigned(v[l] <= limit) << l;
+  return m;
+#endif
+}
+
 /// Dimensions [d0, d1) of the half-float bounds, summed like add_costs.
 KINEMA_MATCH_INLINE void add_bounds_half(const uint16_t* lo, const uint16_t* hi, const float* q,
                                          size_t d0, size_t d1, Acc& acc) {

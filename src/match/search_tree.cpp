@@ -29,6 +29,8 @@ constexpr size_t kBoxAxes = kMaxPcaAxes;
 // 32768 (every level at 10k) did worse than 4096 on the counters (docs/match_search.md). The
 // build pays k² work per frame and tight level (about 0.4 s more at 200k frames).
 constexpr size_t kTightSplitFrames = 4096;
+// Pairs of leading coordinates each frame keeps on the grid for its own bound (frame_grid_).
+constexpr size_t kFrameGridPairs = 8;
 
 // Builds the tree over blocks of 8 frames, top-down by median splits of the frames' principal
 // coordinates on the coordinate of largest spread; the splits also cut the blocks. (The previous
@@ -276,6 +278,8 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   }
   for (size_t n = 0; n < block_mask_.size(); ++n)
     if (block_mask_[n] != 0) scan_nodes_.push_back(uint32_t(n));
+  build_grid_boxes(k);
+  build_frame_grid(pc, k, order);
   if (depth_ > kMaxDepth) throw Error("", "", "feature matrix: search tree too deep");
   blocks_.dims_ = features.dims;
   blocks_.frames_ = features.frames();
@@ -283,6 +287,69 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   fill_blocks(features, order, blocks_.blocks_, blocks_.values_, blocks_.frame_, blocks_.tags_,
               blocks_.block_tags_);
   work_budget_ = blocks_.blocks_ / kWorkBudgetDivisor;
+}
+
+// The grid step is the smallest power of two that puts every box coordinate of the bottom nodes
+// within kGridMax − 1 steps of 0 (coordinates are centred on the frames' mean). Rounded outward
+// (lo down, hi up: exact, the step being a power of two), each grid box holds its float box.
+void BoundedTreeSearch::build_grid_boxes(size_t k) {
+  double extent = 0;
+  for (const uint32_t n : scan_nodes_)
+    for (size_t c = 0; c < kLanes; ++c) {
+      if (!((block_mask_[n] >> c) & 1u)) continue;
+      for (size_t i = 0; i < k; ++i) {
+        extent = std::max(extent, std::fabs(double(lo_[(n * k + i) * kLanes + c])));
+        extent = std::max(extent, std::fabs(double(hi_[(n * k + i) * kLanes + c])));
+      }
+    }
+  grid_pairs_ = 0;  // no grid: the pass tests the half-float boxes
+  const double step = grid_step_for(extent);
+  if (step == 0) return;
+  grid_step_ = step;
+  grid_pairs_ = (k + 1) / 2;
+  const size_t per_node = grid_pairs_ * 2 * kLanes;
+  grid_hi_ = scan_nodes_.size() * per_node;
+  grid_box_.assign(2 * grid_hi_, 0);
+  for (size_t j = 0; j < scan_nodes_.size(); ++j) {
+    const size_t n = scan_nodes_[j];
+    for (size_t i = 0; i < grid_pairs_ * 2; ++i)
+      for (size_t c = 0; c < kLanes; ++c) {
+        // Coordinates past k (padding) and slots without a block: a box that holds every grid
+        // query, distance 0 (a slot without a block is masked out anyway).
+        int32_t lo = -kGridMax, hi = kGridMax;
+        if (i < k && ((block_mask_[n] >> c) & 1u))
+          grid_box(lo_[(n * k + i) * kLanes + c], hi_[(n * k + i) * kLanes + c], step, lo, hi);
+        const size_t at = j * per_node + (i / 2) * 2 * kLanes + c * 2 + i % 2;
+        grid_box_[at] = uint16_t(32767 - int32_t(lo));
+        grid_box_[grid_hi_ + at] = uint16_t(32768 + int32_t(hi));
+      }
+  }
+}
+
+// Each frame's first 2 × frame_pairs_ coordinates as one grid value g such that the frame's
+// double coordinate lies in [(g − 1) step, (g + 1) step] (its float one, one ulp outward as the
+// boxes, rounded outward to the grid spans at most 2 steps whenever a float ulp is below a step,
+// which the extent rule of the grid gives; otherwise no frame grid). Padding lanes get 0: their
+// bound only decides whether a block's costs are computed, never an answer.
+void BoundedTreeSearch::build_frame_grid(const std::vector<float>& pc, size_t k,
+                                         const std::vector<uint32_t>& order) {
+  frame_pairs_ = grid_pairs_ == 0 ? 0 : std::min(kFrameGridPairs, grid_pairs_);
+  const size_t per_block = frame_pairs_ * 2 * kLanes, blocks = (order.size() + kLanes - 1) / kLanes;
+  frame_grid_.assign(blocks * per_block, 32768);
+  for (size_t b = 0; b < blocks; ++b)
+    for (size_t i = 0; i < frame_pairs_ * 2; ++i)
+      for (size_t l = 0; l < kLanes; ++l) {
+        const size_t u = b * kLanes + l;
+        if (i >= k || u >= order.size()) continue;
+        const float x = pc[size_t(order[u]) * k + i];
+        int32_t g;
+        if (!grid_frame_value(x, grid_step_, g)) {
+          frame_pairs_ = 0;
+          frame_grid_.clear();
+          return;
+        }
+        frame_grid_[b * per_block + (i / 2) * 2 * kLanes + l * 2 + i % 2] = uint16_t(32768 + g);
+      }
 }
 
 SearchResult BoundedTreeSearch::search(std::span<const float> query, const SearchFilter& filter,
@@ -298,7 +365,8 @@ size_t BoundedTreeSearch::memory_bytes() const {
          search_detail::large_array_footprint(box16_.capacity() * sizeof(uint16_t)) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
-         scan_nodes_.capacity() * sizeof(uint32_t) +
+         scan_nodes_.capacity() * sizeof(uint32_t) + grid_box_.capacity() * sizeof(uint16_t) +
+         frame_grid_.capacity() * sizeof(uint16_t) +
          (pca_.rows.capacity() + pca_.centre.capacity()) * sizeof(float);
 }
 

@@ -670,6 +670,108 @@ TEST(MatchSearch, PcaBoundNeverExceedsTheCost) {
   expect_pca_bound_below_costs(iid(1, 27, 40, 0, 1), 10);  // one frame
 }
 
+// The integer grid of the tree's AVX2 bottom-node pass (search_internal.h): for every frame, its
+// grid bound (its own grid value on every coordinate, as the frames' test does on the first 16),
+// its 8-frame group's grid box bound, and the mixed bound the pass uses (the frame's value on the
+// first 16 coordinates, the box on the rest) never exceed grid_limit of the prune threshold of
+// the frame's (the group's least) float cost, for queries on a frame, one ulp off, near and
+// random. (Giving the frame values a one-step error fails it; the end-to-end tests miss that.)
+void expect_grid_bounds_below_costs(const FeatureMatrix& m, uint32_t seed) {
+  std::vector<uint32_t> all(m.frames());
+  for (size_t f = 0; f < all.size(); ++f) all[f] = uint32_t(f);
+  const detail::PcaBasis pca = detail::build_pca(m, all, detail::kMaxPcaAxes);
+  const size_t k = pca.coords(), n = m.dims, frames = m.frames();
+  std::vector<float> pc(frames * k);
+  std::vector<double> y(k);
+  double extent = 0;
+  for (size_t f = 0; f < frames; ++f) {
+    detail::pca_coords(pca, m.values.data() + f * n, y.data());
+    for (size_t i = 0; i < k; ++i) {
+      pc[f * k + i] = float(y[i]);
+      extent = std::max({extent, std::abs(double(std::nextafter(float(y[i]), -INFINITY))),
+                         std::abs(double(std::nextafter(float(y[i]), INFINITY)))});
+    }
+  }
+  const double step = detail::grid_step_for(extent);
+  ASSERT_GT(step, 0.0);
+  std::vector<int32_t> g(frames * k), glo(frames * k), ghi(frames * k);
+  bool frame_grid = true;
+  for (size_t f = 0; f < frames; ++f)
+    for (size_t i = 0; i < k; ++i)
+      frame_grid = frame_grid && detail::grid_frame_value(pc[f * k + i], step, g[f * k + i]);
+  for (size_t f0 = 0; f0 < frames; f0 += 8)
+    for (size_t i = 0; i < k; ++i) {
+      float lo = INFINITY, hi = -INFINITY;
+      for (size_t f = f0; f < std::min(frames, f0 + 8); ++f) {
+        lo = std::min(lo, std::nextafter(pc[f * k + i], -INFINITY));
+        hi = std::max(hi, std::nextafter(pc[f * k + i], INFINITY));
+      }
+      detail::grid_box(lo, hi, step, glo[f0 * k + i], ghi[f0 * k + i]);
+      EXPECT_GE(glo[f0 * k + i], -detail::kGridMax);
+      EXPECT_LE(ghi[f0 * k + i], detail::kGridMax);
+    }
+  auto term = [](int64_t lo, int64_t hi, int64_t up, int64_t down) {
+    const int64_t t = std::max({int64_t{0}, lo - up, down - hi});
+    return t * t;
+  };
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, frames - 1);
+  std::vector<float> qp(detail::kMaxPcaCoords);
+  std::vector<int32_t> up(k), down(k);
+  size_t checked = 0;
+  for (int t = 0; t < 40; ++t) {
+    const size_t src = pick(rng);
+    std::vector<float> q(m.values.begin() + long(src * n), m.values.begin() + long((src + 1) * n));
+    float scale = 0;
+    for (const float v : q) scale = std::max(scale, std::abs(v));
+    if (t % 4 == 1) {
+      std::normal_distribution<float> noise(0, 0.01f * (scale > 0 ? scale : 1));
+      for (float& v : q) v += noise(rng);
+    } else if (t % 4 == 2) {
+      for (float& v : q) v = std::nextafter(v, t % 8 < 4 ? INFINITY : -INFINITY);
+    } else if (t % 4 == 3) {
+      std::normal_distribution<float> wide(0, scale > 0 ? scale : 1);
+      for (float& v : q) v += wide(rng);
+    }
+    const double delta = detail::project_query(pca, q.data(), qp.data());
+    for (size_t i = 0; i < k; ++i) detail::grid_query(qp[i], step, up[i], down[i]);
+    for (size_t f0 = 0; f0 < frames; f0 += 8) {
+      float group_min = INFINITY;
+      for (size_t f = f0; f < std::min(frames, f0 + 8); ++f) {
+        const float cost = detail::frame_cost(m.values.data() + f * n, q.data(), n);
+        group_min = std::min(group_min, cost);
+        const int64_t limit = detail::grid_limit(detail::prune_threshold(pca, cost, delta), step);
+        if (!frame_grid) continue;
+        int64_t own = 0, mixed = 0;
+        for (size_t i = 0; i < k; ++i) {
+          const int64_t fv = term(g[f * k + i] - 1, g[f * k + i] + 1, up[i], down[i]);
+          own += fv;
+          mixed += i < 16 ? fv : term(glo[f0 * k + i], ghi[f0 * k + i], up[i], down[i]);
+        }
+        EXPECT_LE(own, limit) << "frame " << f << " query " << t;
+        EXPECT_LE(mixed, limit) << "frame " << f << " query " << t;
+        ++checked;
+      }
+      int64_t box = 0;
+      for (size_t i = 0; i < k; ++i) box += term(glo[f0 * k + i], ghi[f0 * k + i], up[i], down[i]);
+      EXPECT_LE(box, detail::grid_limit(detail::prune_threshold(pca, group_min, delta), step));
+    }
+  }
+  if (frame_grid) {
+    EXPECT_GT(checked, 0u);
+  }
+}
+
+TEST(MatchSearch, GridBoundNeverExceedsTheCost) {
+  expect_grid_bounds_below_costs(motion_like(1500, 27, 31), 1);
+  expect_grid_bounds_below_costs(motion_like(300, 40, 32), 2);
+  expect_grid_bounds_below_costs(iid(500, 27, 52, 0, 1), 3);
+  expect_grid_bounds_below_costs(iid(300, 27, 53, 1e4f, 1), 4);
+  expect_grid_bounds_below_costs(iid(500, 9, 35, 0, 1e-20f), 5);
+  expect_grid_bounds_below_costs(iid(500, 9, 36, 0, 1e18f), 6);
+  expect_grid_bounds_below_costs(iid(64, 3, 37, 0, 1), 7);
+}
+
 // The tree on degenerate data: constant features, one frame, all frames equal, far offsets,
 // tiny and huge scales; random, near and on-frame queries, same answers as the brute force.
 TEST(MatchSearch, DegenerateDataMatchesBruteForce) {

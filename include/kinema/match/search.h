@@ -219,8 +219,25 @@ class BoundedTreeSearch {
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
   std::vector<uint8_t> block_mask_;   // per node: bit c set when child c is a block
   std::vector<uint32_t> scan_nodes_;  // the nodes with a block child, in memory order
-  size_t work_budget_ = 0;            // block evaluations before the first pruning check
-  uint32_t depth_ = 0;                // levels of nodes (sizes the traversal stack)
+  // The boxes of scan_nodes_ (in that order) on an integer grid of step grid_step_ (a power of
+  // two), for the AVX2 loops' pass over the bottom nodes: per node, per pair of coordinates p,
+  // per child c, the two coordinates as 16-bit values, first 32767 − ⌊lo / step⌋ (all nodes),
+  // then 32768 + ⌈hi / step⌉ (from grid_hi_ on), so that a saturating unsigned subtraction gives
+  // max(0, lo − q) and max(0, q − hi) in grid steps (src/match/search_walk.h).
+  std::vector<uint16_t> grid_box_;
+  size_t grid_hi_ = 0;     // offset of the hi boxes in grid_box_
+  size_t grid_pairs_ = 0;  // pairs of coordinates (the last one padded when coords is odd)
+  double grid_step_ = 1;   // the grid's step, a power of two
+  // Every block's frames' first 2 × frame_pairs_ principal coordinates on the same grid, one
+  // 16-bit value 32768 + g per frame and coordinate (per block, per pair, per lane, the pair's
+  // two coordinates), the frame's coordinate lying in [(g − 1) step, (g + 1) step]: the grid
+  // pass's per-frame bound before a block's costs (src/match/search_walk.h).
+  std::vector<uint16_t> frame_grid_;
+  size_t frame_pairs_ = 0;
+  void build_grid_boxes(size_t k);  // grid_box_ from lo_, hi_ and scan_nodes_
+  void build_frame_grid(const std::vector<float>& pc, size_t k, const std::vector<uint32_t>& order);
+  size_t work_budget_ = 0;  // block evaluations before the first pruning check
+  uint32_t depth_ = 0;      // levels of nodes (sizes the traversal stack)
 };
 
 }  // namespace kinema::match
