@@ -263,28 +263,23 @@ struct BoundedTreeSearch::Walk {
     alignas(32) uint32_t gqh[kMaxPcaCoords / 2], gql[kMaxPcaCoords / 2];
     alignas(32) uint32_t fqh[kMaxPcaCoords / 2 * kLanes], fql[kMaxPcaCoords / 2 * kLanes];
     if (grid) {
+      // Per pair of coordinates, packed two 16-bit halves: the box test's 32767 − ⌈q⌉ and
+      // 32768 + ⌊q⌋, and for the frames' test (8 copies each) 32768 + ⌈q⌉ + 1 and 32768 + ⌊q⌋ − 1.
       for (size_t p = 0; p < pairs; ++p) {
-        uint32_t h2 = 0, l2 = 0;
+        uint32_t h2 = 0, l2 = 0, h1 = 0, l1 = 0;
         for (size_t j = 0; j < 2; ++j) {
           const size_t c = 2 * p + j;
           int32_t up = 0, down = 0;  // padding coordinate: 0, inside every padding box
           if (c < k) grid_query(qp[c], step, up, down);
           h2 |= uint32_t(32767 - up) << (16 * j);
           l2 |= uint32_t(32768 + down) << (16 * j);
+          h1 |= uint32_t(32768 + up + 1) << (16 * j);
+          l1 |= uint32_t(32768 + down - 1) << (16 * j);
         }
         gqh[p] = h2;
         gql[p] = l2;
-      }
-      // The frames' grid test's query: 32768 + ⌈q⌉ + 1 and 32768 + ⌊q⌋ − 1 per coordinate,
-      // 8 copies of each pair (from gqh's 32767 − ⌈q⌉ and gql's 32768 + ⌊q⌋, by halves).
-      for (size_t p = 0; p < fpairs; ++p) {
-        uint32_t h1 = 0, l1 = 0;
-        for (size_t j = 0; j < 2; ++j) {
-          const uint32_t h = (gqh[p] >> (16 * j)) & 0xffffu, l = (gql[p] >> (16 * j)) & 0xffffu;
-          h1 |= (65536u - h) << (16 * j);
-          l1 |= (l - 1) << (16 * j);
-        }
-        for (size_t j = 0; j < kLanes; ++j) fqh[p * kLanes + j] = h1, fql[p * kLanes + j] = l1;
+        if (p < fpairs)
+          for (size_t j = 0; j < kLanes; ++j) fqh[p * kLanes + j] = h1, fql[p * kLanes + j] = l1;
       }
     }
     float gthr_of = -1;
