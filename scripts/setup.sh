@@ -4,7 +4,7 @@
 # is already there. Run as root (or with sudo).
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libeigen3-dev libtinygltf-dev nlohmann-json3-dev libassimp-dev libcli11-dev libtbb-dev libstb-dev
   libmuparser-dev libopenexr-dev libopencv-dev libceres-dev
   libopenvdb-dev libboost-dev libboost-iostreams-dev
