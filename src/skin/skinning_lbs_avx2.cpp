@@ -144,6 +144,118 @@ KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
   }
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+// The AVX-512 build (skinning_lbs_avx512.cpp) runs the lane-by-lane passes of lbs_chunk on two
+// blocks at once: sixteen lanes, the first block's eight in the low half. Each lane's operations
+// are the 8-lane code's, in its order (and the reciprocal square root's estimate is taken with
+// the 8-lane instruction on each half: the 16-lane one gives other bits), so the bits are the
+// same. The blends and their transposition stay eight lanes wide.
+using Z = __m512;
+struct Z3 {
+  Z x, y, z;
+};
+KINEMA_SKIN_INLINE Z zsplat(float f) { return _mm512_set1_ps(f); }
+KINEMA_SKIN_INLINE Z join(W low, W high) {
+  // (zext, not cast: GCC 12 warns that the cast's undefined upper half is uninitialized)
+  return _mm512_insertf32x8(_mm512_zextps256_ps512(low), high, 1);
+}
+KINEMA_SKIN_INLINE W low_half(Z a) { return _mm512_castps512_ps256(a); }
+KINEMA_SKIN_INLINE W high_half(Z a) { return _mm512_extractf32x8_ps(a, 1); }
+KINEMA_SKIN_INLINE Z zmul(Z a, Z b) { return _mm512_mul_ps(a, b); }
+KINEMA_SKIN_INLINE Z zfmadd(Z a, Z b, Z c) { return _mm512_fmadd_ps(a, b, c); }
+KINEMA_SKIN_INLINE Z zfmsub(Z a, Z b, Z c) { return _mm512_fmsub_ps(a, b, c); }
+KINEMA_SKIN_INLINE Z zdot(const Z3& a, const Z3& b) {
+  return zfmadd(a.x, b.x, zfmadd(a.y, b.y, zmul(a.z, b.z)));
+}
+KINEMA_SKIN_INLINE Z3 zcross(const Z3& a, const Z3& b) {
+  return {zfmsub(a.y, b.z, zmul(a.z, b.y)), zfmsub(a.z, b.x, zmul(a.x, b.z)),
+          zfmsub(a.x, b.y, zmul(a.y, b.x))};
+}
+KINEMA_SKIN_INLINE X3 low_half(const Z3& v) {
+  return {low_half(v.x), low_half(v.y), low_half(v.z)};
+}
+KINEMA_SKIN_INLINE X3 high_half(const Z3& v) {
+  return {high_half(v.x), high_half(v.y), high_half(v.z)};
+}
+
+/// Two full blocks' xyz (blocks a and a + 8 of the stored order): from the planar copy when
+/// there is one (three loads), else two regroupings.
+KINEMA_SKIN_INLINE Z3 load_pair(const Block<true>& a, const Block<true>& b, const Vec3f* base,
+                                const float* planar, size_t n) {
+  if (planar)
+    return {_mm512_loadu_ps(planar + a.v), _mm512_loadu_ps(planar + n + a.v),
+            _mm512_loadu_ps(planar + 2 * n + a.v)};
+  const X3 x = a.load(base), y = b.load(base);
+  return {join(x.x, y.x), join(x.y, y.y), join(x.z, y.z)};
+}
+
+/// Sixteen vertices' xyz stored as packed triples (48 floats): store_xyz8's six in-lane
+/// shuffles, then each 16-float output gathered from the three results' 128-bit lanes by a
+/// two-source permute and a masked one (12 shuffles instead of 2 × 9 and three extractions).
+KINEMA_SKIN_INLINE void store_xyz16(float* p, const Z3& v) {
+  const Z xy = _mm512_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0));
+  const Z yz = _mm512_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1));
+  const Z zx = _mm512_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0));
+  // 128-bit lane k of m03 / m14 / m25: floats 12k … 12k + 3 / + 4 … + 7 / + 8 … + 11.
+  const Z m03 = _mm512_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 2, 0));
+  const Z m14 = _mm512_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  const Z m25 = _mm512_shuffle_ps(zx, yz, _MM_SHUFFLE(3, 1, 3, 1));
+  // Indices 16 and up pick the second source.
+  const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 0, 0, 0, 4, 5, 6, 7);
+  const __m512i i1 = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 0, 0, 0, 0, 8, 9, 10, 11);
+  const __m512i i2 = _mm512_setr_epi32(0, 0, 0, 0, 12, 13, 14, 15, 28, 29, 30, 31, 0, 0, 0, 0);
+  const __m512i f0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0);
+  const __m512i f1 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 9, 10, 11, 0, 0, 0, 0);
+  const __m512i f2 = _mm512_setr_epi32(8, 9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 12, 13, 14, 15);
+  _mm512_storeu_ps(
+      p, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i0, m14), 0x0F00, f0, m25));
+  _mm512_storeu_ps(
+      p + 16, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m14, i1, m25), 0x0F00, f1, m03));
+  _mm512_storeu_ps(
+      p + 32, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i2, m14), 0xF00F, f2, m25));
+}
+
+/// Blocks a and b (b = a + 8) written: in place as one run of sixteen vertices when stored order
+/// is output order, else block by block.
+KINEMA_SKIN_INLINE void store_pair(const Block<true>& a, const Block<true>& b, Vec3f* base,
+                                   const Z3& v) {
+  if (!a.order) {
+    store_xyz16(&base[a.v].x, v);
+    return;
+  }
+  a.store(base, low_half(v));
+  b.store(base, high_half(v));
+}
+
+/// cofactor_times on sixteen lanes.
+KINEMA_SKIN_INLINE Z3 cofactor_times16(const Z* m, const Z3& n, Z& sign) {
+  const Z3 b0{m[0], m[4], m[8]}, b1{m[1], m[5], m[9]}, b2{m[2], m[6], m[10]};
+  const Z3 w = zcross(b0, b1);
+  const Z3 u{zfmsub(n.y, b0.x, zmul(n.x, b1.x)), zfmsub(n.y, b0.y, zmul(n.x, b1.y)),
+             zfmsub(n.y, b0.z, zmul(n.x, b1.z))};
+  sign = _mm512_and_ps(zdot(b2, w), zsplat(-0.0f));
+  return {zfmadd(n.z, w.x, zfmsub(b2.y, u.z, zmul(b2.z, u.y))),
+          zfmadd(n.z, w.y, zfmsub(b2.z, u.x, zmul(b2.x, u.z))),
+          zfmadd(n.z, w.z, zfmsub(b2.x, u.y, zmul(b2.y, u.x)))};
+}
+
+/// store_unit on two blocks; a pair with a degenerate lane goes back to store_unit per block.
+KINEMA_SKIN_INLINE void store_unit_pair(const Block<true>& a, const Block<true>& b, Vec3f* dst,
+                                        const Vec3f* input, const Z3& v, Z sign) {
+  const Z l2 = zdot(v, v);
+  if (__builtin_expect(_mm512_cmp_ps_mask(l2, zsplat(1e-36f), _CMP_GT_OQ) != 0xFFFF, 0)) {
+    store_unit(a, dst, input, low_half(v), low_half(sign));
+    store_unit(b, dst, input, high_half(v), high_half(sign));
+    return;
+  }
+  const Z x = _mm512_max_ps(l2, zsplat(1e-36f));
+  const Z r = join(_mm256_rsqrt_ps(low_half(x)), _mm256_rsqrt_ps(high_half(x)));
+  const Z root = zmul(zmul(zsplat(0.5f), r), _mm512_fnmadd_ps(zmul(x, r), r, zsplat(3.0f)));
+  const Z inv = _mm512_xor_ps(root, sign);
+  store_pair(a, b, dst, {zmul(v.x, inv), zmul(v.y, inv), zmul(v.z, inv)});
+}
+#endif
+
 template <int K, bool N, bool T, bool Full>
 KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
                                   const KernelOut& out, const KernelGroup& g,
@@ -182,8 +294,48 @@ KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
   // Newton step are the tail of the chain).
   alignas(32) X3 normals[kChunk], tangents[kChunk];
   alignas(32) W signs[kChunk];
+  size_t first = 0;  // the blocks before it were done in pairs
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+  {
+    alignas(64) Z3 normals16[kChunk / 2], tangents16[kChunk / 2];
+    alignas(64) Z signs16[kChunk / 2];
+    first = blocks & ~size_t{1};
 #pragma GCC unroll 1
-  for (size_t b = 0; b < blocks; ++b) {
+    for (size_t b = 0; b < first; b += 2) {
+      const Block<true> ba{v + 8 * b, 8, mesh.order}, bb{v + 8 * b + 8, 8, mesh.order};
+      Z mz[12];
+#pragma GCC unroll 12
+      for (int e = 0; e < 12; ++e) mz[e] = join(m[b][e], m[b + 1][e]);
+      const Z3 a0{mz[0], mz[1], mz[2]}, a1{mz[4], mz[5], mz[6]}, a2{mz[8], mz[9], mz[10]};
+      if (out.positions) {
+        const Z3 p = load_pair(ba, bb, mesh.positions, mesh.planar_positions, mesh.vertex_count);
+        store_pair(ba, bb, out.positions,
+                   {zfmadd(a0.x, p.x, zfmadd(a0.y, p.y, zfmadd(a0.z, p.z, mz[3]))),
+                    zfmadd(a1.x, p.x, zfmadd(a1.y, p.y, zfmadd(a1.z, p.z, mz[7]))),
+                    zfmadd(a2.x, p.x, zfmadd(a2.y, p.y, zfmadd(a2.z, p.z, mz[11])))});
+      }
+      if constexpr (N) {
+        const Z3 n = load_pair(ba, bb, mesh.normals, mesh.planar_normals, mesh.vertex_count);
+        normals16[b / 2] = cofactor_times16(mz, n, signs16[b / 2]);
+      }
+      if constexpr (T) {
+        const Z3 t = load_pair(ba, bb, mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
+        tangents16[b / 2] = {zdot(a0, t), zdot(a1, t), zdot(a2, t)};
+      }
+    }
+#pragma GCC unroll 1
+    for (size_t b = 0; b < first; b += 2) {
+      const Block<true> ba{v + 8 * b, 8, mesh.order}, bb{v + 8 * b + 8, 8, mesh.order};
+      if constexpr (N)
+        store_unit_pair(ba, bb, out.normals, mesh.normals, normals16[b / 2], signs16[b / 2]);
+      if constexpr (T)
+        store_unit_pair(ba, bb, out.tangents, mesh.tangents, tangents16[b / 2],
+                        _mm512_setzero_ps());
+    }
+  }
+#endif
+#pragma GCC unroll 1
+  for (size_t b = first; b < blocks; ++b) {
     const Block<true> block{v + 8 * b, 8, mesh.order};
     const W* mb = m[b];
     const X3 a0{mb[0], mb[1], mb[2]}, a1{mb[4], mb[5], mb[6]}, a2{mb[8], mb[9], mb[10]};
@@ -203,7 +355,7 @@ KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
     }
   }
 #pragma GCC unroll 1
-  for (size_t b = 0; b < blocks; ++b) {
+  for (size_t b = first; b < blocks; ++b) {
     const Block<true> block{v + 8 * b, 8, mesh.order};
     if constexpr (N) store_unit(block, out.normals, mesh.normals, normals[b], signs[b]);
     if constexpr (T) store_unit(block, out.tangents, mesh.tangents, tangents[b]);

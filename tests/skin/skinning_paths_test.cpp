@@ -454,17 +454,28 @@ TEST(SkinPaths, SseAndAvx2KernelsAgreeWithEachOther) {
   expect_agree(dqs_sse, dqs_avx, 2e-6f, "DQS SSE vs AVX2");
 }
 
-// The AVX-512 build of the LBS kernel is the AVX2 one's source: the same bits on every normal
-// mode and output order, and the multi-threaded path keeps them.
+// The AVX-512 build of the LBS kernel is the AVX2 one's source (its passes over pairs of blocks
+// run each lane's operations in the same order): the same bits on every normal mode and output
+// order, with and without the planar copies, with zero normals and tangents here and there (the
+// renormalization's fallback), and the multi-threaded path keeps them.
 TEST(SkinPaths, Avx2AndAvx512KernelsAgreeWithEachOther) {
   std::mt19937 rng(24);
-  const RandomMesh m = random_mesh(rng, 3001, 4, 50);
+  RandomMesh m = random_mesh(rng, 3001, 4, 50);
+  for (size_t v = 5; v < m.normals.size(); v += 97) m.normals[v] = {};
+  for (size_t v = 7; v < m.tangents.size(); v += 89) m.tangents[v] = {};
   const auto palette = random_palette(rng, 50, 120, true);
   for (const LbsNormals normals : {LbsNormals::inverse_transpose, LbsNormals::blended_matrix}) {
-    for (const SkinOutputOrder order : {SkinOutputOrder::original, SkinOutputOrder::stored}) {
+    for (const auto& [order, planar] :
+         {std::pair{SkinOutputOrder::original, true}, std::pair{SkinOutputOrder::stored, true},
+          std::pair{SkinOutputOrder::original, false}, std::pair{SkinOutputOrder::stored, false}}) {
       SkinMesh mesh = make_skin_mesh(m.view(), palette.size());
       mesh.lbs_normals = normals;
       mesh.output_order = order;
+      if (!planar) {
+        mesh.planar_positions.clear();
+        mesh.planar_normals.clear();
+        mesh.planar_tangents.clear();
+      }
       const size_t n = m.positions.size();
       Outputs avx2(n), avx512(n), threads(n);
       std::vector<Vec3f> p2(n), p512(n);
