@@ -36,17 +36,53 @@ KINEMA_SKIN_INLINE void store_unit(const Block<Full>& block, Vec3f* dst, const V
   block.store(dst, scaled);
 }
 
+/// a's sign bit (0 or −0) in every lane.
+KINEMA_SKIN_INLINE W sign_bit(W a) { return _mm256_and_ps(a, splat(-0.0f)); }
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+// The AVX-512 build (skinning_lbs_avx512.cpp) runs the lane-by-lane passes of lbs_chunk on two
+// blocks at once: sixteen lanes, the first block's eight in the low half. Each lane's operations
+// are the 8-lane code's, in its order (and the reciprocal square root's estimate is taken with
+// the 8-lane instruction on each half: the 16-lane one gives other bits), so the bits are the
+// same. The blends and their transposition stay eight lanes wide.
+using Z = __m512;
+struct Z3 {
+  Z x, y, z;
+};
+KINEMA_SKIN_INLINE Z zsplat(float f) { return _mm512_set1_ps(f); }
+KINEMA_SKIN_INLINE Z join(W low, W high) {
+  // (zext, not cast: GCC 12 warns that the cast's undefined upper half is uninitialized)
+  return _mm512_insertf32x8(_mm512_zextps256_ps512(low), high, 1);
+}
+KINEMA_SKIN_INLINE W low_half(Z a) { return _mm512_castps512_ps256(a); }
+KINEMA_SKIN_INLINE W high_half(Z a) { return _mm512_extractf32x8_ps(a, 1); }
+// The 8-lane arithmetic of skinning_avx2.h on sixteen lanes (the overloads cofactor_times finds).
+KINEMA_SKIN_INLINE Z mul(Z a, Z b) { return _mm512_mul_ps(a, b); }
+KINEMA_SKIN_INLINE Z fmadd(Z a, Z b, Z c) { return _mm512_fmadd_ps(a, b, c); }
+KINEMA_SKIN_INLINE Z fmsub(Z a, Z b, Z c) { return _mm512_fmsub_ps(a, b, c); }
+KINEMA_SKIN_INLINE Z dot(const Z3& a, const Z3& b) {
+  return fmadd(a.x, b.x, fmadd(a.y, b.y, mul(a.z, b.z)));
+}
+KINEMA_SKIN_INLINE Z3 cross(const Z3& a, const Z3& b) {
+  return {fmsub(a.y, b.z, mul(a.z, b.y)), fmsub(a.z, b.x, mul(a.x, b.z)),
+          fmsub(a.x, b.y, mul(a.y, b.x))};
+}
+KINEMA_SKIN_INLINE Z sign_bit(Z a) { return _mm512_and_ps(a, zsplat(-0.0f)); }
+#endif
+
 /// cof(A)·n for the 3×3 parts A of a block's transposed blended matrices `m` (lbs_blend), and
 /// det A's sign bit (0 or −0) in `sign`. With b0, b1, b2 the columns of A, cof(A) has columns
 /// b1×b2, b2×b0, b0×b1, so cof(A)·n = n.x·(b1×b2) + n.y·(b2×b0) + n.z·(b0×b1)
 /// = b2 × (n.y·b0 − n.x·b1) + n.z·(b0×b1), and det A = b2·(b0×b1): 24 operations instead of the
-/// 30 of three cofactor rows, a determinant and three dot products.
-KINEMA_SKIN_INLINE X3 cofactor_times(const W* m, const X3& n, W& sign) {
-  const X3 b0{m[0], m[4], m[8]}, b1{m[1], m[5], m[9]}, b2{m[2], m[6], m[10]};
-  const X3 w = cross(b0, b1);
-  const X3 u{fmsub(n.y, b0.x, mul(n.x, b1.x)), fmsub(n.y, b0.y, mul(n.x, b1.y)),
+/// 30 of three cofactor rows, a determinant and three dot products. V3 is X3 (eight lanes) or,
+/// in the AVX-512 build, Z3 (two blocks): the same operations per lane.
+template <class V, class V3>
+KINEMA_SKIN_INLINE V3 cofactor_times(const V* m, const V3& n, V& sign) {
+  const V3 b0{m[0], m[4], m[8]}, b1{m[1], m[5], m[9]}, b2{m[2], m[6], m[10]};
+  const V3 w = cross(b0, b1);
+  const V3 u{fmsub(n.y, b0.x, mul(n.x, b1.x)), fmsub(n.y, b0.y, mul(n.x, b1.y)),
              fmsub(n.y, b0.z, mul(n.x, b1.z))};
-  sign = _mm256_and_ps(dot(b2, w), splat(-0.0f));
+  sign = sign_bit(dot(b2, w));
   return {fmadd(n.z, w.x, fmsub(b2.y, u.z, mul(b2.z, u.y))),
           fmadd(n.z, w.y, fmsub(b2.z, u.x, mul(b2.x, u.z))),
           fmadd(n.z, w.z, fmsub(b2.x, u.y, mul(b2.y, u.x)))};
@@ -145,32 +181,6 @@ KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
 }
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-// The AVX-512 build (skinning_lbs_avx512.cpp) runs the lane-by-lane passes of lbs_chunk on two
-// blocks at once: sixteen lanes, the first block's eight in the low half. Each lane's operations
-// are the 8-lane code's, in its order (and the reciprocal square root's estimate is taken with
-// the 8-lane instruction on each half: the 16-lane one gives other bits), so the bits are the
-// same. The blends and their transposition stay eight lanes wide.
-using Z = __m512;
-struct Z3 {
-  Z x, y, z;
-};
-KINEMA_SKIN_INLINE Z zsplat(float f) { return _mm512_set1_ps(f); }
-KINEMA_SKIN_INLINE Z join(W low, W high) {
-  // (zext, not cast: GCC 12 warns that the cast's undefined upper half is uninitialized)
-  return _mm512_insertf32x8(_mm512_zextps256_ps512(low), high, 1);
-}
-KINEMA_SKIN_INLINE W low_half(Z a) { return _mm512_castps512_ps256(a); }
-KINEMA_SKIN_INLINE W high_half(Z a) { return _mm512_extractf32x8_ps(a, 1); }
-KINEMA_SKIN_INLINE Z zmul(Z a, Z b) { return _mm512_mul_ps(a, b); }
-KINEMA_SKIN_INLINE Z zfmadd(Z a, Z b, Z c) { return _mm512_fmadd_ps(a, b, c); }
-KINEMA_SKIN_INLINE Z zfmsub(Z a, Z b, Z c) { return _mm512_fmsub_ps(a, b, c); }
-KINEMA_SKIN_INLINE Z zdot(const Z3& a, const Z3& b) {
-  return zfmadd(a.x, b.x, zfmadd(a.y, b.y, zmul(a.z, b.z)));
-}
-KINEMA_SKIN_INLINE Z3 zcross(const Z3& a, const Z3& b) {
-  return {zfmsub(a.y, b.z, zmul(a.z, b.y)), zfmsub(a.z, b.x, zmul(a.x, b.z)),
-          zfmsub(a.x, b.y, zmul(a.y, b.x))};
-}
 KINEMA_SKIN_INLINE X3 low_half(const Z3& v) {
   return {low_half(v.x), low_half(v.y), low_half(v.z)};
 }
@@ -227,22 +237,10 @@ KINEMA_SKIN_INLINE void store_pair(const Block<true>& a, const Block<true>& b, V
   b.store(base, high_half(v));
 }
 
-/// cofactor_times on sixteen lanes.
-KINEMA_SKIN_INLINE Z3 cofactor_times16(const Z* m, const Z3& n, Z& sign) {
-  const Z3 b0{m[0], m[4], m[8]}, b1{m[1], m[5], m[9]}, b2{m[2], m[6], m[10]};
-  const Z3 w = zcross(b0, b1);
-  const Z3 u{zfmsub(n.y, b0.x, zmul(n.x, b1.x)), zfmsub(n.y, b0.y, zmul(n.x, b1.y)),
-             zfmsub(n.y, b0.z, zmul(n.x, b1.z))};
-  sign = _mm512_and_ps(zdot(b2, w), zsplat(-0.0f));
-  return {zfmadd(n.z, w.x, zfmsub(b2.y, u.z, zmul(b2.z, u.y))),
-          zfmadd(n.z, w.y, zfmsub(b2.z, u.x, zmul(b2.x, u.z))),
-          zfmadd(n.z, w.z, zfmsub(b2.x, u.y, zmul(b2.y, u.x)))};
-}
-
 /// store_unit on two blocks; a pair with a degenerate lane goes back to store_unit per block.
 KINEMA_SKIN_INLINE void store_unit_pair(const Block<true>& a, const Block<true>& b, Vec3f* dst,
                                         const Vec3f* input, const Z3& v, Z sign) {
-  const Z l2 = zdot(v, v);
+  const Z l2 = dot(v, v);
   if (__builtin_expect(_mm512_cmp_ps_mask(l2, zsplat(1e-36f), _CMP_GT_OQ) != 0xFFFF, 0)) {
     store_unit(a, dst, input, low_half(v), low_half(sign));
     store_unit(b, dst, input, high_half(v), high_half(sign));
@@ -250,9 +248,9 @@ KINEMA_SKIN_INLINE void store_unit_pair(const Block<true>& a, const Block<true>&
   }
   const Z x = _mm512_max_ps(l2, zsplat(1e-36f));
   const Z r = join(_mm256_rsqrt_ps(low_half(x)), _mm256_rsqrt_ps(high_half(x)));
-  const Z root = zmul(zmul(zsplat(0.5f), r), _mm512_fnmadd_ps(zmul(x, r), r, zsplat(3.0f)));
+  const Z root = mul(mul(zsplat(0.5f), r), _mm512_fnmadd_ps(mul(x, r), r, zsplat(3.0f)));
   const Z inv = _mm512_xor_ps(root, sign);
-  store_pair(a, b, dst, {zmul(v.x, inv), zmul(v.y, inv), zmul(v.z, inv)});
+  store_pair(a, b, dst, {mul(v.x, inv), mul(v.y, inv), mul(v.z, inv)});
 }
 #endif
 
@@ -310,17 +308,17 @@ KINEMA_SKIN_INLINE void lbs_chunk(const KernelMesh& mesh, const float* palette,
       if (out.positions) {
         const Z3 p = load_pair(ba, bb, mesh.positions, mesh.planar_positions, mesh.vertex_count);
         store_pair(ba, bb, out.positions,
-                   {zfmadd(a0.x, p.x, zfmadd(a0.y, p.y, zfmadd(a0.z, p.z, mz[3]))),
-                    zfmadd(a1.x, p.x, zfmadd(a1.y, p.y, zfmadd(a1.z, p.z, mz[7]))),
-                    zfmadd(a2.x, p.x, zfmadd(a2.y, p.y, zfmadd(a2.z, p.z, mz[11])))});
+                   {fmadd(a0.x, p.x, fmadd(a0.y, p.y, fmadd(a0.z, p.z, mz[3]))),
+                    fmadd(a1.x, p.x, fmadd(a1.y, p.y, fmadd(a1.z, p.z, mz[7]))),
+                    fmadd(a2.x, p.x, fmadd(a2.y, p.y, fmadd(a2.z, p.z, mz[11])))});
       }
       if constexpr (N) {
         const Z3 n = load_pair(ba, bb, mesh.normals, mesh.planar_normals, mesh.vertex_count);
-        normals16[b / 2] = cofactor_times16(mz, n, signs16[b / 2]);
+        normals16[b / 2] = cofactor_times(mz, n, signs16[b / 2]);
       }
       if constexpr (T) {
         const Z3 t = load_pair(ba, bb, mesh.tangents, mesh.planar_tangents, mesh.vertex_count);
-        tangents16[b / 2] = {zdot(a0, t), zdot(a1, t), zdot(a2, t)};
+        tangents16[b / 2] = {dot(a0, t), dot(a1, t), dot(a2, t)};
       }
     }
 #pragma GCC unroll 1
