@@ -68,6 +68,78 @@ KINEMA_SKIN_INLINE Z3 cross(const Z3& a, const Z3& b) {
           fmsub(a.x, b.y, mul(a.y, b.x))};
 }
 KINEMA_SKIN_INLINE Z sign_bit(Z a) { return _mm512_and_ps(a, zsplat(-0.0f)); }
+
+KINEMA_SKIN_INLINE X3 low_half(const Z3& v) {
+  return {low_half(v.x), low_half(v.y), low_half(v.z)};
+}
+KINEMA_SKIN_INLINE X3 high_half(const Z3& v) {
+  return {high_half(v.x), high_half(v.y), high_half(v.z)};
+}
+
+/// Two full blocks' xyz (blocks a and a + 8 of the stored order): from the planar copy when
+/// there is one (three loads), else two regroupings.
+KINEMA_SKIN_INLINE Z3 load_pair(const Block<true>& a, const Block<true>& b, const Vec3f* base,
+                                const float* planar, size_t n) {
+  if (planar)
+    return {_mm512_loadu_ps(planar + a.v), _mm512_loadu_ps(planar + n + a.v),
+            _mm512_loadu_ps(planar + 2 * n + a.v)};
+  const X3 x = a.load(base), y = b.load(base);
+  return {join(x.x, y.x), join(x.y, y.y), join(x.z, y.z)};
+}
+
+/// Sixteen vertices' xyz stored as packed triples (48 floats): store_xyz8's six in-lane
+/// shuffles, then each 16-float output gathered from the three results' 128-bit lanes by a
+/// two-source permute and a masked one (12 shuffles instead of 2 × 9 and three extractions).
+KINEMA_SKIN_INLINE void store_xyz16(float* p, const Z3& v) {
+  const Z xy = _mm512_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0));
+  const Z yz = _mm512_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1));
+  const Z zx = _mm512_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0));
+  // 128-bit lane k of m03 / m14 / m25: floats 12k … 12k + 3 / + 4 … + 7 / + 8 … + 11.
+  const Z m03 = _mm512_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 2, 0));
+  const Z m14 = _mm512_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
+  const Z m25 = _mm512_shuffle_ps(zx, yz, _MM_SHUFFLE(3, 1, 3, 1));
+  // Indices 16 and up pick the second source.
+  const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 0, 0, 0, 4, 5, 6, 7);
+  const __m512i i1 = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 0, 0, 0, 0, 8, 9, 10, 11);
+  const __m512i i2 = _mm512_setr_epi32(0, 0, 0, 0, 12, 13, 14, 15, 28, 29, 30, 31, 0, 0, 0, 0);
+  const __m512i f0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0);
+  const __m512i f1 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 9, 10, 11, 0, 0, 0, 0);
+  const __m512i f2 = _mm512_setr_epi32(8, 9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 12, 13, 14, 15);
+  _mm512_storeu_ps(
+      p, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i0, m14), 0x0F00, f0, m25));
+  _mm512_storeu_ps(
+      p + 16, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m14, i1, m25), 0x0F00, f1, m03));
+  _mm512_storeu_ps(
+      p + 32, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i2, m14), 0xF00F, f2, m25));
+}
+
+/// Blocks a and b (b = a + 8) written: in place as one run of sixteen vertices when stored order
+/// is output order, else block by block.
+KINEMA_SKIN_INLINE void store_pair(const Block<true>& a, const Block<true>& b, Vec3f* base,
+                                   const Z3& v) {
+  if (!a.order) {
+    store_xyz16(&base[a.v].x, v);
+    return;
+  }
+  a.store(base, low_half(v));
+  b.store(base, high_half(v));
+}
+
+/// store_unit on two blocks; a pair with a degenerate lane goes back to store_unit per block.
+KINEMA_SKIN_INLINE void store_unit_pair(const Block<true>& a, const Block<true>& b, Vec3f* dst,
+                                        const Vec3f* input, const Z3& v, Z sign) {
+  const Z l2 = dot(v, v);
+  if (__builtin_expect(_mm512_cmp_ps_mask(l2, zsplat(1e-36f), _CMP_GT_OQ) != 0xFFFF, 0)) {
+    store_unit(a, dst, input, low_half(v), low_half(sign));
+    store_unit(b, dst, input, high_half(v), high_half(sign));
+    return;
+  }
+  const Z x = _mm512_max_ps(l2, zsplat(1e-36f));
+  const Z r = join(_mm256_rsqrt_ps(low_half(x)), _mm256_rsqrt_ps(high_half(x)));
+  const Z root = mul(mul(zsplat(0.5f), r), _mm512_fnmadd_ps(mul(x, r), r, zsplat(3.0f)));
+  const Z inv = _mm512_xor_ps(root, sign);
+  store_pair(a, b, dst, {mul(v.x, inv), mul(v.y, inv), mul(v.z, inv)});
+}
 #endif
 
 /// cof(A)·n for the 3×3 parts A of a block's transposed blended matrices `m` (lbs_blend), and
@@ -179,80 +251,6 @@ KINEMA_SKIN_INLINE void lbs_apply(const KernelMesh& mesh, const KernelOut& out,
     block.store(out.tangents, unit({dot(a0, t), dot(a1, t), dot(a2, t)}, t));
   }
 }
-
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-KINEMA_SKIN_INLINE X3 low_half(const Z3& v) {
-  return {low_half(v.x), low_half(v.y), low_half(v.z)};
-}
-KINEMA_SKIN_INLINE X3 high_half(const Z3& v) {
-  return {high_half(v.x), high_half(v.y), high_half(v.z)};
-}
-
-/// Two full blocks' xyz (blocks a and a + 8 of the stored order): from the planar copy when
-/// there is one (three loads), else two regroupings.
-KINEMA_SKIN_INLINE Z3 load_pair(const Block<true>& a, const Block<true>& b, const Vec3f* base,
-                                const float* planar, size_t n) {
-  if (planar)
-    return {_mm512_loadu_ps(planar + a.v), _mm512_loadu_ps(planar + n + a.v),
-            _mm512_loadu_ps(planar + 2 * n + a.v)};
-  const X3 x = a.load(base), y = b.load(base);
-  return {join(x.x, y.x), join(x.y, y.y), join(x.z, y.z)};
-}
-
-/// Sixteen vertices' xyz stored as packed triples (48 floats): store_xyz8's six in-lane
-/// shuffles, then each 16-float output gathered from the three results' 128-bit lanes by a
-/// two-source permute and a masked one (12 shuffles instead of 2 × 9 and three extractions).
-KINEMA_SKIN_INLINE void store_xyz16(float* p, const Z3& v) {
-  const Z xy = _mm512_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0));
-  const Z yz = _mm512_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1));
-  const Z zx = _mm512_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0));
-  // 128-bit lane k of m03 / m14 / m25: floats 12k … 12k + 3 / + 4 … + 7 / + 8 … + 11.
-  const Z m03 = _mm512_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 2, 0));
-  const Z m14 = _mm512_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0));
-  const Z m25 = _mm512_shuffle_ps(zx, yz, _MM_SHUFFLE(3, 1, 3, 1));
-  // Indices 16 and up pick the second source.
-  const __m512i i0 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 0, 0, 0, 0, 4, 5, 6, 7);
-  const __m512i i1 = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 0, 0, 0, 0, 8, 9, 10, 11);
-  const __m512i i2 = _mm512_setr_epi32(0, 0, 0, 0, 12, 13, 14, 15, 28, 29, 30, 31, 0, 0, 0, 0);
-  const __m512i f0 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0);
-  const __m512i f1 = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 8, 9, 10, 11, 0, 0, 0, 0);
-  const __m512i f2 = _mm512_setr_epi32(8, 9, 10, 11, 0, 0, 0, 0, 0, 0, 0, 0, 12, 13, 14, 15);
-  _mm512_storeu_ps(
-      p, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i0, m14), 0x0F00, f0, m25));
-  _mm512_storeu_ps(
-      p + 16, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m14, i1, m25), 0x0F00, f1, m03));
-  _mm512_storeu_ps(
-      p + 32, _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(m03, i2, m14), 0xF00F, f2, m25));
-}
-
-/// Blocks a and b (b = a + 8) written: in place as one run of sixteen vertices when stored order
-/// is output order, else block by block.
-KINEMA_SKIN_INLINE void store_pair(const Block<true>& a, const Block<true>& b, Vec3f* base,
-                                   const Z3& v) {
-  if (!a.order) {
-    store_xyz16(&base[a.v].x, v);
-    return;
-  }
-  a.store(base, low_half(v));
-  b.store(base, high_half(v));
-}
-
-/// store_unit on two blocks; a pair with a degenerate lane goes back to store_unit per block.
-KINEMA_SKIN_INLINE void store_unit_pair(const Block<true>& a, const Block<true>& b, Vec3f* dst,
-                                        const Vec3f* input, const Z3& v, Z sign) {
-  const Z l2 = dot(v, v);
-  if (__builtin_expect(_mm512_cmp_ps_mask(l2, zsplat(1e-36f), _CMP_GT_OQ) != 0xFFFF, 0)) {
-    store_unit(a, dst, input, low_half(v), low_half(sign));
-    store_unit(b, dst, input, high_half(v), high_half(sign));
-    return;
-  }
-  const Z x = _mm512_max_ps(l2, zsplat(1e-36f));
-  const Z r = join(_mm256_rsqrt_ps(low_half(x)), _mm256_rsqrt_ps(high_half(x)));
-  const Z root = mul(mul(zsplat(0.5f), r), _mm512_fnmadd_ps(mul(x, r), r, zsplat(3.0f)));
-  const Z inv = _mm512_xor_ps(root, sign);
-  store_pair(a, b, dst, {mul(v.x, inv), mul(v.y, inv), mul(v.z, inv)});
-}
-#endif
 
 template <int K, bool N, bool T, bool Full>
 KINEMA_SKIN_INLINE void lbs_block(const KernelMesh& mesh, const float* palette,
