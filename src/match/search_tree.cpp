@@ -287,6 +287,14 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   fill_blocks(features, order, blocks_.blocks_, blocks_.values_, blocks_.frame_, blocks_.tags_,
               blocks_.block_tags_);
   work_budget_ = blocks_.blocks_ / kWorkBudgetDivisor;
+  // The frames' mean squared distance from their mean, from their principal coordinates (a
+  // rotation of the centred features, the residual included when there are more than 31 dims).
+  double variance = 0;
+  for (const uint32_t f : searchable)
+    for (size_t i = 0; i < k; ++i)
+      variance += double(pc[size_t(f) * k + i]) * pc[size_t(f) * k + i];
+  if (!searchable.empty())
+    far_threshold_ = float(variance / double(searchable.size()) / kFarVarianceDivisor);
 }
 
 // The grid step is the smallest power of two that puts every box coordinate of the bottom nodes

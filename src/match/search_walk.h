@@ -23,6 +23,14 @@ constexpr uint32_t kMaxDepth = 40;
 constexpr size_t kStackSize = 8 * kMaxDepth + 8;
 // The tree may spend 1 / kWorkBudgetDivisor of a full scan before it falls back to scanning.
 constexpr size_t kWorkBudgetDivisor = 32;
+// At a check, a prune threshold above the frames' mean squared distance from their mean divided
+// by this marks a query far from the data, and the walk gives up for the grid pass over the
+// bottom nodes. On the three real databases of docs/match_search.md (10,730 to 196,716 frames,
+// normalized features, mean squared distance 35) random queries have a best cost of 7 to 63 at
+// the first check, and real+noise ones mostly under 5; per query, the pass beat the walk on
+// 99 % of the random ones at 54k frames and lost on 95 % of the real+noise ones that reach a
+// check. Divisors from 3.5 to 7 measured the same.
+constexpr double kFarVarianceDivisor = 5;
 // The fallback pass tests the boxes of blocks / kSampleDivisor blocks (at least 16) before it
 // judges whether they prune.
 constexpr size_t kSampleDivisor = 32;
@@ -95,6 +103,9 @@ struct BoundedTreeSearch::Walk {
   const double delta;
   Best best;
   float thr = INFINITY, thr_of = INFINITY;
+  // The tree's far_threshold_ where the grid pass runs (the AVX2 loops), else +inf: the
+  // baseline's pass over float boxes has no per-frame bounds and is not faster there.
+  const float far;
   uint32_t blocks_visited = 0, nodes_visited = 0;
 
   KINEMA_MATCH_INLINE Walk(const BoundedTreeSearch& t, const float* query, const SearchFilter& f,
@@ -108,7 +119,8 @@ struct BoundedTreeSearch::Walk {
         k(t.pca_.coords()),
         lo16(t.box16_.data()),
         hi16(t.box16_.data() + t.lo_.size()),
-        delta(project_query_with(t.pca_, query, qp)) {}
+        delta(project_query_with(t.pca_, query, qp)),
+        far(kIsa == 1 && t.grid_pairs_ > 0 ? t.far_threshold_ : INFINITY) {}
 
   KINEMA_MATCH_INLINE void update_threshold() {
     if (best.cost != thr_of) {
@@ -166,10 +178,12 @@ struct BoundedTreeSearch::Walk {
   // threshold. Returns false when it gives up because pruning fails: the work spent in the tree,
   // in block evaluations (a node test reads twice a block's floats), costs more than a plain
   // scan on data with no low-dimensional structure. Each time the work passes the budget
-  // (blocks / 32, then doubling), the walk looks at the child boxes its node tests kept: if more
-  // than half passed, it stops, keeping the best found so far (still exact: scan_bottom_nodes
-  // then compares every frame). On real mocap even random queries far from every clip prune
-  // most boxes and stay in the walk, which there beats the pass (BENCHMARKS.md, motion matching).
+  // (blocks / 32, then doubling), the walk looks at the child boxes its node tests kept and at
+  // the threshold: if more than half passed, or if the threshold is above far_threshold_ (the
+  // query lies far from the data, where the walk tests most nodes and the grid pass's per-frame
+  // bounds scan far fewer blocks), it stops, keeping the best found so far (still exact:
+  // scan_bottom_nodes then compares every frame). Real+noise queries mostly end before the first
+  // check, and those that reach it have a small threshold and stay in the walk.
   KINEMA_MATCH_INLINE bool descend() {
     struct Entry {
       int32_t ref;
@@ -190,7 +204,7 @@ struct BoundedTreeSearch::Walk {
         continue;
       }
       if (work > check) {
-        if (children_kept * 2 > children_tested) return false;
+        if (children_kept * 2 > children_tested || thr > far) return false;
         check *= 2;
       }
       const size_t node = size_t(e.ref);

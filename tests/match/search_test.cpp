@@ -164,6 +164,34 @@ TEST(MatchSearch, TreeEqualsBruteForceOnRealQueries) {
   EXPECT_LT(double(visited) / 10000, double(tree.blocks()) / 4);
 }
 
+// A query far from the data (here: a random one, N(0, 1) per normalized feature) leaves the walk
+// for the pass over the bottom nodes at the first check, once its best cost is above a fifth of
+// the frames' mean squared distance from their mean, where the AVX2 loops run the grid pass; the
+// pass tests every bottom node, so the nodes a query visits show it. Queries near the data
+// (real+noise) stay in the walk: they visit a few nodes. The answers stay brute force's.
+TEST(MatchSearch, FarQueriesLeaveTheWalkForTheGridPass) {
+  if (detail::search_isa() != detail::SearchIsa::kAvx2) GTEST_SKIP() << "no AVX2: no grid pass";
+  const FeatureMatrix m = motion_like(20000, 27, 11);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  const size_t bottom_nodes = (tree.blocks() + 7) / 8;
+  std::mt19937 rng(12);
+  SearchStats stats;
+  int far_in_pass = 0, near_in_pass = 0;
+  for (int i = 0; i < 200; ++i) {
+    const std::vector<float> far = random_query(m.dims, rng);
+    const SearchResult t = tree.search(far, {}, &stats);
+    EXPECT_TRUE(same(brute.search(far), t)) << "query " << i;
+    far_in_pass += stats.nodes_visited >= bottom_nodes;
+    const std::vector<float> near = noisy_frame(m, rng, 0.05f);
+    const SearchResult n = tree.search(near, {}, &stats);
+    EXPECT_TRUE(same(brute.search(near), n)) << "query " << i;
+    near_in_pass += stats.nodes_visited >= bottom_nodes;
+  }
+  EXPECT_GE(far_in_pass, 190);
+  EXPECT_LE(near_in_pass, 10);
+}
+
 // The baseline loops and the AVX2 ones (chosen at run time, search_walk.h) give the same bits,
 // for both structures, with and without filters. On a CPU without AVX2 both runs take the
 // baseline and the test is trivially true.

@@ -175,9 +175,10 @@ struct PcaBasis {
 /// Costs themselves are always computed from the stored features, with BruteForceSearch's
 /// kernel. The search descends nearest-child-first (the first leaf is the greedy descent's) and
 /// stops computing a block's costs once all its allowed partial sums (first 8 dims) are strictly
-/// greater than the best. When pruning fails (more than half of the child boxes tested pass,
-/// checked at a work budget of blocks / 32 and its doublings), it switches to one pass over the
-/// bottom nodes, scanning only blocks whose box is not above the threshold, and to the brute
+/// greater than the best. When pruning fails (more than half of the child boxes tested pass, or
+/// the best cost so far is above a fifth of the frames' total variance: a query far from the
+/// data; checked at a work budget of blocks / 32 and its doublings), it switches to one pass over
+/// the bottom nodes, scanning only blocks whose box is not above the threshold, and to the brute
 /// force's plain loop if those boxes prune under a quarter of a sample. Same answers as
 /// BruteForceSearch, bit for bit (docs/match_search.md).
 class BoundedTreeSearch {
@@ -237,7 +238,11 @@ class BoundedTreeSearch {
   void build_grid_boxes(size_t k);  // grid_box_ from lo_, hi_ and scan_nodes_
   void build_frame_grid(const std::vector<float>& pc, size_t k, const std::vector<uint32_t>& order);
   size_t work_budget_ = 0;  // block evaluations before the first pruning check
-  uint32_t depth_ = 0;      // levels of nodes (sizes the traversal stack)
+  // A fifth of the frames' mean squared distance from their mean (the covariance's trace): at a
+  // pruning check, a prune threshold above it marks a query far from the data, which the pass
+  // over the bottom nodes answers faster than the walk (src/match/search_walk.h).
+  float far_threshold_ = INFINITY;
+  uint32_t depth_ = 0;  // levels of nodes (sizes the traversal stack)
 };
 
 }  // namespace kinema::match
