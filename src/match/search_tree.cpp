@@ -264,11 +264,6 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
     builder.max_depth = 1;
   }
   depth_ = builder.max_depth;
-  box16_.resize(lo_.size() * 2);
-  for (size_t i = 0; i < lo_.size(); ++i) {
-    box16_[i] = half_round(lo_[i], false);
-    box16_[lo_.size() + i] = half_round(hi_[i], true);
-  }
   child_mask_.assign(child_.size() / kLanes, 0);
   block_mask_.assign(child_.size() / kLanes, 0);
   for (size_t i = 0; i < child_.size(); ++i) {
@@ -279,6 +274,13 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   for (size_t n = 0; n < block_mask_.size(); ++n)
     if (block_mask_[n] != 0) scan_nodes_.push_back(uint32_t(n));
   build_grid_boxes(k);
+  if (grid_pairs_ == 0) {
+    box16_.resize(lo_.size() * 2);
+    for (size_t i = 0; i < lo_.size(); ++i) {
+      box16_[i] = half_round(lo_[i], false);
+      box16_[lo_.size() + i] = half_round(hi_[i], true);
+    }
+  }
   build_frame_grid(pc, k, order);
   if (depth_ > kMaxDepth) throw Error("", "", "feature matrix: search tree too deep");
   blocks_.dims_ = features.dims;
@@ -297,14 +299,16 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
     far_threshold_ = float(variance / double(searchable.size()) / kFarVarianceDivisor);
 }
 
-// The grid step is the smallest power of two that puts every box coordinate of the bottom nodes
-// within kGridMax − 1 steps of 0 (coordinates are centred on the frames' mean). Rounded outward
-// (lo down, hi up: exact, the step being a power of two), each grid box holds its float box.
+// The grid step is the smallest power of two that puts every box coordinate within kGridMax − 1
+// steps of 0 (coordinates are centred on the frames' mean; a box higher up holds the boxes below
+// it, so the extent is the bottom nodes'). Rounded outward (lo down, hi up: exact, the step being
+// a power of two), each grid box holds its float box. Every node gets its children's grid
+// boxes, in node order.
 void BoundedTreeSearch::build_grid_boxes(size_t k) {
   double extent = 0;
-  for (const uint32_t n : scan_nodes_)
+  for (size_t n = 0; n < child_mask_.size(); ++n)
     for (size_t c = 0; c < kLanes; ++c) {
-      if (!((block_mask_[n] >> c) & 1u)) continue;
+      if (!((child_mask_[n] >> c) & 1u)) continue;
       for (size_t i = 0; i < k; ++i) {
         extent = std::max(extent, std::fabs(double(lo_[(n * k + i) * kLanes + c])));
         extent = std::max(extent, std::fabs(double(hi_[(n * k + i) * kLanes + c])));
@@ -313,25 +317,25 @@ void BoundedTreeSearch::build_grid_boxes(size_t k) {
   grid_pairs_ = 0;  // no grid: the pass tests the half-float boxes
   const double step = grid_step_for(extent);
   if (step == 0) return;
-  grid_step_ = step;
-  grid_pairs_ = (k + 1) / 2;
-  const size_t per_node = grid_pairs_ * 2 * kLanes;
-  grid_hi_ = scan_nodes_.size() * per_node;
-  grid_box_.assign(2 * grid_hi_, 0);
-  for (size_t j = 0; j < scan_nodes_.size(); ++j) {
-    const size_t n = scan_nodes_[j];
-    for (size_t i = 0; i < grid_pairs_ * 2; ++i)
+  const size_t nodes = child_mask_.size();
+  const size_t pairs = (k + 1) / 2, per_node = pairs * 2 * kLanes;
+  std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> box(2 * nodes * per_node);
+  for (size_t n = 0; n < nodes; ++n)
+    for (size_t i = 0; i < pairs * 2; ++i)
       for (size_t c = 0; c < kLanes; ++c) {
-        // Coordinates past k (padding) and slots without a block: a box that holds every grid
-        // query, distance 0 (a slot without a block is masked out anyway).
+        // Coordinates past k (padding) and slots without a child: a box that holds every grid
+        // query, distance 0 (a slot without a child is masked out anyway).
         int32_t lo = -kGridMax, hi = kGridMax;
-        if (i < k && ((block_mask_[n] >> c) & 1u))
+        if (i < k && ((child_mask_[n] >> c) & 1u))
           grid_box(lo_[(n * k + i) * kLanes + c], hi_[(n * k + i) * kLanes + c], step, lo, hi);
-        const size_t at = j * per_node + (i / 2) * 2 * kLanes + c * 2 + i % 2;
-        grid_box_[at] = uint16_t(32767 - int32_t(lo));
-        grid_box_[grid_hi_ + at] = uint16_t(32768 + int32_t(hi));
+        const size_t at = n * per_node + (i / 2) * 2 * kLanes + c * 2 + i % 2;
+        box[at] = uint16_t(32767 - int32_t(lo));
+        box[nodes * per_node + at] = uint16_t(32768 + int32_t(hi));
       }
-  }
+  grid_step_ = step;
+  grid_pairs_ = pairs;
+  grid_hi_ = nodes * per_node;
+  grid_box_ = std::move(box);
 }
 
 // Each frame's first 2 × frame_pairs_ coordinates as one grid value g such that the frame's
@@ -373,7 +377,8 @@ size_t BoundedTreeSearch::memory_bytes() const {
          search_detail::large_array_footprint(box16_.capacity() * sizeof(uint16_t)) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
-         scan_nodes_.capacity() * sizeof(uint32_t) + grid_box_.capacity() * sizeof(uint16_t) +
+         scan_nodes_.capacity() * sizeof(uint32_t) +
+         search_detail::large_array_footprint(grid_box_.capacity() * sizeof(uint16_t)) +
          frame_grid_.capacity() * sizeof(uint16_t) +
          (pca_.rows.capacity() + pca_.centre.capacity()) * sizeof(float);
 }

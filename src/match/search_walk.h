@@ -107,6 +107,17 @@ struct BoundedTreeSearch::Walk {
   // baseline's pass over float boxes has no per-frame bounds and is not faster there.
   const float far;
   uint32_t blocks_visited = 0, nodes_visited = 0;
+  // The grid (AVX2 loops, when the tree has one): the query per pair of coordinates, packed two
+  // 16-bit halves, for the box test (32767 − ⌈q⌉, 32768 + ⌊q⌋) and, 8 copies each, for the
+  // frames' test (32768 + ⌈q⌉ + 1, 32768 + ⌊q⌋ − 1); the threshold in squared steps.
+  const bool grid;
+  const size_t pairs, fpairs;
+  alignas(32) uint32_t gqh[kMaxPcaCoords / 2], gql[kMaxPcaCoords / 2];
+  alignas(32) uint32_t fqh[kMaxPcaCoords / 2 * kLanes], fql[kMaxPcaCoords / 2 * kLanes];
+  int32_t gthr = INT32_MAX;
+  // What the walk compares a bound with: thr, or on the grid float(gthr) (a bound in squared
+  // steps G with float(G) > float(gthr) has G > gthr: rounding never cuts more).
+  float cut = INFINITY;
 
   KINEMA_MATCH_INLINE Walk(const BoundedTreeSearch& t, const float* query, const SearchFilter& f,
                            FilterPlan p)
@@ -120,12 +131,42 @@ struct BoundedTreeSearch::Walk {
         lo16(t.box16_.data()),
         hi16(t.box16_.data() + t.lo_.size()),
         delta(project_query_with(t.pca_, query, qp)),
-        far(kIsa == 1 && t.grid_pairs_ > 0 ? t.far_threshold_ : INFINITY) {}
+        far(kIsa == 1 && t.grid_pairs_ > 0 ? t.far_threshold_ : INFINITY),
+        grid(kIsa == 1 && t.grid_pairs_ > 0),
+        pairs(grid ? t.grid_pairs_ : 0),
+        fpairs(grid ? t.frame_pairs_ : 0) {
+    if (grid) set_grid_query();
+  }
+
+  KINEMA_MATCH_INLINE void set_grid_query() {
+    for (size_t p = 0; p < pairs; ++p) {
+      uint32_t h2 = 0, l2 = 0, h1 = 0, l1 = 0;
+      for (size_t j = 0; j < 2; ++j) {
+        const size_t c = 2 * p + j;
+        int32_t up = 0, down = 0;  // padding coordinate: 0, inside every padding box
+        if (c < k) grid_query(qp[c], tree.grid_step_, up, down);
+        h2 |= uint32_t(32767 - up) << (16 * j);
+        l2 |= uint32_t(32768 + down) << (16 * j);
+        h1 |= uint32_t(32768 + up + 1) << (16 * j);
+        l1 |= uint32_t(32768 + down - 1) << (16 * j);
+      }
+      gqh[p] = h2;
+      gql[p] = l2;
+      if (p < fpairs)
+        for (size_t j = 0; j < kLanes; ++j) fqh[p * kLanes + j] = h1, fql[p * kLanes + j] = l1;
+    }
+  }
 
   KINEMA_MATCH_INLINE void update_threshold() {
     if (best.cost != thr_of) {
       thr_of = best.cost;
       thr = prune_threshold(tree.pca_, best.cost, delta);
+      if (grid) {
+        gthr = grid_limit(thr, tree.grid_step_);
+        cut = float(gthr);
+      } else {
+        cut = thr;
+      }
     }
   }
 
@@ -197,7 +238,7 @@ struct BoundedTreeSearch::Walk {
     uint32_t children_tested = 0, children_kept = 0;
     while (top > 0) {
       const Entry e = stack[--top];
-      if (e.bound > thr) continue;  // strictly: an equal bound may hide a smaller index
+      if (e.bound > cut) continue;  // strictly: an equal bound may hide a smaller index
       if (e.ref < 0) {
         scan_block(size_t(~e.ref));
         ++work;
@@ -212,7 +253,24 @@ struct BoundedTreeSearch::Walk {
       work += 2;
       // Children that may hold a better frame, pushed farthest first so the nearest pops next.
       const uint8_t children = tree.child_mask_[node];
-      unsigned pass = node_bounds(node, bound) & children;
+      // On the grid (AVX2 loops) a node's boxes are tested as in the pass, five integer
+      // instructions per pair of coordinates instead of eight float ones per coordinate; the
+      // bounds, in squared steps, rank the children, and the blocks of a node whose children
+      // are all blocks get their frames' test before their costs.
+      const bool bottom = tree.block_mask_[node] == children;
+      alignas(32) int32_t grest[kLanes];
+      unsigned pass;
+      if (grid) {
+        alignas(32) int32_t gbound[kLanes];
+        const size_t per_node = pairs * 2 * kLanes;
+        grid_bounds(tree.grid_box_.data() + node * per_node,
+                    tree.grid_box_.data() + tree.grid_hi_ + node * per_node, gqh, gql, pairs,
+                    fpairs, gbound, grest);
+        pass = lanes_at_most_int(gbound, gthr) & children;
+        for (size_t l = 0; l < kLanes; ++l) bound[l] = float(gbound[l]);
+      } else {
+        pass = node_bounds(node, bound) & children;
+      }
       children_tested += unsigned(__builtin_popcount(children));
       children_kept += unsigned(__builtin_popcount(pass));
       if (plan.use_tags)
@@ -225,6 +283,7 @@ struct BoundedTreeSearch::Walk {
       // each child at its rank among the kept ones, found by compares and a popcount: the
       // insertion sort this replaces branched on every comparison, unpredictably.
       Entry* kids = stack + top;
+      uint8_t kid_slot[kLanes];
       const int32_t* child = tree.child_.data() + node * kLanes;
       const size_t n = size_t(__builtin_popcount(pass));
       for (unsigned m = pass; m != 0; m &= m - 1) {
@@ -233,19 +292,27 @@ struct BoundedTreeSearch::Walk {
         lanes_above_equal(bound, bound[c], gt, eq);
         const unsigned before = pass & (gt | (eq & ((1u << c) - 1)));
         kids[__builtin_popcount(before)] = {child[c], bound[c]};
+        kid_slot[__builtin_popcount(before)] = uint8_t(c);
       }
       // Prefetch the blocks among the nearest children (they are popped soon): a database
       // larger than the cache otherwise waits on memory for every block. Not the child nodes'
-      // boxes: prefetching those too measured 13-15 % slower on near queries (10k and 54k frames).
+      // boxes: prefetching those too measured 13-15 % slower on near queries (10k and 54k frames),
+      // and their grid boxes no faster; nor the kept blocks' frame grid values instead of the
+      // blocks (no faster, though most blocks now stop at their frames' test).
       for (size_t i = n > kPrefetchKids ? n - kPrefetchKids : 0; i < n; ++i)
         if (kids[i].ref < 0) prefetch_block(size_t(~kids[i].ref));
-      if (tree.block_mask_[node] == children) {
+      if (bottom) {
         // Only blocks: scanned now, nearest first, as popping them would, without the stack
         // round trip; the first one above the threshold ends it (the rest are farther).
+        const size_t per_block = fpairs * 2 * kLanes;
         for (size_t i = n; i-- > 0;) {
-          if (kids[i].bound > thr) break;
-          scan_block(size_t(~kids[i].ref));
+          if (kids[i].bound > cut) break;
           ++work;
+          const size_t b = size_t(~kids[i].ref);
+          if (fpairs != 0 && frame_bound_lanes(tree.frame_grid_.data() + b * per_block, fqh, fql,
+                                               fpairs, grest[kid_slot[i]], gthr) == 0)
+            continue;
+          scan_block(b);
         }
         continue;
       }
@@ -270,40 +337,7 @@ struct BoundedTreeSearch::Walk {
     const std::vector<uint32_t>& nodes = tree.scan_nodes_;
     const size_t sample = std::max<size_t>(16, blocks.blocks_ / kSampleDivisor);
     size_t tested = 0, pruned = 0, i = 0;
-    const bool grid = kIsa == 1 && tree.grid_pairs_ > 0;
-    const size_t pairs = tree.grid_pairs_, per_node = pairs * 2 * kLanes;
-    const size_t fpairs = grid ? tree.frame_pairs_ : 0, per_block = fpairs * 2 * kLanes;
-    const double step = tree.grid_step_;
-    alignas(32) uint32_t gqh[kMaxPcaCoords / 2], gql[kMaxPcaCoords / 2];
-    alignas(32) uint32_t fqh[kMaxPcaCoords / 2 * kLanes], fql[kMaxPcaCoords / 2 * kLanes];
-    if (grid) {
-      // Per pair of coordinates, packed two 16-bit halves: the box test's 32767 − ⌈q⌉ and
-      // 32768 + ⌊q⌋, and for the frames' test (8 copies each) 32768 + ⌈q⌉ + 1 and 32768 + ⌊q⌋ − 1.
-      for (size_t p = 0; p < pairs; ++p) {
-        uint32_t h2 = 0, l2 = 0, h1 = 0, l1 = 0;
-        for (size_t j = 0; j < 2; ++j) {
-          const size_t c = 2 * p + j;
-          int32_t up = 0, down = 0;  // padding coordinate: 0, inside every padding box
-          if (c < k) grid_query(qp[c], step, up, down);
-          h2 |= uint32_t(32767 - up) << (16 * j);
-          l2 |= uint32_t(32768 + down) << (16 * j);
-          h1 |= uint32_t(32768 + up + 1) << (16 * j);
-          l1 |= uint32_t(32768 + down - 1) << (16 * j);
-        }
-        gqh[p] = h2;
-        gql[p] = l2;
-        if (p < fpairs)
-          for (size_t j = 0; j < kLanes; ++j) fqh[p * kLanes + j] = h1, fql[p * kLanes + j] = l1;
-      }
-    }
-    float gthr_of = -1;
-    int32_t gthr = INT32_MAX;
-    auto grid_threshold = [&] {
-      if (thr != gthr_of) {
-        gthr_of = thr;
-        gthr = grid_limit(thr, step);
-      }
-    };
+    const size_t per_node = pairs * 2 * kLanes, per_block = fpairs * 2 * kLanes;
     // The grid pass works on kPassChunk bottom nodes at a time, in three branch-free steps
     // (their outcomes are unpredictable, ~2 boxes of 8 pass and a quarter of those blocks pass
     // their frames' test at 10k random): the node tests list the blocks whose box passes (with
@@ -323,16 +357,15 @@ struct BoundedTreeSearch::Walk {
       while (i < nodes.size()) {
         if (tested >= sample && pruned * 4 < tested) break;
         const size_t i0 = i, end = std::min(nodes.size(), i + kPassChunk);
-        grid_threshold();
         size_t n = 0;
         for (; i < end; ++i) {
           const size_t node = nodes[i];
           ++nodes_visited;
           alignas(32) int32_t gbound[kLanes];
           const unsigned block_children = tree.block_mask_[node];
-          grid_bounds(tree.grid_box_.data() + i * per_node,
-                      tree.grid_box_.data() + tree.grid_hi_ + i * per_node, gqh, gql, pairs, fpairs,
-                      gbound, grest[i - i0]);
+          grid_bounds(tree.grid_box_.data() + node * per_node,
+                      tree.grid_box_.data() + tree.grid_hi_ + node * per_node, gqh, gql, pairs,
+                      fpairs, gbound, grest[i - i0]);
           const unsigned pass = lanes_at_most_int(gbound, gthr) & block_children;
           tested += unsigned(__builtin_popcount(block_children));
           pruned += unsigned(__builtin_popcount(block_children & ~pass));

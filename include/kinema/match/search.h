@@ -211,21 +211,23 @@ class BoundedTreeSearch {
   // unused slots = INT32_MIN; OR and AND of each child's tags.
   std::vector<float> lo_, hi_;
   // The same boxes as IEEE half floats, lo rounded down and hi up (so each holds its float box):
-  // half the bytes a node test reads, for the AVX2 + F16C loops. One array, the lo boxes then the
-  // hi ones (from lo_.size() on), so that from 2 MiB (about 140k frames) it is one mapping on
-  // huge pages like the block store.
+  // half the bytes a node test reads, for the AVX2 + F16C loops when the tree has no grid
+  // (grid_box_: none when a principal coordinate reaches 2^100, where costs overflow anyway),
+  // else empty. One array, the lo boxes then the hi ones (from
+  // lo_.size() on), so that from 2 MiB (about 140k frames) it is one mapping on huge pages like
+  // the block store.
   std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> box16_;
   std::vector<int32_t> child_;
   std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
   std::vector<uint8_t> block_mask_;   // per node: bit c set when child c is a block
   std::vector<uint32_t> scan_nodes_;  // the nodes with a block child, in memory order
-  // The boxes of scan_nodes_ (in that order) on an integer grid of step grid_step_ (a power of
-  // two), for the AVX2 loops' pass over the bottom nodes: per node, per pair of coordinates p,
+  // Every node's child boxes (node order) on an integer grid of step grid_step_ (a power of two),
+  // for the AVX2 loops' node tests, in the walk and the pass: per node, per pair of coordinates p,
   // per child c, the two coordinates as 16-bit values, first 32767 − ⌊lo / step⌋ (all nodes),
   // then 32768 + ⌈hi / step⌉ (from grid_hi_ on), so that a saturating unsigned subtraction gives
   // max(0, lo − q) and max(0, q − hi) in grid steps (src/match/search_walk.h).
-  std::vector<uint16_t> grid_box_;
+  std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> grid_box_;
   size_t grid_hi_ = 0;     // offset of the hi boxes in grid_box_
   size_t grid_pairs_ = 0;  // pairs of coordinates (the last one padded when coords is odd)
   double grid_step_ = 1;   // the grid's step, a power of two
