@@ -66,6 +66,7 @@ PcaBasis build_pca(const FeatureMatrix& m, std::span<const uint32_t> frames, siz
     }
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < i; ++j) cov(long(j), long(i)) = cov(long(i), long(j));
+    p.mean_square = cov.trace() / double(frames.size());
     // Overflowing features (|x| near FLT_MAX) make an infinite covariance: any orthonormal
     // basis is as exact, the identity is one.
     if (!cov.allFinite()) cov.setZero();

@@ -289,14 +289,7 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   fill_blocks(features, order, blocks_.blocks_, blocks_.values_, blocks_.frame_, blocks_.tags_,
               blocks_.block_tags_);
   work_budget_ = blocks_.blocks_ / kWorkBudgetDivisor;
-  // The frames' mean squared distance from their mean, from their principal coordinates (a
-  // rotation of the centred features, the residual included when there are more than 31 dims).
-  double variance = 0;
-  for (const uint32_t f : searchable)
-    for (size_t i = 0; i < k; ++i)
-      variance += double(pc[size_t(f) * k + i]) * pc[size_t(f) * k + i];
-  if (!searchable.empty())
-    far_threshold_ = float(variance / double(searchable.size()) / kFarVarianceDivisor);
+  if (!searchable.empty()) far_threshold_ = float(pca_.mean_square / kFarVarianceDivisor);
 }
 
 // The grid step is the smallest power of two that puts every box coordinate within kGridMax − 1
@@ -314,14 +307,17 @@ void BoundedTreeSearch::build_grid_boxes(size_t k) {
         extent = std::max(extent, std::fabs(double(hi_[(n * k + i) * kLanes + c])));
       }
     }
-  grid_pairs_ = 0;  // no grid: the pass tests the half-float boxes
+  grid_pairs_ = 0;  // no grid: the walk and the pass test the half-float boxes
   const double step = grid_step_for(extent);
   if (step == 0) return;
   const size_t nodes = child_mask_.size();
-  const size_t pairs = (k + 1) / 2, per_node = pairs * 2 * kLanes;
-  std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> box(2 * nodes * per_node);
+  grid_step_ = step;
+  grid_pairs_ = (k + 1) / 2;
+  const size_t per_node = grid_pairs_ * 2 * kLanes;
+  grid_hi_ = nodes * per_node;
+  grid_box_.assign(2 * grid_hi_, 0);
   for (size_t n = 0; n < nodes; ++n)
-    for (size_t i = 0; i < pairs * 2; ++i)
+    for (size_t i = 0; i < grid_pairs_ * 2; ++i)
       for (size_t c = 0; c < kLanes; ++c) {
         // Coordinates past k (padding) and slots without a child: a box that holds every grid
         // query, distance 0 (a slot without a child is masked out anyway).
@@ -329,13 +325,9 @@ void BoundedTreeSearch::build_grid_boxes(size_t k) {
         if (i < k && ((child_mask_[n] >> c) & 1u))
           grid_box(lo_[(n * k + i) * kLanes + c], hi_[(n * k + i) * kLanes + c], step, lo, hi);
         const size_t at = n * per_node + (i / 2) * 2 * kLanes + c * 2 + i % 2;
-        box[at] = uint16_t(32767 - int32_t(lo));
-        box[nodes * per_node + at] = uint16_t(32768 + int32_t(hi));
+        grid_box_[at] = uint16_t(32767 - int32_t(lo));
+        grid_box_[grid_hi_ + at] = uint16_t(32768 + int32_t(hi));
       }
-  grid_step_ = step;
-  grid_pairs_ = pairs;
-  grid_hi_ = nodes * per_node;
-  grid_box_ = std::move(box);
 }
 
 // Each frame's first 2 × frame_pairs_ coordinates as one grid value g such that the frame's

@@ -103,15 +103,15 @@ struct BoundedTreeSearch::Walk {
   const double delta;
   Best best;
   float thr = INFINITY, thr_of = INFINITY;
-  // The tree's far_threshold_ where the grid pass runs (the AVX2 loops), else +inf: the
-  // baseline's pass over float boxes has no per-frame bounds and is not faster there.
-  const float far;
   uint32_t blocks_visited = 0, nodes_visited = 0;
   // The grid (AVX2 loops, when the tree has one): the query per pair of coordinates, packed two
   // 16-bit halves, for the box test (32767 − ⌈q⌉, 32768 + ⌊q⌋) and, 8 copies each, for the
-  // frames' test (32768 + ⌈q⌉ + 1, 32768 + ⌊q⌋ − 1); the threshold in squared steps.
+  // frames' test (32768 + ⌈q⌉ + 1, 32768 + ⌊q⌋ − 1); the threshold in squared steps. Only
+  // with the grid do queries far from the data leave the walk (descend): the baseline's pass
+  // over float boxes has no per-frame bounds and is not faster there.
   const bool grid;
   const size_t pairs, fpairs;
+  const size_t per_node, per_block;  // grid_box_ values per node, frame_grid_ values per block
   alignas(32) uint32_t gqh[kMaxPcaCoords / 2], gql[kMaxPcaCoords / 2];
   alignas(32) uint32_t fqh[kMaxPcaCoords / 2 * kLanes], fql[kMaxPcaCoords / 2 * kLanes];
   int32_t gthr = INT32_MAX;
@@ -131,10 +131,11 @@ struct BoundedTreeSearch::Walk {
         lo16(t.box16_.data()),
         hi16(t.box16_.data() + t.lo_.size()),
         delta(project_query_with(t.pca_, query, qp)),
-        far(kIsa == 1 && t.grid_pairs_ > 0 ? t.far_threshold_ : INFINITY),
         grid(kIsa == 1 && t.grid_pairs_ > 0),
         pairs(grid ? t.grid_pairs_ : 0),
-        fpairs(grid ? t.frame_pairs_ : 0) {
+        fpairs(grid ? t.frame_pairs_ : 0),
+        per_node(pairs * 2 * kLanes),
+        per_block(fpairs * 2 * kLanes) {
     if (grid) set_grid_query();
   }
 
@@ -245,7 +246,8 @@ struct BoundedTreeSearch::Walk {
         continue;
       }
       if (work > check) {
-        if (children_kept * 2 > children_tested || thr > far) return false;
+        if (children_kept * 2 > children_tested || (grid && thr > tree.far_threshold_))
+          return false;
         check *= 2;
       }
       const size_t node = size_t(e.ref);
@@ -262,7 +264,6 @@ struct BoundedTreeSearch::Walk {
       unsigned pass;
       if (grid) {
         alignas(32) int32_t gbound[kLanes];
-        const size_t per_node = pairs * 2 * kLanes;
         grid_bounds(tree.grid_box_.data() + node * per_node,
                     tree.grid_box_.data() + tree.grid_hi_ + node * per_node, gqh, gql, pairs,
                     fpairs, gbound, grest);
@@ -304,7 +305,6 @@ struct BoundedTreeSearch::Walk {
       if (bottom) {
         // Only blocks: scanned now, nearest first, as popping them would, without the stack
         // round trip; the first one above the threshold ends it (the rest are farther).
-        const size_t per_block = fpairs * 2 * kLanes;
         for (size_t i = n; i-- > 0;) {
           if (kids[i].bound > cut) break;
           ++work;
@@ -337,7 +337,6 @@ struct BoundedTreeSearch::Walk {
     const std::vector<uint32_t>& nodes = tree.scan_nodes_;
     const size_t sample = std::max<size_t>(16, blocks.blocks_ / kSampleDivisor);
     size_t tested = 0, pruned = 0, i = 0;
-    const size_t per_node = pairs * 2 * kLanes, per_block = fpairs * 2 * kLanes;
     // The grid pass works on kPassChunk bottom nodes at a time, in three branch-free steps
     // (their outcomes are unpredictable, ~2 boxes of 8 pass and a quarter of those blocks pass
     // their frames' test at 10k random): the node tests list the blocks whose box passes (with

@@ -156,6 +156,7 @@ struct PcaBasis {
   std::vector<float> centre;  ///< dims: the frames' mean, rounded to float
   double rel = 0;             ///< relative slack of a bound's square root
   double frame_extent = 0;    ///< max over frames of ‖x − c‖ (double)
+  double mean_square = 0;  ///< mean over frames of ‖x − c‖² (the covariance's trace; double)
   /// The kept axes, and the residual when they are fewer than dims.
   size_t coords() const { return axes + (axes < dims ? 1 : 0); }
 };
@@ -213,9 +214,8 @@ class BoundedTreeSearch {
   // The same boxes as IEEE half floats, lo rounded down and hi up (so each holds its float box):
   // half the bytes a node test reads, for the AVX2 + F16C loops when the tree has no grid
   // (grid_box_: none when a principal coordinate reaches 2^100, where costs overflow anyway),
-  // else empty. One array, the lo boxes then the hi ones (from
-  // lo_.size() on), so that from 2 MiB (about 140k frames) it is one mapping on huge pages like
-  // the block store.
+  // else empty. One array, the lo boxes then the hi ones (from lo_.size() on), so that from
+  // 2 MiB (about 140k frames) it is one mapping on huge pages like the block store.
   std::vector<uint16_t, search_detail::LargeArrayAllocator<uint16_t>> box16_;
   std::vector<int32_t> child_;
   std::vector<uint64_t> child_tags_;  // nodes × 8 × 2
@@ -237,10 +237,10 @@ class BoundedTreeSearch {
   // pass's per-frame bound before a block's costs (src/match/search_walk.h).
   std::vector<uint16_t> frame_grid_;
   size_t frame_pairs_ = 0;
-  void build_grid_boxes(size_t k);  // grid_box_ from lo_, hi_ and scan_nodes_
+  void build_grid_boxes(size_t k);  // grid_box_ from lo_, hi_ and child_mask_
   void build_frame_grid(const std::vector<float>& pc, size_t k, const std::vector<uint32_t>& order);
   size_t work_budget_ = 0;  // block evaluations before the first pruning check
-  // A fifth of the frames' mean squared distance from their mean (the covariance's trace): at a
+  // A fifth of the frames' mean squared distance from their mean (pca_.mean_square): at a
   // pruning check, a prune threshold above it marks a query far from the data, which the pass
   // over the bottom nodes answers faster than the walk (src/match/search_walk.h).
   float far_threshold_ = INFINITY;
