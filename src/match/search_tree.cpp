@@ -271,8 +271,18 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
     if (child_[i] != kNoChild && child_[i] < 0)
       block_mask_[i / kLanes] |= uint8_t(1u << (i % kLanes));
   }
-  for (size_t n = 0; n < block_mask_.size(); ++n)
-    if (block_mask_[n] != 0) scan_nodes_.push_back(uint32_t(n));
+  for (size_t n = 0; n < block_mask_.size(); ++n) {
+    if (block_mask_[n] == 0) continue;
+    scan_nodes_.push_back(uint32_t(n));
+    const unsigned c0 = unsigned(__builtin_ctz(block_mask_[n]));
+    const uint32_t base = uint32_t(~child_[n * kLanes + c0]) - c0;
+    // Builder::build gives a node's parts consecutive frames, so its blocks are consecutive;
+    // checked, because the pass relies on it.
+    for (unsigned c = c0; c < kLanes; ++c)
+      if (((block_mask_[n] >> c) & 1u) && uint32_t(~child_[n * kLanes + c]) != base + c)
+        throw Error("", "", "feature matrix: search tree blocks out of order");
+    scan_block_base_.push_back(base);
+  }
   build_grid_boxes(k);
   if (grid_pairs_ == 0) {
     box16_.resize(lo_.size() * 2);
@@ -369,7 +379,7 @@ size_t BoundedTreeSearch::memory_bytes() const {
          search_detail::large_array_footprint(box16_.capacity() * sizeof(uint16_t)) +
          child_.capacity() * sizeof(int32_t) + child_tags_.capacity() * sizeof(uint64_t) +
          child_mask_.capacity() + block_mask_.capacity() +
-         scan_nodes_.capacity() * sizeof(uint32_t) +
+         (scan_nodes_.capacity() + scan_block_base_.capacity()) * sizeof(uint32_t) +
          search_detail::large_array_footprint(grid_box_.capacity() * sizeof(uint16_t)) +
          frame_grid_.capacity() * sizeof(uint16_t) +
          (pca_.rows.capacity() + pca_.centre.capacity()) * sizeof(float);

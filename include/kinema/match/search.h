@@ -222,6 +222,10 @@ class BoundedTreeSearch {
   std::vector<uint8_t> child_mask_;   // per node: bit c set when child c exists
   std::vector<uint8_t> block_mask_;   // per node: bit c set when child c is a block
   std::vector<uint32_t> scan_nodes_;  // the nodes with a block child, in memory order
+  // Per entry of scan_nodes_, the block of child slot 0: a node's block children are
+  // consecutive blocks from it (the build lays a node's parts out in order), so the pass finds
+  // child c's block as base + c without reading child_.
+  std::vector<uint32_t> scan_block_base_;
   // Every node's child boxes (node order) on an integer grid of step grid_step_ (a power of two),
   // for the AVX2 loops' node tests, in the walk and the pass: per node, per pair of coordinates p,
   // per child c, the two coordinates as 16-bit values, first 32767 − ⌊lo / step⌋ (all nodes),
