@@ -299,7 +299,11 @@ BoundedTreeSearch::BoundedTreeSearch(const FeatureMatrix& features) {
   fill_blocks(features, order, blocks_.blocks_, blocks_.values_, blocks_.frame_, blocks_.tags_,
               blocks_.block_tags_);
   work_budget_ = blocks_.blocks_ / kWorkBudgetDivisor;
-  if (!searchable.empty()) far_threshold_ = float(pca_.mean_square / kFarVarianceDivisor);
+  far_early_work_ = std::max(kFarEarlyMinWork, blocks_.blocks_ / kFarEarlyDivisor);
+  if (!searchable.empty()) {
+    far_threshold_ = float(pca_.mean_square / kFarVarianceDivisor);
+    far_early_threshold_ = float(kFarEarlyFactor * pca_.mean_square / kFarVarianceDivisor);
+  }
 }
 
 // The grid step is the smallest power of two that puts every box coordinate within kGridMax − 1

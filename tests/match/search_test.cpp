@@ -192,6 +192,33 @@ TEST(MatchSearch, FarQueriesLeaveTheWalkForTheGridPass) {
   EXPECT_LE(near_in_pass, 10);
 }
 
+// Queries far beyond that line (random ones three times wider) leave sooner: after the first
+// bottom node past far_early_work_, not at the first check (blocks / 32 block evaluations, a
+// node test counting two), so the walk before the pass tests fewer nodes. Still exact.
+TEST(MatchSearch, QueriesFarBeyondLeaveTheWalkSooner) {
+  if (detail::search_isa() == detail::SearchIsa::kBase) GTEST_SKIP() << "no AVX2: no grid pass";
+  FeatureMatrix m = motion_like(40000, 27, 13);
+  const BruteForceSearch brute(m);
+  const BoundedTreeSearch tree(m);
+  const size_t bottom_nodes = (tree.blocks() + 7) / 8;
+  std::mt19937 rng(14);
+  SearchStats stats;
+  size_t walk_nodes = 0, far = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::vector<float> q = random_query(m.dims, rng);
+    for (float& v : q) v *= 3.0f;
+    const SearchResult t = tree.search(q, {}, &stats);
+    EXPECT_TRUE(same(brute.search(q), t)) << "query " << i;
+    if (stats.nodes_visited < bottom_nodes) continue;
+    ++far;
+    walk_nodes += stats.nodes_visited - bottom_nodes;
+  }
+  // 5,000 blocks: the first check comes after 156 block evaluations, ~59 node tests on these
+  // queries without the sooner leave; ~16 with it (after 48).
+  EXPECT_GE(far, 190u);
+  EXPECT_LE(double(walk_nodes) / double(std::max<size_t>(far, 1)), 30.0);
+}
+
 // The baseline loops and the AVX2 ones (chosen at run time, search_walk.h) give the same bits,
 // for both structures, with and without filters. On a CPU without AVX2 both runs take the
 // baseline and the test is trivially true.

@@ -248,6 +248,10 @@ class BoundedTreeSearch {
   // pruning check, a prune threshold above it marks a query far from the data, which the pass
   // over the bottom nodes answers faster than the walk (src/match/search_walk.h).
   float far_threshold_ = INFINITY;
+  // The sooner leave for queries far beyond it: after a bottom node, once the work passes
+  // far_early_work_, with a threshold above far_early_threshold_ (src/match/search_walk.h).
+  size_t far_early_work_ = 0;
+  float far_early_threshold_ = INFINITY;
   uint32_t depth_ = 0;  // levels of nodes (sizes the traversal stack)
 };
 
