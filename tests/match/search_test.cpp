@@ -197,7 +197,7 @@ TEST(MatchSearch, FarQueriesLeaveTheWalkForTheGridPass) {
 // node test counting two), so the walk before the pass tests fewer nodes. Still exact.
 TEST(MatchSearch, QueriesFarBeyondLeaveTheWalkSooner) {
   if (detail::search_isa() == detail::SearchIsa::kBase) GTEST_SKIP() << "no AVX2: no grid pass";
-  FeatureMatrix m = motion_like(40000, 27, 13);
+  const FeatureMatrix m = motion_like(40000, 27, 13);
   const BruteForceSearch brute(m);
   const BoundedTreeSearch tree(m);
   const size_t bottom_nodes = (tree.blocks() + 7) / 8;
