@@ -408,15 +408,15 @@ struct BoundedTreeSearch::Walk {
       alignas(32) float bound[kLanes];
       const unsigned block_children = tree.block_mask_[node];
       const unsigned pass = node_bounds(node, bound) & block_children;
-      for (unsigned m = pass; m != 0; m &= m - 1)
-        prefetch_block(size_t(~tree.child_[node * kLanes + unsigned(__builtin_ctz(m))]));
+      const size_t base = tree.scan_block_base_[i];
+      for (unsigned m = pass; m != 0; m &= m - 1) prefetch_block(base + unsigned(__builtin_ctz(m)));
       tested += unsigned(__builtin_popcount(block_children));
       pruned += unsigned(__builtin_popcount(block_children & ~pass));
       for (unsigned m = pass; m != 0; m &= m - 1) {
         const unsigned c = unsigned(__builtin_ctz(m));
         // The bound was computed before the blocks on its left improved the best: test again.
         if (bound[c] > thr) continue;
-        scan_block(size_t(~tree.child_[node * kLanes + c]));
+        scan_block(base + c);
       }
     }
     if (i < nodes.size()) {
