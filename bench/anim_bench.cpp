@@ -247,6 +247,7 @@ void KinemaLocalToModel(benchmark::State& state, const Data& d) {
     benchmark::DoNotOptimize(model.data());
     benchmark::ClobberMemory();
   }
+  state.SetLabel(local_to_model_kernel());
   report(state, d);
 }
 

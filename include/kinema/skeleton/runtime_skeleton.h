@@ -47,17 +47,25 @@ class RuntimeSkeleton {
 /// (the character's world transform; identity by default). `local` must hold
 /// skeleton.soa_count() elements and `model` skeleton.joint_count() matrices (column-major).
 /// Never allocates; safe to call concurrently with distinct outputs. Returns false (writing
-/// nothing) on a size mismatch. Vectorized with SSE when the build has it, and with AVX2 + FMA
-/// (chosen at run time) on x86-64 CPUs that have them; the two kernels round differently (fused
-/// multiply-adds), both within 2e-6 relative of the double-precision FK, and a process gets the
-/// same bits from every call with the same kernel.
+/// nothing) on a size mismatch. Vectorized with SSE when the build has it, and on x86-64 CPUs
+/// with AVX2 + FMA or AVX-512F (chosen at run time, local_to_model_kernel() says which). The
+/// kernels round differently (fused multiply-adds, summed in different orders), all within 2e-6
+/// relative of the double-precision FK, and a process gets the same bits from every call with
+/// the same kernel.
 bool local_to_model(const RuntimeSkeleton& skeleton, std::span<const SoaTransform> local,
                     std::span<Mat4f> model, const Mat4f& root = Mat4f::identity());
 
-/// Allows (true, the default) or forbids local_to_model's AVX2 + FMA kernel — for tests and
-/// side-by-side benchmarks. Returns whether it is now in use (false on CPUs without AVX2 and FMA
-/// whatever is asked). Not to be called while another thread runs local_to_model.
+/// Allows (true, the default) or forbids local_to_model's AVX2 + FMA and AVX-512 kernels — for
+/// tests and side-by-side benchmarks. Returns whether one of them is now in use (false on CPUs
+/// without AVX2 and FMA whatever is asked). Not to be called while another thread runs
+/// local_to_model.
 bool set_local_to_model_avx2(bool allowed);
+/// Allows (true, the default) or forbids the AVX-512 kernel (the AVX2 one runs instead where
+/// allowed). Returns whether it is now in use. Not to be called while another thread runs
+/// local_to_model.
+bool set_local_to_model_avx512(bool allowed);
+/// The kernel local_to_model runs now: "avx512f", "avx2+fma", "sse" or "portable".
+const char* local_to_model_kernel();
 
 /// Per-joint weights for a bone mask: the subtree under `joint` gets `weight`, except its first
 /// ramp.size() levels, which get ramp[depth below joint] (e.g. {0.25, 0.5, 0.75} along a spine
