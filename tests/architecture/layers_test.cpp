@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSource = KINEMA_SOURCE_DIR;
-const fs::path kModuleGraph = KINEMA_MODULE_GRAPH;
+const fs::path kSource = kinema::test_paths::source_dir();
+const fs::path kModuleGraph = kinema::test_paths::module_graph();
 
 /// Module → its direct dependencies, in the order given (bottom-up).
 using ModuleGraph = std::vector<std::pair<std::string, std::set<std::string>>>;

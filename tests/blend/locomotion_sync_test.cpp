@@ -11,6 +11,7 @@
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -25,8 +26,8 @@ struct Locomotion {
 const Locomotion& data() {
   static const Locomotion* d = [] {
     auto* l = new Locomotion;
-    l->walk = load_asset(KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/walk.fbx");
-    l->run = load_asset(KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/run.fbx");
+    l->walk = load_asset(test_paths::data_dir() + "/fbx/ozz_pab/walk.fbx");
+    l->run = load_asset(test_paths::data_dir() + "/fbx/ozz_pab/run.fbx");
     l->skeleton = RuntimeSkeleton::build(l->walk.skeleton);
     l->walk_clip = RuntimeClip::build(l->walk.clips[0], l->walk.skeleton, {.sample_rate = 60});
     l->run_clip = RuntimeClip::build(l->run.clips[0], l->walk.skeleton, {.sample_rate = 60});

@@ -10,6 +10,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -272,7 +273,7 @@ TEST(PoseOps, LayerOrderMattersForRotationsAboutDifferentAxes) {
 
 // Local-space blending keeps every bone's length: blend real poses, run FK, measure.
 TEST(PoseOps, BlendingRealPosesKeepsBoneLengths) {
-  const Asset asset = load_asset(KINEMA_TEST_DATA_DIR "/bvh/cmu_iclone_cc3/007_12.bvh");
+  const Asset asset = load_asset(test_paths::data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh");
   const Skeleton& sk = asset.skeleton;
   const RuntimeSkeleton rs = RuntimeSkeleton::build(sk);
   std::vector<Transform> raw(size_t(sk.joint_count()));

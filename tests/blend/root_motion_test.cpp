@@ -15,11 +15,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/math/scalar.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 void expect_vec_near(const Vec3& a, const Vec3& b, double tol, const std::string& what = {}) {
   EXPECT_NEAR(a.x, b.x, tol) << what;

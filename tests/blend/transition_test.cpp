@@ -18,11 +18,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/math/scalar.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 using Pose = std::vector<SoaTransform>;
 

@@ -5,13 +5,13 @@
 
 #include "kinema/character/compare.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
 TEST(MaxJointDistance, ZeroForItselfAndTheShiftForAMovedRoot) {
-  const Asset walk =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const Asset walk = load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   const JointDistance same = max_joint_distance(walk, 0, walk, 0);
   EXPECT_EQ(same.max, 0.0);
   EXPECT_EQ(same.joints, 31);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli_process.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -21,7 +22,7 @@ using kinema::test::read_all;
 using kinema::test::write_all;
 std::string q(const std::string& s) { return kinema::test::sh_quote(s); }
 
-const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+const std::string kDemo = kinema::test_paths::source_dir() + "/data/demo";
 const std::string kWalk = kDemo + "/walk.bvh";
 const std::string kCharacter = kDemo + "/character.vrm";
 

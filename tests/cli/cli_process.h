@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "test_paths.h"
+
 namespace kinema::test {
 
 /// What one run of the program gave: its exit code (128 + signal when killed), stdout, stderr.
@@ -49,7 +51,7 @@ class CliProcessTest : public ::testing::Test {
   void SetUp() override {
     // The focused sanitizer build (preset asan-focus) has no CLI: its process tests run in the
     // release pass only.
-    if (std::string(KINEMA_CLI_PATH).empty()) GTEST_SKIP() << "no kinema CLI in this build";
+    if (test_paths::cli_path().empty()) GTEST_SKIP() << "no kinema CLI in this build";
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
            (prefix_ + std::string(info->name()) + "_" + std::to_string(::getpid()));
@@ -66,8 +68,8 @@ class CliProcessTest : public ::testing::Test {
   CliRun kinema_env(const std::string& env, const std::string& args) {
     const std::filesystem::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
     const std::string cmd = (env.empty() ? std::string() : "/usr/bin/env " + env + " ") +
-                            sh_quote(KINEMA_CLI_PATH) + " " + args + " >" + sh_quote(out.string()) +
-                            " 2>" + sh_quote(err.string()) + " </dev/null";
+                            sh_quote(test_paths::cli_path()) + " " + args + " >" +
+                            sh_quote(out.string()) + " 2>" + sh_quote(err.string()) + " </dev/null";
     const int status = std::system(cmd.c_str());
     CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

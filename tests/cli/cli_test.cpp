@@ -1,8 +1,8 @@
 // tests/cli/cli_test.cpp — the `kinema` command-line tool, run as a process.
 //
-// Every test runs the built binary (KINEMA_CLI_PATH) through the shell with stdout and stderr
-// captured to files in a per-test scratch folder, and checks exit codes (0 ok, 1 usage, 2 bad
-// input / I/O), messages, what was written and that inputs are never touched.
+// Every test runs the built binary (test_paths::cli_path(), tests/test_paths.h) through the shell
+// with stdout and stderr captured to files in a per-test scratch folder, and checks exit codes (0
+// ok, 1 usage, 2 bad input / I/O), messages, what was written and that inputs are never touched.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +22,7 @@
 #include "kinema/io/bvh.h"
 #include "kinema/io/point_cache.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -50,7 +51,7 @@ std::string quote(const std::string& s) {
   return q + "'";
 }
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::test_paths::data_dir();
 const std::string kWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";  // CMU 02_01, 31 joints
 const std::string kCc3 = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";  // Reallusion CC3 rig
 
@@ -84,8 +85,8 @@ class Cli : public ::testing::Test {
   /// Runs `kinema ARGS` (ARGS already shell-quoted) with an optional environment prefix.
   CliRun kinema(const std::string& args, const std::string& env = "") {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = env + (env.empty() ? "" : " ") + quote(KINEMA_CLI_PATH) + " " + args +
-                            " >" + quote(out.string()) + " 2>" + quote(err.string()) +
+    const std::string cmd = env + (env.empty() ? "" : " ") + quote(kinema::test_paths::cli_path()) +
+                            " " + args + " >" + quote(out.string()) + " 2>" + quote(err.string()) +
                             " </dev/null";
     const int status = std::system(cmd.c_str());
     CliRun r;
@@ -316,7 +317,8 @@ TEST_F(Cli, FoldersAreRejectedClearly) {
 TEST_F(Cli, FullStdoutIsAnIoFailure) {
   if (!fs::exists("/dev/full")) GTEST_FAIL() << "/dev/full is needed";
   const int status = std::system(
-      (quote(KINEMA_CLI_PATH) + " info " + quote(kWalk) + " >/dev/full 2>/dev/null").c_str());
+      (quote(kinema::test_paths::cli_path()) + " info " + quote(kWalk) + " >/dev/full 2>/dev/null")
+          .c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 2);
 }
@@ -446,7 +448,7 @@ TEST_F(Cli, QuietPrintsNothingOnSuccess) {
 
 TEST_F(Cli, DemoOnBundledDataExitsZero) {
   // Needs data/demo (walk.bvh, character.vrm) in the source tree.
-  ASSERT_TRUE(fs::exists(std::string(KINEMA_SOURCE_DIR) + "/data/demo/walk.bvh"))
+  ASSERT_TRUE(fs::exists(kinema::test_paths::source_dir() + "/data/demo/walk.bvh"))
       << "data/demo/walk.bvh is missing";
   const std::string out = path("demo");
   const CliRun r = kinema("demo -o " + quote(out));
@@ -454,7 +456,7 @@ TEST_F(Cli, DemoOnBundledDataExitsZero) {
   EXPECT_TRUE(fs::exists(out + "/walk.glb"));
   EXPECT_TRUE(fs::exists(out + "/walk_roundtrip.bvh"));
   EXPECT_NE(r.out.find("max joint position error"), std::string::npos) << r.out;
-  const std::string demo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+  const std::string demo = kinema::test_paths::source_dir() + "/data/demo";
   // The graph step: walk and run blended by speed, 1.5 → 4.5 m/s over 3 s, then 4.5 m/s for
   // 1 s, with root motion: the hips travel 9 m + 4.5 m.
   EXPECT_NE(r.out.find("== graph: " + demo + "/locomotion.graph.json"), std::string::npos) << r.out;
@@ -607,7 +609,7 @@ TEST_F(Cli, DemoDataOverrideThroughEnvironment) {
 namespace {
 
 TEST_F(Cli, ConvertAvatarWithoutAnimationToBvhWritesItsRestPose) {
-  const std::string avatar = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/debug_robot.vrm";
+  const std::string avatar = kinema::test_paths::data_dir() + "/vrm/debug_robot.vrm";
   const std::string out = path("robot_rest.bvh");
   const CliRun r = kinema("convert " + quote(avatar) + " " + quote(out));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -640,7 +642,7 @@ TEST_F(Cli, ConvertAvatarWithoutAnimationToBvhWritesItsRestPose) {
 namespace {
 
 const std::string kLocalTranslation =
-    std::string(KINEMA_TEST_DATA_DIR) + "/bvh/translation/local_translation.bvh";
+    kinema::test_paths::data_dir() + "/bvh/translation/local_translation.bvh";
 
 TEST_F(Cli, InfoSaysHowBvhPositionChannelsWereRead) {
   CliRun r = kinema("info --no-tree " + quote(kLocalTranslation));

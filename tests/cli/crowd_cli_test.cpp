@@ -16,6 +16,7 @@
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -32,7 +33,7 @@ class CrowdCli : public kinema::test::CliProcessTest {
     return p;
   }
   static std::string demo(const std::string& name) {
-    return std::string(KINEMA_SOURCE_DIR) + "/data/demo/" + name;
+    return kinema::test_paths::source_dir() + "/data/demo/" + name;
   }
 };
 
@@ -92,7 +93,7 @@ TEST_F(CrowdCli, AgentsClimbTheDemoStairsToTheLanding) {
 // The demo square with the pab characters, a near camera and tiers close enough that all four
 // are on screen.
 std::string characters_scene(const std::string& extra = "") {
-  const std::string data = std::string(KINEMA_SOURCE_DIR) + "/data/demo/";
+  const std::string data = kinema::test_paths::source_dir() + "/data/demo/";
   return R"({"step": 0.0166666667, "area": {"lo": [-20, -10], "hi": [40, 10]},
     "agents": [{"block": {"origin": [-18, -6], "rows": 12, "columns": 12, "spacing": 1.0,
                           "goal_offset": [30, 0]}}],

@@ -11,6 +11,7 @@
 
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ namespace {
 
 using kinema::test::sh_quote;
 
-const std::string kWalk = std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh";
+const std::string kWalk = kinema::test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 
 class DriveCli : public kinema::test::CliProcessTest {
  protected:

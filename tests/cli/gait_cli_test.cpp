@@ -9,6 +9,7 @@
 
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,7 @@ class GaitCli : public kinema::test::CliProcessTest {
  protected:
   GaitCli() : CliProcessTest("kinema_gait_") {}
   static std::string demo(const std::string& name) {
-    return std::string(KINEMA_SOURCE_DIR) + "/data/demo/" + name;
+    return kinema::test_paths::source_dir() + "/data/demo/" + name;
   }
 };
 

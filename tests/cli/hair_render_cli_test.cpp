@@ -9,6 +9,7 @@
 
 #include "cli_process.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ using kinema::test::read_all;
 using kinema::test::sh_quote;
 using kinema::test::write_all;
 
-const std::string kFigure = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb";
+const std::string kFigure = kinema::test_paths::data_dir() + "/gltf/RiggedFigure.glb";
 
 // Three guides hanging 0.4 m down from a bar at 1.2 m, four children each.
 const char* const kScene = R"({"duration": 0.5, "fps": 10,

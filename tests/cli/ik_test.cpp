@@ -21,6 +21,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -31,7 +32,7 @@ using kinema::test::write_all;
 using IkRun = kinema::test::CliRun;
 std::string q(const std::string& s) { return kinema::test::sh_quote(s); }
 
-const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+const std::string kDemo = kinema::test_paths::source_dir() + "/data/demo";
 const std::string kWalk = kDemo + "/walk.bvh";
 const std::string kStairs = kDemo + "/stairs.obj";
 const std::string kSlope = kDemo + "/slope.png";

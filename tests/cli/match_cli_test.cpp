@@ -10,6 +10,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 #include "kinema/match/learned.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -19,7 +20,7 @@ using kinema::test::read_all;
 using kinema::test::sh_quote;
 using kinema::test::write_all;
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::test_paths::data_dir();
 const std::string kWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kBrisk = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
 const std::string kTurn = kData + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh";

@@ -13,6 +13,7 @@
 #include "kinema/io/particle_sidecar.h"
 #include "kinema/io/point_cache.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -22,7 +23,7 @@ using kinema::test::read_all;
 using kinema::test::sh_quote;
 using kinema::test::write_all;
 
-const std::string kFigure = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb";
+const std::string kFigure = kinema::test_paths::data_dir() + "/gltf/RiggedFigure.glb";
 
 // Red sparks (linear (1, 0, 0), drawn (255, 0, 0)) shrinking to half over a 0.3 s life, emitted
 // for the first 0.3 s beside where a character stands: by 0.7 s every one has died.

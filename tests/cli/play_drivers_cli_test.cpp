@@ -12,6 +12,7 @@
 
 #include "cli_process.h"
 #include "kinema/core/file.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -24,7 +25,7 @@ class PlayDriversCli : public kinema::test::CliProcessTest {
   PlayDriversCli() : CliProcessTest("kinema_play_drivers_") {}
   /// The demo's locomotion graph with its clips by absolute path and `driver` as its speed's.
   std::string graph(const std::string& name, const std::string& expression) {
-    const std::string demo = std::string(KINEMA_SOURCE_DIR) + "/data/demo/";
+    const std::string demo = kinema::test_paths::source_dir() + "/data/demo/";
     nlohmann::json g = nlohmann::json::parse(kinema::read_file(demo + "locomotion.graph.json"));
     for (auto& clip : g["clips"]) clip["file"] = demo + clip["file"].get<std::string>();
     g["drivers"] = {{{"parameter", "speed"}, {"expression", expression}}};

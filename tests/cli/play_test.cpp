@@ -18,6 +18,7 @@
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -27,7 +28,7 @@ using kinema::test::read_all;
 using kinema::test::sh_quote;
 using PlayRun = kinema::test::CliRun;
 
-const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+const std::string kDemo = kinema::test_paths::source_dir() + "/data/demo";
 const std::string kGraph = kDemo + "/locomotion.graph.json";
 
 class PlayCli : public kinema::test::CliProcessTest {

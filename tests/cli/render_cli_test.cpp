@@ -14,6 +14,7 @@
 
 #include "cli_process.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -23,7 +24,7 @@ using kinema::test::read_all;
 using kinema::test::sh_quote;
 using kinema::test::write_all;
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::test_paths::data_dir();
 const std::string kBvh = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kFigure = kData + "/gltf/RiggedFigure.glb";
 const std::string kGodette = kData + "/vrm/Godette_vrm_v4.vrm";  // 1.5 m tall at the origin

@@ -14,6 +14,7 @@
 #include "cli_process.h"
 #include "kinema/core/file.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -25,7 +26,7 @@ using kinema::test::sh_quote;
 // The demo square's characters, a near camera and tiers close enough that all four are on
 // screen (as crowd_cli_test.cpp's), walked for a fifth of a second.
 std::string characters_scene() {
-  const std::string data = std::string(KINEMA_SOURCE_DIR) + "/data/demo/";
+  const std::string data = kinema::test_paths::source_dir() + "/data/demo/";
   return R"({"seconds": 0.2, "step": 0.0166666667, "area": {"lo": [-20, -10], "hi": [40, 10]},
     "agents": [{"block": {"origin": [-18, -6], "rows": 12, "columns": 12, "spacing": 1.0,
                           "goal_offset": [30, 0]}}],
@@ -114,7 +115,7 @@ TEST_F(RenderCrowdCli, OptionsThatMakeNoSenseForASceneAreUsageErrors) {
   for (const auto& e : fs::directory_iterator(dir_))
     EXPECT_EQ(e.path().extension(), ".json") << e.path();
   // --lod-colours colours a crowd: not for a character file.
-  const std::string bvh = std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh";
+  const std::string bvh = kinema::test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh";
   const auto r = kinema("render " + sh_quote(bvh) + " --lod-colours -o " + sh_quote(path("b.png")));
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("--lod-colours"), std::string::npos) << r.err;

@@ -13,6 +13,7 @@
 #include "cli_process.h"
 #include "kinema/fluid/volume_file.h"
 #include "png_pixels.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -21,7 +22,7 @@ namespace {
 using kinema::test::read_all;
 using kinema::test::sh_quote;
 
-const std::string kFigure = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb";
+const std::string kFigure = kinema::test_paths::data_dir() + "/gltf/RiggedFigure.glb";
 // A fixed camera on the smoke: 1.6 m tall ball of it around (0, 0.9, 0).
 const std::string kCamera = " --size 160x120 --eye 0,0.9,3.2 --target 0,0.9,0 --fov 40 ";
 

@@ -12,6 +12,7 @@
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/vrma.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -21,7 +22,7 @@ using kinema::test::read_all;
 using kinema::test::write_all;
 std::string q(const std::string& s) { return kinema::test::sh_quote(s); }
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::test_paths::data_dir();
 const std::string kWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kRobot = kData + "/vrm/debug_robot.vrm";       // VRM 1.0
 const std::string kGodette = kData + "/vrm/Godette_vrm_v4.vrm";  // VRM 0.x

@@ -9,6 +9,7 @@
 
 #include "cli_process.h"
 #include "kinema/io/point_cache.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -88,7 +89,7 @@ TEST_F(SimCli, RigidSceneWritesAGltfAndABadOneExitsTwoWritingNothing) {
 }
 
 TEST_F(SimCli, RagdollFallsWhenHitAndRefusesBadHits) {
-  const std::string godette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+  const std::string godette = kinema::test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm";
   const auto r = kinema("ragdoll --json " + sh_quote(godette) +
                         " --hit 0.1,head,0:0:-80 --seconds 1 -o " + sh_quote(path("d.glb")));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -135,8 +136,7 @@ TEST_F(SimCli, UsageErrorsExitOne) {
 }  // namespace
 
 TEST_F(SimCli, SpringbonesBakesAnAvatarsSecondaryMotion) {
-  const std::string avatar =
-      std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb";
+  const std::string avatar = kinema::test_paths::data_dir() + "/vrm/godette_walk_springs_vrm0.glb";
   const auto r = kinema("sim springbones --json " + sh_quote(avatar) + " --fps 30 -o " +
                         sh_quote(path("baked.glb")));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -159,7 +159,7 @@ TEST_F(SimCli, SpringbonesOnABadOrSpringlessFileWritesNothing) {
                           sh_quote(path("out.glb")));
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_NE(bad.err.find("broken.glb"), std::string::npos) << bad.err;
-  const std::string robot = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/debug_robot.vrm";
+  const std::string robot = kinema::test_paths::data_dir() + "/vrm/debug_robot.vrm";
   const auto none =
       kinema("sim springbones " + sh_quote(robot) + " -o " + sh_quote(path("out.glb")));
   EXPECT_EQ(none.code, 1);

@@ -10,6 +10,7 @@
 #include "cli_process.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skin/vat.h"
+#include "test_paths.h"
 
 namespace fs = std::filesystem;
 
@@ -17,7 +18,7 @@ namespace {
 
 using kinema::test::sh_quote;
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::test_paths::data_dir();
 const std::string kFigure = kData + "/gltf/RiggedFigure.glb";
 
 class VatCli : public kinema::test::CliProcessTest {

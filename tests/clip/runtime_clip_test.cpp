@@ -10,11 +10,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-Asset load_walk() { return load_asset(KINEMA_TEST_DATA_DIR "/bvh/cmu_cgspeed_mb/02_01.bvh"); }
+Asset load_walk() { return load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh"); }
 
 // Largest angle (radians) and translation difference between the runtime pose and the raw
 // clip's double-precision pose at time t.
@@ -170,7 +171,7 @@ void compare_poses(std::span<const SoaTransform> a, std::span<const SoaTransform
 
 TEST(RuntimeClipCompact, SamplesLikeTheFastFormatAtFramesAndBetween) {
   for (const char* file : {"/bvh/cmu_cgspeed_mb/02_01.bvh", "/fbx/ozz_pab/walk.fbx"}) {
-    const Asset asset = load_asset(std::string(KINEMA_TEST_DATA_DIR) + file);
+    const Asset asset = load_asset(test_paths::data_dir() + file);
     const RuntimeClip fast = RuntimeClip::build(asset.clips[0], asset.skeleton);
     const RuntimeClip compact = RuntimeClip::build(asset.clips[0], asset.skeleton, kCompact);
     EXPECT_EQ(compact.format(), RuntimeClipFormat::Compact);
@@ -194,7 +195,7 @@ TEST(RuntimeClipCompact, SamplesLikeTheFastFormatAtFramesAndBetween) {
 // The point of the format: a clip whose fingers, toes and helpers hold still (ozz's pab walk:
 // 23 of 67 joints rotate) takes about half the memory.
 TEST(RuntimeClipCompact, StoresOnlyTheJointsThatMove) {
-  const Asset asset = load_asset(KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/walk.fbx");
+  const Asset asset = load_asset(test_paths::data_dir() + "/fbx/ozz_pab/walk.fbx");
   const RuntimeClip fast = RuntimeClip::build(asset.clips[0], asset.skeleton);
   const RuntimeClip compact = RuntimeClip::build(asset.clips[0], asset.skeleton, kCompact);
   EXPECT_EQ(compact.animated_rotation_groups(), fast.animated_rotation_groups());

@@ -10,14 +10,14 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 #include "kinema/retarget/humanoid.h"
+#include "test_paths.h"
 
 namespace kinema::test {
 
 inline match::Database build_cmu_locomotion(const match::DatabaseOptions& options) {
   static const Asset turn =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh");
-  static const Asset walk =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
+      load_asset(test_paths::data_dir() + "/bvh/cmu_iclone_cc3/006_11_turn_30fps.bvh");
+  static const Asset walk = load_asset(test_paths::data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh");
   std::vector<match::ClipSource> clips;
   for (const Asset* a : {&turn, &walk}) {
     const Humanoid h = *humanoid_of(*a);

@@ -8,11 +8,12 @@
 
 #include "kinema/compress/compress.h"
 #include "kinema/io/bvh.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 struct Case {
   const char* path;

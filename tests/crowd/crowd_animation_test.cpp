@@ -15,11 +15,12 @@
 #include "kinema/blend/foot_contact.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 CrowdGait pab_gait() {
   const Asset walk = load_asset(kData + "/fbx/ozz_pab/walk.fbx");

@@ -12,6 +12,7 @@
 
 #include "kinema/core/error.h"
 #include "kinema/io/terrain.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -128,7 +129,7 @@ TEST(NavGrid, ClearanceClosesCellsNearWallsAndEdges) {
 
 TEST(NavGrid, DemoStairsAreWalkableOnlyWithAStepAsHighAsTheirRise) {
   const TriangleMeshGround stairs =
-      load_obj_ground(std::string(KINEMA_SOURCE_DIR) + "/data/demo/stairs.obj");
+      load_obj_ground(test_paths::source_dir() + "/data/demo/stairs.obj");
   NavGridSettings settings;
   settings.cell_size = 0.25;
   settings.max_step = 0.2;  // the rise is 0.15 m

@@ -15,11 +15,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/graph_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kGraph = std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json";
+const std::string kGraph = test_paths::source_dir() + "/data/demo/locomotion.graph.json";
 
 /// Options that read the graph's clips from disk.
 GraphBuildOptions files() {

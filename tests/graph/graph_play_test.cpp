@@ -2,6 +2,7 @@
 #include "kinema/graph/graph_play.h"
 #include "graph_test_util.h"
 #include "kinema/io/graph_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -159,7 +160,7 @@ TEST(GraphPlay, TheCharacterMustHaveTheGraphsSkeleton) {
 // The frame loop of docs/graph.md on the demo's graph: the hips follow the world placement.
 TEST(GraphPlay, DocsFrameLoopOnTheDemoGraph) {
   const BuiltGraph built =
-      load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+      load_anim_graph(test_paths::source_dir() + "/data/demo/locomotion.graph.json");
   const AnimGraph& graph = built.graph;
   GraphInstance character(graph);
   const ParamHandle speed = character.parameter("speed");

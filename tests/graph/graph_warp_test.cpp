@@ -11,13 +11,14 @@
 
 #include "graph_test_util.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
 using namespace graph_test;
 
-const std::string kWalkFile = std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh";
+const std::string kWalkFile = test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 
 std::map<std::string, Asset> warp_walk_files() {
   Asset walk = load_asset(kWalkFile);

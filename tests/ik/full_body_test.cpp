@@ -20,6 +20,7 @@
 #include "common/alloc_counter.h"
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -89,7 +90,7 @@ void make_hinge(Body& b, int j, const Vec3& towards, const std::vector<Transform
 const Body& body() {
   static const std::unique_ptr<Body> loaded = [] {
     auto b = std::make_unique<Body>();
-    b->skeleton = load_asset(std::string(KINEMA_SOURCE_DIR) + "/data/demo/pab_walk.glb").skeleton;
+    b->skeleton = load_asset(test_paths::source_dir() + "/data/demo/pab_walk.glb").skeleton;
     b->rest = b->skeleton.rest_pose();
     const std::size_t n = b->rest.size();
     b->hips = b->at("Hips");

@@ -15,11 +15,12 @@
 #include "kinema/ik/locomotion_warp.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 struct WalkFeet {
   std::vector<Vec3> ankles, toes;  // frame-major, left then right

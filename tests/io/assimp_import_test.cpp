@@ -17,11 +17,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/assimp_import.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-std::string data(const std::string& rel) { return std::string(KINEMA_TEST_DATA_DIR) + "/" + rel; }
+std::string data(const std::string& rel) { return test_paths::data_dir() + "/" + rel; }
 
 std::string scratch_dir() {
   const auto dir =

@@ -11,11 +11,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/bvh.h"
 #include "kinema/math/euler.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 const std::string kCmuWalk = kData + "/bvh/cmu_cgspeed_mb/02_01.bvh";
 const std::string kCc3Walk = kData + "/bvh/cmu_iclone_cc3/007_12.bvh";
 

@@ -22,11 +22,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/assimp_import.h"
 #include "kinema/io/fbx.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR);
+const std::string kData = test_paths::data_dir();
 
 std::string temp_dir() {
   const auto dir =

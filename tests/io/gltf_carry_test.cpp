@@ -10,11 +10,12 @@
 #include "kinema/io/gltf.h"
 // The private document type, to compare what kinema does not model.
 #include "../../src/io/gltf_internal.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kVrm = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/";
+const std::string kVrm = test_paths::data_dir() + "/vrm/";
 
 std::string temp_dir() {
   const auto dir =

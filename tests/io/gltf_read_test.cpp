@@ -15,11 +15,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/";
+const std::string kData = test_paths::data_dir() + "/gltf/";
 
 std::string temp_dir() {
   const auto dir =

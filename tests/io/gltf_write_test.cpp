@@ -16,11 +16,12 @@
 #include "kinema/io/gltf.h"
 // The private document type, to compare what kinema does not model (materials, images).
 #include "../../src/io/gltf_internal.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR);
+const std::string kData = test_paths::data_dir();
 
 std::string temp_dir() {
   const auto dir =

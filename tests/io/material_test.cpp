@@ -19,11 +19,12 @@
 #include "kinema/character/merge.h"
 #include "kinema/core/error.h"
 #include "kinema/io/gltf.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR) + "/";
+const std::string kData = test_paths::data_dir() + "/";
 constexpr double kHalfPi = 1.57079632679489661923;
 
 std::string temp_dir() {

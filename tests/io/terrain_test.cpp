@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "kinema/core/error.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+const std::string kDemo = test_paths::source_dir() + "/data/demo";
 
 // ---- a minimal PNG encoder (stored deflate blocks), so tests can make any image ------------
 

@@ -11,11 +11,12 @@
 #include "kinema/io/gltf.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/retarget/retarget.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR);
+const std::string kData = test_paths::data_dir();
 
 // A skeleton from (name, parent name) pairs, each joint 10 cm above its parent.
 Skeleton make(const std::vector<std::pair<std::string, std::string>>& spec) {

@@ -16,6 +16,7 @@
 #include "kinema/io/gltf.h"
 // The private document type and migrate_vrm0, to look at extensions kinema does not model.
 #include "../../src/io/gltf_internal.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 using Value = tinygltf::Value;
 using nlohmann::json;
 
-const std::string kVrm = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/";
+const std::string kVrm = test_paths::data_dir() + "/vrm/";
 
 std::string temp_dir() {
   const auto dir =

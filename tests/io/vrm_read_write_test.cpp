@@ -10,11 +10,12 @@
 #include "kinema/io/gltf.h"
 // The private document type, to look at extensions kinema does not model.
 #include "../../src/io/gltf_internal.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kVrm = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/";
+const std::string kVrm = test_paths::data_dir() + "/vrm/";
 
 std::string temp_dir() {
   const auto dir =
@@ -110,7 +111,7 @@ TEST(Vrm, Vrm1RoundTripKeepsExtension) {
 
 TEST(Vrm, WritingVrmWithoutHumanoidFails) {
   const std::string dir = temp_dir();
-  const Asset a = read_gltf(std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb");
+  const Asset a = read_gltf(test_paths::data_dir() + "/gltf/RiggedFigure.glb");
   try {
     write_gltf(a, dir + "/x.vrm", {});
     FAIL() << "no error";

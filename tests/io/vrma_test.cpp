@@ -22,11 +22,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
 #include "kinema/io/vrma.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kVrm = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/";
+const std::string kVrm = test_paths::data_dir() + "/vrm/";
 
 std::string temp_dir() {
   const auto dir =

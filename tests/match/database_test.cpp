@@ -11,6 +11,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/match/database.h"
 #include "kinema/retarget/humanoid.h"
+#include "test_paths.h"
 
 using namespace kinema;
 using namespace kinema::match;
@@ -300,8 +301,7 @@ TEST(MatchDatabase, ExtraFeaturesAreStoredAndNormalized) {
 }
 
 TEST(MatchDatabase, RealWalkFromCmuBvh) {
-  const Asset asset =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const Asset asset = load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   const auto human = humanoid_of(asset);
   ASSERT_TRUE(human.has_value());
   ClipSource src;

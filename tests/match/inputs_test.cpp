@@ -15,13 +15,14 @@
 #include "kinema/match/inputs.h"
 #include "kinema/match/run_along_path.h"
 #include "kinema/retarget/humanoid.h"
+#include "test_paths.h"
 
 using namespace kinema;
 using namespace kinema::match;
 
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 using kinema::test::error_of;
 

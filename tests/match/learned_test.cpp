@@ -20,6 +20,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/match/learned.h"
 #include "kinema/math/mat3.h"
+#include "test_paths.h"
 
 using namespace kinema;
 using namespace kinema::match;
@@ -426,8 +427,7 @@ TEST(MatchLearnedPose, DecodeRebuildsRotationsFromNetworkLikeColumns) {
 }
 
 TEST(MatchLearnedPose, RealPosesRoundTrip) {
-  const Asset asset =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const Asset asset = load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   const Clip& clip = asset.clips.at(0);
   const size_t J = size_t(asset.skeleton.joint_count());
   std::vector<Transform> sampled(J);

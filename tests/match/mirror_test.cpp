@@ -10,6 +10,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/match/mirror.h"
 #include "kinema/math/mat4.h"
+#include "test_paths.h"
 
 using namespace kinema;
 using namespace kinema::match;
@@ -36,7 +37,7 @@ std::vector<Transform> random_pose(const Asset& a, std::mt19937& rng) {
 }  // namespace
 
 TEST(MatchMirror, JointMapsOfCmuAndCharacterCreatorRigs) {
-  const Asset cmu = load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  const Asset cmu = load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   const std::vector<int> m = mirror_joints(cmu.skeleton);
   const int left_leg = cmu.skeleton.find("LeftUpLeg"), right_leg = cmu.skeleton.find("RightUpLeg");
   ASSERT_GE(left_leg, 0);
@@ -49,8 +50,7 @@ TEST(MatchMirror, JointMapsOfCmuAndCharacterCreatorRigs) {
     paired += m[j] != int(j);
   }
   EXPECT_EQ(paired, 24u);  // 12 joints a side: leg, arm and hand chains
-  const Asset cc3 =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
+  const Asset cc3 = load_asset(test_paths::data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh");
   const std::vector<int> c = mirror_joints(cc3.skeleton);
   EXPECT_EQ(c[size_t(cc3.skeleton.find("CC_Base_L_Thigh"))], cc3.skeleton.find("CC_Base_R_Thigh"));
   EXPECT_EQ(c[size_t(cc3.skeleton.find("CC_Base_L_Foot"))], cc3.skeleton.find("CC_Base_R_Foot"));
@@ -70,7 +70,7 @@ TEST(MatchMirror, DazStylePrefixes) {
 
 TEST(MatchMirror, PositionsAreReflectedCounterpartsAndTwiceIsIdentity) {
   for (const char* file : {"/bvh/cmu_cgspeed_mb/02_01.bvh", "/bvh/cmu_iclone_cc3/007_12.bvh"}) {
-    const Asset a = load_asset(std::string(KINEMA_TEST_DATA_DIR) + file);
+    const Asset a = load_asset(test_paths::data_dir() + file);
     const Skeleton& sk = a.skeleton;
     const std::vector<int> m = mirror_joints(sk);
     std::mt19937 rng(7);

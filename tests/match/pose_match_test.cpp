@@ -10,13 +10,13 @@
 
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema::match {
 namespace {
 
 const Asset& walk() {
-  static const Asset a =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  static const Asset a = load_asset(test_paths::data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   return a;
 }
 

@@ -10,6 +10,7 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -61,7 +62,7 @@ TEST(CharacterColliders, ASkinnedCylinderGivesACapsuleOfItsRadiusThatTurnsWithTh
 }
 
 TEST(CharacterColliders, GodetteGetsCapsulesOfPlausibleSizes) {
-  const Asset godette = load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm");
+  const Asset godette = load_asset(test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm");
   const std::vector<CharacterCollider> colliders = character_colliders(godette);
   EXPECT_GE(colliders.size(), 10u);
   auto radius_of = [&](const std::string& joint) {

@@ -12,12 +12,13 @@
 #include "kinema/ik/joint_limits.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
 const Asset& godette() {
-  static const Asset a = load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm");
+  static const Asset a = load_asset(test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm");
   return a;
 }
 

@@ -11,6 +11,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/physics/ragdoll.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -141,7 +142,7 @@ TEST(RigidStability, PileOfTenPoweredRagdollsRestsOnTheFloorNotInIt) {
 }
 
 TEST(RigidStability, RagdollTumblesDownStairsInOnePiece) {
-  const Asset godette = load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm");
+  const Asset godette = load_asset(test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm");
   RigidWorld world;
   // Eight steps 0.3 m deep and 0.15 m high going down toward +z, then a floor at y = 0.
   const int steps = 8;

@@ -18,13 +18,12 @@
 #include "kinema/core/file.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/pipeline/spring_bones.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-std::string data(const std::string& name) {
-  return std::string(KINEMA_TEST_DATA_DIR) + "/vrm/" + name;
-}
+std::string data(const std::string& name) { return test_paths::data_dir() + "/vrm/" + name; }
 
 /// Largest distance (m) between kinema's joint positions and three-vrm's over every sampled
 /// time, and where it happened.
@@ -419,7 +418,7 @@ TEST(SpringBones, TheBakedClipPlaysTheSimulationAndTheFileLosesItsSpringDefiniti
       });
   EXPECT_LT(worst, 1e-5);  // float keys
   // No spring bones, an unknown clip, a bad OUT: usage errors, nothing written.
-  request.avatar = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/debug_robot.vrm";
+  request.avatar = test_paths::data_dir() + "/vrm/debug_robot.vrm";
   request.out = dir + "/robot.glb";
   EXPECT_THROW(pipeline::run_spring_bake(request), UsageError);
   request.avatar = data("godette_walk_springs_vrm1.vrm");

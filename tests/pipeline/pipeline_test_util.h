@@ -8,10 +8,12 @@
 #include <filesystem>
 #include <string>
 
+#include "test_paths.h"
+
 namespace kinema::test {
 
-inline const std::string kData = KINEMA_TEST_DATA_DIR;
-inline const std::string kDemo = std::string(KINEMA_SOURCE_DIR) + "/data/demo";
+inline const std::string kData = test_paths::data_dir();
+inline const std::string kDemo = test_paths::source_dir() + "/data/demo";
 
 class PipelineTest : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/io/gltf.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema::pipeline {
 namespace {
@@ -33,7 +34,7 @@ class RagdollRun : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   RagdollRequest request(const std::string& out, bool powered) const {
     RagdollRequest r;
-    r.character = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+    r.character = test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm";
     r.out = path(out);
     r.hit_time = 0.2;
     r.hit_bone = "head";  // the humanoid name; the joint is head_Armature

@@ -24,13 +24,14 @@
 #include "kinema/matchmove/matchmove_json.h"
 #include "kinema/math/mat4.h"
 #include "kinema/pipeline/render.h"
+#include "test_paths.h"
 
 namespace kinema::test {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kFigure = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb";
+const std::string kFigure = test_paths::data_dir() + "/gltf/RiggedFigure.glb";
 constexpr int kWidth = 160, kHeight = 120;
 constexpr double kFps = 24;
 /// Linear grey of plate frame 101 + i: each frame its own, so a frame drawn over the wrong plate

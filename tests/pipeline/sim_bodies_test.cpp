@@ -16,15 +16,15 @@
 #include "kinema/io/point_cache.h"
 #include "kinema/pipeline/sim.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kWalkingGodette =
-    std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb";
-const std::string kGodette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+const std::string kWalkingGodette = test_paths::data_dir() + "/vrm/godette_walk_springs_vrm0.glb";
+const std::string kGodette = test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm";
 
 /// Expects parse_sim_scene to refuse `json`, at `place`, saying `says`.
 void refuses(const std::string& json, const std::string& place, const std::string& says) {
@@ -457,7 +457,7 @@ TEST_F(SimBodies, HairGrowsFromTheSkinOfGodettesHead) {
 
 TEST_F(SimBodies, TheBundledHairJellyAndSparksSceneRuns) {
   SimRequest request;
-  request.scene = std::string(KINEMA_SOURCE_DIR) + "/data/demo/bodies.json";
+  request.scene = test_paths::source_dir() + "/data/demo/bodies.json";
   request.out = path("demo.pc2");
   const SimResult r = run_sim_file(request);
   ASSERT_TRUE(r.hair);

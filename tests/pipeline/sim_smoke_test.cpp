@@ -17,6 +17,7 @@
 #include "kinema/pipeline/job.h"
 #include "kinema/pipeline/sim.h"
 #include "pipeline/pipeline_test_util.h"
+#include "test_paths.h"
 
 namespace kinema::pipeline {
 namespace {
@@ -328,7 +329,7 @@ TEST_F(SimSmoke, AMovingBodyPushesTheSmoke) {
 
 TEST_F(SimSmoke, TheCharactersCapsulesAreMovingObstacles) {
   // Godette at rest (skinned): her chest's capsule stands in the smoke.
-  const std::string godette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+  const std::string godette = test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm";
   write_file_atomically(path("scene.json"), R"({"duration": 0.1, "fps": 10, "rate": 20,
     "character": {"file": ")" + godette + R"(", "collider_joints": ["chest_Armature"]},
     "smoke": {"domain": {"min": [-0.4, 0.6, -0.4], "max": [0.4, 1.4, 0.4]}, "resolution": 16,

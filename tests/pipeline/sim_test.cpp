@@ -15,6 +15,7 @@
 #include "kinema/io/point_cache.h"
 #include "kinema/physics/particles.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema::pipeline {
 namespace {
@@ -303,8 +304,7 @@ std::string cape_scene(const std::string& character, const std::string& extra = 
       "material": {"stretch_stiffness": "inextensible"}}]})";
 }
 
-const std::string kWalkingGodette =
-    std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb";
+const std::string kWalkingGodette = test_paths::data_dir() + "/vrm/godette_walk_springs_vrm0.glb";
 
 TEST_F(SimRun, ACapeFollowsTheWalkingCharactersChestAndItsSpringBonesAreBaked) {
   write_file_atomically(path("cape.json"), cape_scene(kWalkingGodette));
@@ -355,7 +355,7 @@ TEST_F(SimRun, ACapeFollowsTheWalkingCharactersChestAndItsSpringBonesAreBaked) {
 
 TEST_F(SimRun, AttachedVerticesInsideTheBodysCollidersAreCounted) {
   // Godette at rest (skinned, no clip): a cape whose top row is inside her chest's capsule.
-  const std::string godette = std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm";
+  const std::string godette = test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm";
   write_file_atomically(path("inside.json"), R"({"duration": 0.2, "fps": 10,
     "character": {"file": ")" + godette + R"(", "collider_joints": ["chest_Armature"]},
     "cloth": [{"name": "cape", "grid": {"columns": 4, "rows": 4, "width": 0.1, "height": 0.1,

@@ -12,6 +12,7 @@
 #include "kinema/core/error.h"
 #include "kinema/io/terrain.h"
 #include "kinema/math/scalar.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -233,7 +234,7 @@ TEST(Gait, FastWalkingShortensTheCycleToKeepStridesShort) {
 }
 
 TEST(Gait, ClimbsTheDemoStairsWithoutStubbingAToe) {
-  const GroundFile stairs = load_ground(std::string(KINEMA_SOURCE_DIR) + "/data/demo/stairs.obj");
+  const GroundFile stairs = load_ground(test_paths::source_dir() + "/data/demo/stairs.obj");
   const Ground& ground = *stairs.ground;
   for (const GaitCreature creature : {GaitCreature::kBiped, GaitCreature::kSpider}) {
     const GaitRig rig = make_gait_creature(creature);

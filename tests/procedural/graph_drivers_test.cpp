@@ -14,11 +14,12 @@
 #include "kinema/graph/graph_play.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/math/scalar.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kGraph = std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json";
+const std::string kGraph = test_paths::source_dir() + "/data/demo/locomotion.graph.json";
 
 GraphBuildOptions files() {
   GraphBuildOptions o;

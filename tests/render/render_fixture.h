@@ -11,11 +11,12 @@
 #include "kinema/character/asset.h"
 #include "kinema/render/renderer.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema::test {
 
 inline std::string data(const std::string& relative) {
-  return std::string(KINEMA_TEST_DATA_DIR) + "/" + relative;
+  return test_paths::data_dir() + "/" + relative;
 }
 
 /// Creates the renderer lazily; a missing OpenGL is a failure, not a skip (setup.sh installs

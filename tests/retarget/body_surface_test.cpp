@@ -18,11 +18,12 @@
 #include "kinema/math/scalar.h"
 #include "kinema/retarget/humanoid.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR);
+const std::string kData = test_paths::data_dir();
 // The skinned humanoid in tests/data (the debug robot has no skinned mesh: it is the error case).
 const std::vector<std::string> kCharacters = {"vrm/Godette_vrm_v4.vrm"};
 

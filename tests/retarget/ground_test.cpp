@@ -11,11 +11,12 @@
 #include "kinema/ik/two_bone.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/math/scalar.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 constexpr double kBone = 0.4;        // thigh = shin, metres
 constexpr double kAnkleRest = 0.08;  // the ankle's rest height above the floor

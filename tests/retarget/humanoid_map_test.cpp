@@ -11,11 +11,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/humanoid.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = std::string(KINEMA_TEST_DATA_DIR);
+const std::string kData = test_paths::data_dir();
 
 Skeleton make(const std::vector<std::pair<std::string, std::string>>& spec) {
   std::vector<Joint> joints;

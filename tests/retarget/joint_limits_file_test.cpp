@@ -9,12 +9,13 @@
 
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
 const Asset& godette() {
-  static const Asset a = load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm");
+  static const Asset a = load_asset(test_paths::data_dir() + "/vrm/Godette_vrm_v4.vrm");
   return a;
 }
 

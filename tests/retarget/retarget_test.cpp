@@ -11,11 +11,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/rig.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 /// A small humanoid built in code, with its map. Offsets in metres; T-pose facing +Z.
 struct TestRig {

@@ -6,11 +6,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/rig.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 TEST(HumanoidLegs, FoundByNameOnMocapAndByTheVrmMap) {
   const Asset walk = load_asset(kData + "/bvh/cmu_cgspeed_mb/02_01.bvh");

@@ -9,6 +9,7 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/runtime_skeleton.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -61,7 +62,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, LocalToModelKernels,
 TEST_P(LocalToModelKernels, MatchesDoubleFkOnRealClips) {
   for (const char* file : {"/bvh/cmu_cgspeed_mb/02_01.bvh", "/bvh/cmu_iclone_cc3/007_12.bvh",
                            "/fbx/ozz_pab/walk.fbx"}) {
-    const Asset asset = load_asset(std::string(KINEMA_TEST_DATA_DIR) + file);
+    const Asset asset = load_asset(test_paths::data_dir() + file);
     const Skeleton& sk = asset.skeleton;
     const RuntimeSkeleton rs = RuntimeSkeleton::build(sk);
     ASSERT_EQ(rs.joint_count(), sk.joint_count());
@@ -91,8 +92,7 @@ TEST_P(LocalToModelKernels, MatchesDoubleFkOnRealClips) {
 // entry), with a world transform, over the whole clip; and each gives the same bits on a second
 // call.
 TEST_P(LocalToModelKernels, AgreesWithTheSseKernelAndRepeatsItsBits) {
-  const Asset asset =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/bvh/cmu_iclone_cc3/007_12.bvh");
+  const Asset asset = load_asset(test_paths::data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh");
   const RuntimeSkeleton rs = RuntimeSkeleton::build(asset.skeleton);
   const RuntimeClip rc = RuntimeClip::build(asset.clips[0], asset.skeleton);
   std::vector<SoaTransform> pose(static_cast<size_t>(rs.soa_count()));

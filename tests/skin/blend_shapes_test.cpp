@@ -14,11 +14,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skinning.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 const Asset& godette() {
   static const Asset a = load_asset(kData + "/vrm/Godette_vrm_v4.vrm");

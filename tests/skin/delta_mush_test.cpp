@@ -18,6 +18,7 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
@@ -214,7 +215,7 @@ struct RealMesh {
 };
 
 RealMesh load_mesh(const std::string& rel, size_t mesh) {
-  RealMesh r{load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/" + rel), mesh};
+  RealMesh r{load_asset(test_paths::data_dir() + "/" + rel), mesh};
   EXPECT_GE(r.m().skin, 0);
   return r;
 }
@@ -412,7 +413,7 @@ class SkinBakeCli : public test::CliProcessTest {
 };
 
 TEST_F(SkinBakeCli, BakesWeightsIntoAValidFileAndReportsTheError) {
-  const std::string in = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/greenman.glb";
+  const std::string in = test_paths::data_dir() + "/gltf/greenman.glb";
   const std::string out = path("baked.glb");
   const test::CliRun r = kinema("skin bake-weights " + test::sh_quote(in) + " -o " +
                                 test::sh_quote(out) + " --poses 16 --json");
@@ -440,7 +441,7 @@ TEST_F(SkinBakeCli, BakesWeightsIntoAValidFileAndReportsTheError) {
 }
 
 TEST_F(SkinBakeCli, RefusesBadCommandLines) {
-  const std::string in = std::string(KINEMA_TEST_DATA_DIR) + "/gltf/greenman.glb";
+  const std::string in = test_paths::data_dir() + "/gltf/greenman.glb";
   EXPECT_EQ(kinema("skin bake-weights " + test::sh_quote(in) + " -o " + test::sh_quote(in)).code,
             1);
   EXPECT_EQ(

@@ -19,11 +19,12 @@
 #include "kinema/core/error.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skin/blend_shapes.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 // Worked example: smile (0.40, 0.30, 0.10), jaw (−0.20, 0, −0.80), column-major.
 const std::vector<float> kSmileJawBasis{0.40f, 0.30f, 0.10f, -0.20f, 0.0f, -0.80f};

@@ -14,11 +14,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skin/arkit.h"
 #include "kinema/skin/blend_shapes.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 TEST(Facs, CombinationWeightIsTheProductOfItsDrivers) {
   FacsRig rig({"AU12", "AU26", "AU6"});

@@ -13,11 +13,12 @@
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/skin_mesh.h"
+#include "test_paths.h"
 
 namespace kinema {
 namespace {
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = test_paths::data_dir();
 
 float max_difference(std::span<const Vec3f> a, std::span<const Vec3f> b) {
   float worst = 0;
