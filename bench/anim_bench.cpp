@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/blend/pose_ops.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/graph/graph.h"
@@ -55,7 +56,7 @@ struct Data {
 const Data& data() {
   static const Data* loaded = [] {
     auto* d = new Data;  // lives until exit
-    std::string path = KINEMA_TEST_DATA_DIR "/fbx/ozz_pab/walk.fbx";
+    std::string path = kinema::bench::test_data_dir() + "/fbx/ozz_pab/walk.fbx";
     if (const char* dir = std::getenv("KINEMA_OZZ_DATA"); dir && *dir) {
       const std::string glb = std::string(dir) + "/pab_walk.glb";
       if (std::filesystem::exists(glb)) path = glb;
@@ -75,7 +76,7 @@ const Data& data() {
 const Data& data100() {
   static const Data* loaded = [] {
     auto* d = new Data;  // lives until exit
-    d->source = KINEMA_TEST_DATA_DIR "/bvh/cmu_iclone_cc3/007_12.bvh";
+    d->source = kinema::bench::test_data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh";
     const Asset asset = load_asset(d->source);
     d->skeleton = RuntimeSkeleton::build(asset.skeleton);
     d->clip = RuntimeClip::build(asset.clips.at(0), asset.skeleton);
@@ -307,7 +308,7 @@ void KinemaCrowd1000(benchmark::State& state) {
 // speed sweeping 1.5 → 4.5 m/s; update(1/60 s) + evaluate() into a local pose.
 void KinemaGraphLocomotion(benchmark::State& state) {
   static const BuiltGraph built =
-      load_anim_graph(std::string(KINEMA_SOURCE_DIR) + "/data/demo/locomotion.graph.json");
+      load_anim_graph(kinema::bench::source_dir() + "/data/demo/locomotion.graph.json");
   const AnimGraph& graph = built.graph;
   GraphInstance instance(graph);
   const ParamHandle speed = instance.parameter("speed");

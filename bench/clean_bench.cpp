@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/arm_clearance.h"
 #include "kinema/retarget/body_surface.h"
@@ -26,7 +27,7 @@ struct LongTakeOnGodette {
   Clip take;  ///< the walk looped to kFrames frames, retargeted onto Godette
 
   LongTakeOnGodette() {
-    const std::string data = KINEMA_TEST_DATA_DIR;
+    const std::string data = bench::test_data_dir();
     const Asset walk = load_asset(data + "/bvh/cmu_cgspeed_mb/02_01.bvh");
     avatar = load_asset(data + "/vrm/Godette_vrm_v4.vrm");
     const Humanoid walk_map = require_humanoid(walk, "02_01.bvh");

@@ -1,6 +1,6 @@
 // bench/compress_bench.cpp — animation compression (issue 7): ratio, error, compression time and
 // decode time per clip, on every BVH of $KINEMA_SHARED_DATA/bvh (default
-// KINEMA_SOURCE_DIR/../shared/data) plus CesiumMan, at the default bound (0.01 cm, 3 cm virtual
+// ../shared/data beside the checkout) plus CesiumMan, at the default bound (0.01 cm, 3 cm virtual
 // vertices).
 //
 // Compress/<source>/<clip>  one compression (files are read before timing); counters: ratio,

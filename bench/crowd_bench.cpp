@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <random>
 
+#include "bench_paths.h"
 #include "crowd_bench.h"
 #include "kinema/crowd/crowd.h"
 #include "kinema/crowd/crowd_animation.h"
@@ -109,7 +110,7 @@ BENCHMARK(BM_CrowdStep)
 // ozz-animation's pab walk and run (76 joints; the mid tier keeps 24).
 const CrowdGait& pab_gait() {
   static const CrowdGait gait = [] {
-    const std::string data = KINEMA_TEST_DATA_DIR;
+    const std::string data = bench::test_data_dir();
     const Asset walk = load_asset(data + "/fbx/ozz_pab/walk.fbx");
     const Asset run = load_asset(data + "/fbx/ozz_pab/run.fbx");
     CrowdGait g;
@@ -237,7 +238,7 @@ void BM_CrowdDraw(benchmark::State& state) {
     for (int t = 1; t < kCrowdTierCount; ++t)
       settings.lod.tiers[t].min_distance = t <= tier ? 0 : 1e6f;
   static const Asset character = [] {
-    Asset a = load_asset(std::string(KINEMA_SOURCE_DIR) + "/data/demo/pab_walk.glb");
+    Asset a = load_asset(bench::source_dir() + "/data/demo/pab_walk.glb");
     return a;
   }();
   CrowdAnimator animator(pab_gait(), settings, n);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
 #include "kinema/skin/corrective.h"
@@ -47,7 +48,7 @@ struct Loaded {
 // every vertex is part of the smoothed surface.
 const Loaded& godette() {
   static const Loaded l = [] {
-    Loaded g{load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/Godette_vrm_v4.vrm"), 1};
+    Loaded g{load_asset(bench::test_data_dir() + "/vrm/Godette_vrm_v4.vrm"), 1};
     Mesh& body = g.asset.meshes[1];
     for (size_t i = 2; i < g.asset.meshes.size(); ++i)
       if (g.asset.meshes[i].positions == body.positions)
@@ -58,8 +59,7 @@ const Loaded& godette() {
   return l;
 }
 const Loaded& figure() {
-  static const Loaded l{load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/gltf/RiggedFigure.glb"),
-                        0};
+  static const Loaded l{load_asset(bench::test_data_dir() + "/gltf/RiggedFigure.glb"), 0};
   return l;
 }
 

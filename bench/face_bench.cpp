@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skin/blend_shapes.h"
 #include "kinema/skin/face_solve.h"
@@ -22,7 +23,7 @@ namespace {
 
 using namespace kinema;
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::bench::test_data_dir();
 
 const Mesh& godette_face() {
   static const Asset a = load_asset(kData + "/vrm/Godette_vrm_v4.vrm");

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/ik/full_body.h"
 #include "kinema/io/asset_file.h"
 
@@ -87,7 +88,7 @@ Vec3 bone_axis(const Body& b, int j) {
 // The same rig as tests/ik/full_body_test.cpp.
 Body make_body() {
   Body b;
-  b.skeleton = load_asset(std::string(KINEMA_SOURCE_DIR) + "/data/demo/pab_walk.glb").skeleton;
+  b.skeleton = load_asset(kinema::bench::source_dir() + "/data/demo/pab_walk.glb").skeleton;
   b.rest = b.skeleton.rest_pose();
   const std::size_t n = b.rest.size();
   const int hips = b.skeleton.find("Hips"), footsteps = b.skeleton.find("Bip01 Footsteps");

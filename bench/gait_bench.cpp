@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/terrain.h"
 #include "kinema/procedural/gait.h"
 
@@ -19,7 +20,7 @@ void BM_GaitUpdate(benchmark::State& state) {
   const bool stairs = state.range(1) != 0;
   const GaitRig rig = make_gait_creature(creature);
   const GroundFile ground =
-      stairs ? load_ground(std::string(KINEMA_SOURCE_DIR) + "/data/demo/stairs.obj") : GroundFile{};
+      stairs ? load_ground(bench::source_dir() + "/data/demo/stairs.obj") : GroundFile{};
   Gait gait(rig.skeleton, rig.body, rig.legs, rig.settings, ground.ground.get());
   const double speed = 0.7 * gait.settings().max_stride / gait.settings().cycle_duration;
   const double dt = 1.0 / 60;

@@ -2,8 +2,8 @@
 //
 // BVH parse throughput (MB/s, from memory so the disk is not measured) on the largest shared BVH
 // of each skeleton family, BVH formatting, and glTF/GLB load time (CesiumMan, the Quaternius
-// robot). The shared data folder is $KINEMA_SHARED_DATA, default KINEMA_SOURCE_DIR/../shared/data;
-// files that are not there are reported and skipped (the benchmark list says which ran).
+// robot). The shared data folder is $KINEMA_SHARED_DATA, default ../shared/data beside the
+// checkout; files that are not there are reported and skipped (the benchmark list says which ran).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>

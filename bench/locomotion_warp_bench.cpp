@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/clip/clip.h"
 #include "kinema/ik/locomotion_warp.h"
 #include "kinema/io/asset_file.h"
@@ -26,7 +27,7 @@ namespace {
 using namespace kinema;
 
 struct Walk {
-  Asset asset = load_asset(KINEMA_TEST_DATA_DIR "/bvh/cmu_cgspeed_mb/02_01.bvh");
+  Asset asset = load_asset(kinema::bench::test_data_dir() + "/bvh/cmu_cgspeed_mb/02_01.bvh");
   const Skeleton& sk = asset.skeleton;
   int hips = sk.find("Hips");
   std::array<StrideWarpJoints, 2> legs{

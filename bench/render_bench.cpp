@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/render/clip_render.h"
 #include "kinema/render/environment.h"
@@ -20,7 +21,7 @@ namespace {
 
 using namespace kinema;
 
-const std::string kData = KINEMA_TEST_DATA_DIR;
+const std::string kData = kinema::bench::test_data_dir();
 
 // args: asset (0 Godette VRM, 1 RiggedFigure, 2 CMU BVH capsules), MSAA samples, skinning.
 void BM_RenderFrame(benchmark::State& state) {

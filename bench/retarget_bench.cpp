@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/retarget/body_surface.h"
 #include "kinema/retarget/ground.h"
@@ -25,7 +26,7 @@ struct LongTake {
   Clip take;  ///< the walk looped to kFrames keys per joint
 
   LongTake() {
-    const std::string data = KINEMA_TEST_DATA_DIR;
+    const std::string data = bench::test_data_dir();
     walk = load_asset(data + "/bvh/cmu_cgspeed_mb/02_01.bvh");
     avatar = load_asset(data + "/vrm/Godette_vrm_v4.vrm");
     walk_map = require_humanoid(walk, "02_01.bvh");

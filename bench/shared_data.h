@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench_paths.h"
+
 namespace kinema::bench {
 
 inline std::string shared_data() {
   if (const char* env = std::getenv("KINEMA_SHARED_DATA"); env && *env) return env;
-  return std::string(KINEMA_SOURCE_DIR) + "/../shared/data";
+  return source_dir() + "/../shared/data";
 }
 
 }  // namespace kinema::bench

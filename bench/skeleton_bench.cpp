@@ -5,7 +5,7 @@
 // cgspeed walk (31 joints), the Reallusion CC3 rig (100 joints) and the Quaternius robot (glTF,
 // 58 nodes). sample_pose() cost on the real clips (LINEAR keys at 120/60 fps). items_per_second
 // counts joints, so 1e9 / items_per_second is nanoseconds per joint.
-// Real files come from $KINEMA_SHARED_DATA (default KINEMA_SOURCE_DIR/../shared/data); the
+// Real files come from $KINEMA_SHARED_DATA (default ../shared/data beside the checkout); the
 // tests/data copies are used when the shared folder is absent.
 #include <benchmark/benchmark.h>
 
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/clip/clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/skeleton/skeleton.h"
@@ -170,7 +171,7 @@ void load(const std::string& name, const std::vector<std::string>& candidates) {
 
 int main(int argc, char** argv) {
   const std::string shared = shared_data();
-  const std::string tests = KINEMA_TEST_DATA_DIR;
+  const std::string tests = kinema::bench::test_data_dir();
   {
     auto s = std::make_unique<Subject>();
     s->name = "synthetic60";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/physics/spring_bones.h"
 
@@ -14,8 +15,7 @@ namespace kinema {
 namespace {
 
 void BM_SpringBonesGodetteWalkStep(benchmark::State& state) {
-  const Asset a =
-      load_asset(std::string(KINEMA_TEST_DATA_DIR) + "/vrm/godette_walk_springs_vrm0.glb");
+  const Asset a = load_asset(bench::test_data_dir() + "/vrm/godette_walk_springs_vrm0.glb");
   const int frames = 120;
   std::vector<std::vector<Transform>> poses(frames,
                                             std::vector<Transform>(a.skeleton.joint_count()));

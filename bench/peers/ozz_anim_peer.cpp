@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_paths.h"
 #include "kinema/clip/runtime_clip.h"
 #include "kinema/io/asset_file.h"
 #include "kinema/math/soa_transform.h"
@@ -94,7 +95,7 @@ const Ozz100Data& data100() {
   static const Ozz100Data* loaded = [] {
     auto* d = new Ozz100Data;  // lives until exit
     const kinema::Asset asset =
-        kinema::load_asset(KINEMA_TEST_DATA_DIR "/bvh/cmu_iclone_cc3/007_12.bvh");
+        kinema::load_asset(kinema::bench::test_data_dir() + "/bvh/cmu_iclone_cc3/007_12.bvh");
     const kinema::Skeleton& sk = asset.skeleton;
     // The raw hierarchy: children in kinema's order, so ozz's depth-first numbering is kinema's.
     ozz::animation::offline::RawSkeleton raw;
