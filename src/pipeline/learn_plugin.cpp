@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kinema/core/error.h"
+#include "learn_plugin_paths.h"
 
 namespace kinema::pipeline {
 
@@ -38,8 +39,8 @@ std::vector<std::string> candidates() {
     out.push_back((exe.parent_path() / kPluginFile).string());
   if (const std::string here = folder_of_this_code(); !here.empty())
     out.push_back((fs::path(here) / kPluginFile).string());
-  out.emplace_back(KINEMA_LEARN_PLUGIN_BUILD);
-  out.emplace_back(KINEMA_LEARN_PLUGIN_INSTALL);
+  out.emplace_back(learn_plugin_build_path());
+  out.emplace_back(learn_plugin_install_path());
   return out;
 }
 

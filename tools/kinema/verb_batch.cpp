@@ -22,6 +22,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "build_paths.h"
 #include "cli.h"
 #include "kinema/core/error.h"
 
@@ -48,15 +49,13 @@ int run_batch(const BatchArgs& a, const GlobalOptions& global) {
     python = chosen;
   else if (is_file("/usr/bin/python3"))
     python = "/usr/bin/python3";  // Debian's, with Dask
-#ifdef KINEMA_PYTHON_BUILD_DIR
   // Run from a build tree: its assembled package comes first.
-  const std::string build_package = KINEMA_PYTHON_BUILD_DIR;
+  const std::string build_package = build_paths::python_build();
   if (is_file(build_package + "/kinema/__init__.py")) {
     const char* old = std::getenv("PYTHONPATH");
     const std::string path = build_package + (old && *old ? ":" + std::string(old) : "");
     ::setenv("PYTHONPATH", path.c_str(), 1);
   }
-#endif
   std::vector<std::string> args = {python, "-m", "kinema.batch", a.manifest};
   if (!a.scheduler.empty()) args.insert(args.end(), {"--scheduler", a.scheduler});
   if (a.workers > 0) args.insert(args.end(), {"--workers", std::to_string(a.workers)});

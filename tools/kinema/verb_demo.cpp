@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "build_paths.h"
 #include "cli.h"
 #include "kinema/pipeline/demo.h"
 
@@ -33,13 +34,9 @@ struct DemoArgs {
 fs::path demo_data_dir() {
   if (const char* env = std::getenv("KINEMA_DEMO_DATA"); env && *env) return fs::path(env);
   std::error_code ec;
-#ifdef KINEMA_DEMO_DATA_DIR
-  if (fs::is_directory(KINEMA_DEMO_DATA_DIR, ec)) return fs::path(KINEMA_DEMO_DATA_DIR);
-#endif
-#ifdef KINEMA_INSTALLED_DEMO_DATA_DIR
-  if (fs::is_directory(KINEMA_INSTALLED_DEMO_DATA_DIR, ec))
-    return fs::path(KINEMA_INSTALLED_DEMO_DATA_DIR);
-#endif
+  if (fs::is_directory(build_paths::demo_data(), ec)) return fs::path(build_paths::demo_data());
+  if (fs::is_directory(build_paths::installed_demo_data(), ec))
+    return fs::path(build_paths::installed_demo_data());
   throw Error("", "",
               "cannot find the demo data (data/demo); set KINEMA_DEMO_DATA to its folder or "
               "give files: kinema demo MOTION.bvh [CHARACTER.glb]");

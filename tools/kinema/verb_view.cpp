@@ -18,13 +18,10 @@
 #include <httplib.h>
 #include <CLI/CLI.hpp>
 
+#include "build_paths.h"
 #include "cli.h"
 #include "kinema/core/error.h"
 #include "kinema/pipeline/view.h"
-
-#ifndef KINEMA_VIEWER_DIR
-#define KINEMA_VIEWER_DIR "viewer"
-#endif
 
 namespace kinema::cli {
 
@@ -41,7 +38,7 @@ struct ViewArgs {
 std::string viewer_dir_of(const ViewArgs& a) {
   if (!a.viewer_dir.empty()) return a.viewer_dir;
   if (const char* env = std::getenv("KINEMA_VIEWER_DIR"); env && *env) return env;
-  return KINEMA_VIEWER_DIR;
+  return build_paths::viewer();
 }
 
 /// Only the loopback: the viewer serves files from this machine and must never be reachable
