@@ -210,24 +210,10 @@ bool cpu_has_avx2_fma() { return false; }
 bool cpu_has_avx512vl() { return false; }
 #endif
 
-// What set_blend_avx2 / set_blend_avx512 allow.
-std::atomic<bool> g_allow_avx2{true}, g_allow_avx512{true};
-// -1: not chosen yet; 0: the SSE (or portable) kernels; 1: AVX2 + FMA; 2: AVX-512VL.
-std::atomic<int> g_kernel{-1};
+// The kernel blend runs (set_blend_avx2 / set_blend_avx512 narrow it).
+constinit KernelChoice g_kernels{&cpu_has_avx2_fma, &cpu_has_avx512vl};
 
-int choose_kernel() {
-  if (!g_allow_avx2.load(std::memory_order_relaxed) || !cpu_has_avx2_fma()) return 0;
-  return g_allow_avx512.load(std::memory_order_relaxed) && cpu_has_avx512vl() ? 2 : 1;
-}
-
-int kernel() {
-  int k = g_kernel.load(std::memory_order_relaxed);
-  if (k < 0) {
-    k = choose_kernel();
-    g_kernel.store(k, std::memory_order_relaxed);
-  }
-  return k;
-}
+int kernel() { return g_kernels.kernel(); }
 
 // The common case: no bone masks, a total weight above the threshold and at most
 // kMaxFastLayers inputs. Weights are then the same for every joint, so they are normalized
@@ -266,17 +252,9 @@ void blend_unmasked(std::span<const BlendLayer> layers, float total_weight,
 
 }  // namespace
 
-bool set_blend_avx2(bool allowed) {
-  g_allow_avx2.store(allowed, std::memory_order_relaxed);
-  g_kernel.store(choose_kernel(), std::memory_order_relaxed);
-  return kernel() > 0;
-}
+bool set_blend_avx2(bool allowed) { return g_kernels.allow_avx2(allowed); }
 
-bool set_blend_avx512(bool allowed) {
-  g_allow_avx512.store(allowed, std::memory_order_relaxed);
-  g_kernel.store(choose_kernel(), std::memory_order_relaxed);
-  return kernel() == 2;
-}
+bool set_blend_avx512(bool allowed) { return g_kernels.allow_avx512(allowed); }
 
 const char* blend_simd_kernels() {
   switch (kernel()) {

@@ -209,40 +209,16 @@ bool cpu_has_avx2_fma() { return false; }
 bool cpu_has_avx512f() { return false; }
 #endif
 
-// What set_local_to_model_avx2 / set_local_to_model_avx512 allow.
-std::atomic<bool> g_allow_avx2{true}, g_allow_avx512{true};
+// The kernel local_to_model runs (set_local_to_model_avx2 / _avx512 narrow it).
+constinit KernelChoice g_kernels{&cpu_has_avx2_fma, &cpu_has_avx512f};
 
-// 0: the portable kernel; 1: AVX2 + FMA; 2: AVX-512.
-int choose_kernel() {
-  if (!g_allow_avx2.load(std::memory_order_relaxed) || !cpu_has_avx2_fma()) return 0;
-  return g_allow_avx512.load(std::memory_order_relaxed) && cpu_has_avx512f() ? 2 : 1;
-}
-
-// -1 until the first call asks the CPU.
-std::atomic<int> g_kernel{-1};
-
-int kernel() {
-  int k = g_kernel.load(std::memory_order_relaxed);
-  if (k < 0) {
-    k = choose_kernel();
-    g_kernel.store(k, std::memory_order_relaxed);
-  }
-  return k;
-}
+int kernel() { return g_kernels.kernel(); }
 
 }  // namespace
 
-bool set_local_to_model_avx2(bool allowed) {
-  g_allow_avx2.store(allowed, std::memory_order_relaxed);
-  g_kernel.store(choose_kernel(), std::memory_order_relaxed);
-  return kernel() > 0;
-}
+bool set_local_to_model_avx2(bool allowed) { return g_kernels.allow_avx2(allowed); }
 
-bool set_local_to_model_avx512(bool allowed) {
-  g_allow_avx512.store(allowed, std::memory_order_relaxed);
-  g_kernel.store(choose_kernel(), std::memory_order_relaxed);
-  return kernel() == 2;
-}
+bool set_local_to_model_avx512(bool allowed) { return g_kernels.allow_avx512(allowed); }
 
 const char* local_to_model_kernel() {
   switch (kernel()) {
